@@ -1,0 +1,178 @@
+"""Run a campaign: every step not yet done, in order, resumable after any interruption.
+
+A done step is never run again. Ctrl-C or SIGTERM stops fio cleanly, marks the running
+step interrupted (its partial raw output kept) and leaves every finished step intact; the
+next `volperf run` of the same campaign starts at the first step not done.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from harness.environment import snapshot
+from harness.plan import Step, plan_steps
+from harness.redact import redact
+from harness.results import StepResult, rebuild
+from harness.spec import CampaignSpec, validate
+from harness.store import CampaignError, CampaignStore, atomic_write_json
+from harness.targets.base import StepOutcome, Target, TargetError, Tick
+
+
+@dataclass(frozen=True)
+class CampaignOutcome:
+    store: CampaignStore
+    results: list[StepResult]
+    interrupted: bool
+    removed: list[str]
+
+    @property
+    def failed_steps(self) -> list[str]:
+        return [r.summary["step"] for r in self.results if r.summary["state"] != "done"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.interrupted and not self.failed_steps
+
+
+class Display:
+    """What the runner tells the user; the CLI gives a rich one, tests a silent one."""
+
+    def campaign_started(self, store: CampaignStore, steps: list[Step], todo: int) -> None: ...
+    def step_started(self, step: Step, position: int, total: int) -> Tick:
+        return lambda elapsed, iops: None
+    def step_finished(self, step: Step, outcome: StepOutcome) -> None: ...
+
+
+@contextmanager
+def stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set ``stop`` instead of killing the run mid-write."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _spec_differences(stored: dict, wanted: dict, prefix: str = "") -> list[str]:
+    keys = sorted(set(stored) | set(wanted))
+    diffs = []
+    for key in keys:
+        a, b = stored.get(key), wanted.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            diffs += _spec_differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            diffs.append(f"{prefix}{key}: {a!r} in the campaign, {b!r} now")
+    return diffs
+
+
+def open_campaign(spec: CampaignSpec, results_root: Path) -> CampaignStore:
+    store = CampaignStore(results_root / spec.name)
+    if store.exists():
+        stored = store.read_campaign()["spec"]
+        differences = _spec_differences(stored, redact(spec.to_dict()))
+        if differences:
+            raise CampaignError(
+                f"{store.root} already holds campaign {spec.name!r} run with another spec; "
+                "resume it with the same spec or choose a new --name:\n  "
+                + "\n  ".join(differences)
+            )
+    return store
+
+
+def run_campaign(
+    spec: CampaignSpec,
+    results_root: Path,
+    make_target: Callable[[CampaignSpec], Target],
+    display: Display | None = None,
+    stop: threading.Event | None = None,
+) -> CampaignOutcome:
+    display = display or Display()
+    stop = stop or threading.Event()
+    store = open_campaign(spec, results_root)
+    target = make_target(spec)
+    steps = plan_steps(spec)
+    removed: list[str] = []
+    with store.lock(), stop_on_signals(stop):
+        target.prepare(spec, store)
+        if not store.exists():
+            path = getattr(target, "path", None)
+            store.write_campaign(redact(spec.to_dict()), snapshot(path, spec.fio),
+                                 target.backend)
+        _mark_stale_runs(store, steps)
+        todo = [s for s in steps if store.read_status(s.id).state != "done"]
+        display.campaign_started(store, steps, len(todo))
+        try:
+            for position, step in enumerate(todo, start=1):
+                if stop.is_set():
+                    break
+                outcome = _run_step(store, target, step, display, position, len(todo), stop)
+                rebuild(store)
+                if outcome.state == "interrupted":
+                    break
+        finally:
+            removed = target.cleanup(store)
+        results = rebuild(store)
+    # validate the stored spec too: `volperf reparse` must be able to do the same
+    validate(store.read_campaign()["spec"], str(store.campaign_file))
+    return CampaignOutcome(store, results, stop.is_set(), removed)
+
+
+def _mark_stale_runs(store: CampaignStore, steps: list[Step]) -> None:
+    """A step left 'running' by a run that died (we hold the lock now) was interrupted."""
+    for step in steps:
+        status = store.read_status(step.id)
+        if status.state == "running":
+            status.state = "interrupted"
+            status.error = status.error or "the run that started this step ended abruptly"
+            store.write_status(status)
+
+
+def _run_step(
+    store: CampaignStore,
+    target: Target,
+    step: Step,
+    display: Display,
+    position: int,
+    total: int,
+    stop: threading.Event,
+) -> StepOutcome:
+    status = store.begin_attempt(step.id)
+    atomic_write_json(store.step_dir(step.id) / "step.json", {
+        "workload": step.workload.model_dump(mode="json"),
+        "concurrency": step.concurrency,
+        "repeat": step.repeat,
+        "consumers": [
+            {"name": c.name, "rw": c.rw, "role": c.role, "jobname": c.jobname}
+            for c in step.consumers
+        ],
+    })
+    tick = display.step_started(step, position, total)
+    raised: TargetError | None = None
+    try:
+        outcome = target.run_step(step, store, stop, tick)
+    except TargetError as exc:  # the target refuses: no later step can do better
+        outcome, raised = StepOutcome("failed", str(exc)), exc
+    except Exception as exc:  # an OS error or a bug: record it, keep the campaign going
+        outcome = StepOutcome("failed", f"{type(exc).__name__}: {exc}")
+    status.state, status.error, status.notes = outcome.state, outcome.error, outcome.notes
+    status.finished = time.time()
+    store.write_status(status)
+    display.step_finished(step, outcome)
+    if raised is not None:
+        raise raised
+    return outcome

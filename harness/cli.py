@@ -1,0 +1,176 @@
+"""The volperf command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from harness import __version__, profiles
+from harness import spec as spec_module
+from harness.campaign import CampaignOutcome, Display, run_campaign
+from harness.cleanup import remove_created
+from harness.display import RichDisplay, summary_table
+from harness.plan import plan_steps
+from harness.results import rebuild
+from harness.spec import CampaignSpec, SpecError
+from harness.store import CampaignError, CampaignStore
+from harness.targets.base import Target, TargetError
+from harness.targets.local import LocalFioTarget
+
+EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+console = Console(stderr=True)
+
+
+def make_target(spec: CampaignSpec) -> Target:
+    if spec.target.type == "local":
+        return LocalFioTarget(spec)
+    raise TargetError(f"target type {spec.target.type!r} is not available yet")
+
+
+def _campaign(path: Path) -> CampaignStore:
+    store = CampaignStore(path)
+    if not store.exists():
+        raise click.ClickException(f"{path}: not a campaign directory (no campaign.yaml)")
+    return store
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="volperf")
+def main() -> None:
+    """volperf: measure block storage with fio, Rally, Heat and Kubernetes."""
+
+
+@main.command()
+@click.argument("what", metavar="SPEC.yaml|local")
+@click.option("--dir", "directory", type=click.Path(path_type=Path),
+              help="local: directory (or, with --allow-device, block device) under test")
+@click.option("--profile", type=click.Choice(profiles.names()), default="quick",
+              show_default=True, help="local: built-in workload profile")
+@click.option("--name", help="campaign name (local default: PROFILE-YYYYmmdd-HHMMSS)")
+@click.option("--results", type=click.Path(path_type=Path), default=Path("results"),
+              show_default=True, help="where campaigns are stored")
+@click.option("--runtime", type=int, help="local: override every workload's runtime (s)")
+@click.option("--size", help="local: override every consumer's file size (e.g. 4G)")
+@click.option("--allow-device", is_flag=True, help="let fio write to a raw block device")
+@click.option("--allow-existing", is_flag=True,
+              help="let fio overwrite files volperf did not create")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
+def run(what: str, directory: Path | None, profile: str, name: str | None, results: Path,
+        runtime: int | None, size: str | None, allow_device: bool, allow_existing: bool,
+        as_json: bool) -> None:
+    """Run a campaign from SPEC.yaml, or `run local --dir DIR --profile NAME`.
+
+    Re-running an interrupted campaign (same spec, same --name) resumes at the first
+    step not done.
+    """
+    try:
+        if what == "local":
+            if directory is None:
+                raise click.UsageError("run local needs --dir DIR (the storage under test)")
+            name = name or f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
+            spec = profiles.local_spec(profile, directory, name, allow_device=allow_device,
+                                       allow_existing=allow_existing, runtime=runtime,
+                                       size=size)
+        else:
+            spec = spec_module.load(Path(what))
+        display: Display = RichDisplay(console)
+        outcome = run_campaign(spec, results, make_target, display)
+    except (SpecError, CampaignError, TargetError) as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(EXIT_USAGE)
+    _report(outcome, as_json)
+
+
+def _report(outcome: CampaignOutcome, as_json: bool) -> None:
+    steps = [r.summary for r in outcome.results]
+    if as_json:
+        _print_json(json.loads((outcome.store.root / "summary.json").read_text()))
+    else:
+        console.print(summary_table(steps, f"campaign {outcome.store.name}"))
+        for s in steps:
+            for w in s.get("warnings", []):
+                console.print(f"[yellow]warning[/] {s['step']}: {w['message']}", highlight=False)
+    if outcome.removed:
+        console.print(f"removed {len(outcome.removed)} consumer files")
+    console.print(f"results: {outcome.store.root}/fio.csv, {outcome.store.root}/summary.json")
+    if outcome.interrupted:
+        console.print("[yellow]interrupted[/]: run the same command again to resume")
+        sys.exit(EXIT_INTERRUPTED)
+    if outcome.failed_steps:
+        console.print(f"[red]failed steps:[/] {', '.join(outcome.failed_steps)}")
+        sys.exit(EXIT_FAILED)
+
+
+@main.command()
+@click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def reparse(campaign: Path, as_json: bool) -> None:
+    """Rebuild fio.csv and summary.json of CAMPAIGN from its raw output."""
+    store = _campaign(campaign)
+    results = rebuild(store)
+    steps = [r.summary for r in results]
+    if as_json:
+        _print_json(json.loads((store.root / "summary.json").read_text()))
+        return
+    console.print(summary_table(steps, f"campaign {store.name}"))
+    records = sum(len(r.records) for r in results)
+    console.print(f"rebuilt {store.root}/fio.csv ({records} rows) and summary.json")
+
+
+@main.command()
+@click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def status(campaign: Path, as_json: bool) -> None:
+    """Show the state of every step of CAMPAIGN."""
+    store = _campaign(campaign)
+    spec = spec_module.validate(store.read_campaign()["spec"], str(store.campaign_file))
+    statuses = [store.read_status(step.id) for step in plan_steps(spec)]
+    if as_json:
+        _print_json([s.__dict__ for s in statuses])
+        return
+    table = Table(title=f"campaign {store.name}", title_justify="left")
+    for column in ("step", "state", "attempts", "duration", "error"):
+        table.add_column(column)
+    for s in statuses:
+        duration = f"{s.finished - s.started:.1f} s" if s.started and s.finished else ""
+        table.add_row(s.step, s.state, str(s.attempts), duration, s.error)
+    console.print(table)
+    if any(s.state != "done" for s in statuses):
+        sys.exit(EXIT_FAILED)
+
+
+@main.command()
+@click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
+def cleanup(campaign: Path) -> None:
+    """Remove every file CAMPAIGN created that is still there (e.g. after a crash)."""
+    store = _campaign(campaign)
+    with store.lock():
+        removed = remove_created(store)
+    for path in removed:
+        console.print(f"removed {path}", highlight=False)
+    console.print(f"{len(removed)} resources removed")
+
+
+@main.command("profiles")
+def list_profiles() -> None:
+    """List the built-in profiles of `volperf run local`."""
+    for name in profiles.names():
+        data = profiles.load(name)
+        workloads = ", ".join(w["name"] for w in data["workloads"][:4])
+        more = "…" if len(data["workloads"]) > 4 else ""
+        click.echo(f"{name}: sweep {data['sweep']}; workloads {workloads}{more}")
+
+
+if __name__ == "__main__":
+    main()

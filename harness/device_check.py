@@ -1,0 +1,93 @@
+"""Compare what fio says it did with what the device under test counted."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import stats
+from harness.hoststats import DiskCounters, interpolate, rates_between
+from harness.sampler import disk_counters
+
+GAP_WARNING = 0.10
+EDGE_S = 0.25
+MIN_INNER_S = 0.9
+
+
+@dataclass(frozen=True)
+class DeviceComparison:
+    device: str
+    device_iops: float
+    device_bandwidth_kib: float
+    fio_iops: float
+    fio_bandwidth_kib: float
+    iops_gap: float | None  # |device - fio| / fio
+
+
+@dataclass(frozen=True)
+class HostLoad:
+    cpu_busy: float | None  # share of all CPUs busy over the step
+    mem_available_min_kib: int | None
+
+
+def read_samples(path: Path) -> list[dict[str, object]]:
+    if not path.exists():
+        return []
+    samples = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            samples.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut short by a crash; the rest still count
+    return samples
+
+
+def compare(
+    samples: list[dict[str, object]],
+    window_s: tuple[float, float],
+    fio_iops: float,
+    fio_bandwidth_kib: float,
+) -> DeviceComparison | None:
+    series: list[tuple[float, DiskCounters]] = []
+    device = ""
+    for sample in samples:
+        counters = disk_counters(sample)
+        if counters is not None:
+            series.append((float(sample["t"]), counters))  # type: ignore[arg-type]
+            device = str(sample["disk"]["device"])  # type: ignore[index]
+    start, stop = window_s
+    if len(series) < 2 or stop <= start:
+        return None
+    # Whole sampling intervals inside the run measure the device in steady state; the
+    # edges of the window (fio start-up, an estimated job start) would blur a short run.
+    inner = [(t, c) for t, c in series if start + EDGE_S <= t <= stop - EDGE_S]
+    if len(inner) >= 2 and inner[-1][0] - inner[0][0] >= MIN_INNER_S:
+        (t0, c0), (t1, c1) = inner[0], inner[-1]
+        rates = rates_between(c0, c1, t1 - t0)
+    else:
+        rates = rates_between(interpolate(series, start), interpolate(series, stop), stop - start)
+    return DeviceComparison(
+        device=device,
+        device_iops=rates.iops,
+        device_bandwidth_kib=rates.bandwidth_kib,
+        fio_iops=fio_iops,
+        fio_bandwidth_kib=fio_bandwidth_kib,
+        iops_gap=stats.relative_gap(rates.iops, fio_iops),
+    )
+
+
+def host_load(samples: list[dict[str, object]]) -> HostLoad:
+    cpu = [s["cpu"] for s in samples if isinstance(s.get("cpu"), dict)]
+    busy = None
+    if len(cpu) >= 2 and cpu[-1]["total"] > cpu[0]["total"]:  # type: ignore[index]
+        busy = (cpu[-1]["busy"] - cpu[0]["busy"]) / (  # type: ignore[index]
+            cpu[-1]["total"] - cpu[0]["total"]  # type: ignore[index]
+        )
+    available = [
+        s["mem_kib"].get("MemAvailable")  # type: ignore[union-attr]
+        for s in samples
+        if isinstance(s.get("mem_kib"), dict)
+    ]
+    available = [a for a in available if a is not None]
+    return HostLoad(busy, min(available) if available else None)

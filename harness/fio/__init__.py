@@ -1,0 +1,1 @@
+"""fio: job rendering, running and parsing of its json+ output."""

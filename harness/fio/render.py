@@ -1,0 +1,91 @@
+"""Render fio job files from a workload and the consumers of one step."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.spec import Workload
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]?)(?:i?b)?$")
+
+
+def size_bytes(size: str) -> int:
+    """fio's size notation in bytes (fio's default kb_base=1024: 4k is 4096)."""
+    match = _SIZE.match(size.strip().lower())
+    if not match:
+        raise ValueError(f"not a size: {size!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+@dataclass(frozen=True)
+class JobTarget:
+    """Where one consumer does its I/O: its own file, or a region of a device."""
+
+    jobname: str
+    rw: str
+    filename: str
+    offset: int | None = None  # bytes, for a shared block device
+
+
+def _global_section(workload: Workload, numjobs: int) -> list[str]:
+    lines = [
+        "[global]",
+        f"ioengine={workload.ioengine}",
+        f"direct={int(workload.direct)}",
+        f"bs={workload.bs}",
+        f"iodepth={workload.iodepth}",
+        f"size={workload.size}",
+        "randrepeat=0",
+        "percentile_list=50:90:95:99:99.9",
+    ]
+    if workload.mode == "time":
+        lines += [f"runtime={workload.runtime}", "time_based=1"]
+    if workload.ramp_time:
+        lines.append(f"ramp_time={workload.ramp_time}")
+    if workload.rwmixread is not None:
+        lines.append(f"rwmixread={workload.rwmixread}")
+    if workload.rate_iops is not None:
+        lines.append(f"rate_iops={workload.rate_iops}")
+    if numjobs > 1:
+        # One JSON entry per consumer: each section is its own group, reported as one.
+        lines += [f"numjobs={numjobs}", "group_reporting=1"]
+    lines += [f"{key}={value}" for key, value in workload.fio_options.items()]
+    return lines
+
+
+def _job_section(target: JobTarget, numjobs: int) -> list[str]:
+    lines = ["", f"[{target.jobname}]", f"rw={target.rw}", f"filename={target.filename}"]
+    if target.offset is not None:
+        lines.append(f"offset={target.offset}")
+    if numjobs > 1:
+        lines.append("new_group")
+    return lines
+
+
+def render_job(workload: Workload, targets: Sequence[JobTarget]) -> str:
+    """The measured job: one section per consumer, all starting together."""
+    lines = _global_section(workload, workload.numjobs)
+    for target in targets:
+        lines += _job_section(target, workload.numjobs)
+    return "\n".join(lines) + "\n"
+
+
+def render_prefill(workload: Workload, targets: Sequence[JobTarget]) -> str:
+    """Write every block of every consumer's file once, so reads hit real data."""
+    lines = [
+        "[global]",
+        f"ioengine={workload.ioengine}",
+        "direct=1",
+        "bs=1M",
+        "iodepth=16",
+        f"size={workload.size}",
+        "rw=write",
+    ]
+    for target in targets:
+        lines += ["", f"[prefill-{target.jobname}]", f"filename={target.filename}"]
+        if target.offset is not None:
+            lines.append(f"offset={target.offset}")
+    return "\n".join(lines) + "\n"

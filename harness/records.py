@@ -1,0 +1,165 @@
+"""Typed records derived from raw tool output, and their CSV layout.
+
+``FIO_COLUMNS`` starts with the 21 columns of the Cinder+Ceph results document
+(performance-docs, "Results of measuring performance of Cinder with Ceph backend"),
+spelling included, so its users can load our fio.csv into the same spreadsheet; our own
+columns follow. Latencies are milliseconds, bandwidths KiB/s, times ISO 8601 UTC.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+
+from harness.fio.parse import Direction, FioJob
+
+REFERENCE_COLUMNS = [
+    "starttime", "stoptime", "jobname",
+    "read_iops", "read_bandwidth", "read_complelatency_mean", "read_complelatency_min",
+    "read_complelatency_max", "read_complelatency_95%ile", "read_complelatency_99%ile",
+    "read_total_latency_avg", "read_bandwidth_avg",
+    "write_iops", "write_bandwidth", "write_complelatency_mean", "write_complelatency_min",
+    "write_complelatency_max", "write_complelatency_95%ile", "write_complelatency_99%ile",
+    "write_total_latency_avg", "write_bandwidth_avg",
+]  # fmt: skip
+OWN_COLUMNS = [
+    "step", "consumer", "concurrency", "role", "rw", "bs", "iodepth", "backend",
+    "repeat", "error",
+]  # fmt: skip
+FIO_COLUMNS = REFERENCE_COLUMNS + OWN_COLUMNS
+
+CSV_FIGURES = [
+    "iops", "bandwidth", "complelatency_mean", "complelatency_min", "complelatency_max",
+    "complelatency_p95", "complelatency_p99", "total_latency_avg", "bandwidth_avg",
+]  # fmt: skip
+_NS_PER_MS = 1_000_000
+
+
+@dataclass(frozen=True)
+class DirectionFigures:
+    """One direction of one consumer, in the units of the reference document."""
+
+    iops: float
+    bandwidth: float  # KiB/s
+    complelatency_mean: float  # ms
+    complelatency_min: float
+    complelatency_max: float
+    complelatency_p95: float | None
+    complelatency_p99: float | None
+    total_latency_avg: float
+    bandwidth_avg: float | None  # KiB/s, mean of fio's bandwidth samples
+    clat_bins_ns: dict[int, int] | None = field(default=None, repr=False)  # not in CSV
+
+    @classmethod
+    def from_direction(cls, d: Direction) -> DirectionFigures:
+        def percentile(p: float) -> float | None:
+            value = d.clat.percentiles_ns.get(p)
+            return value / _NS_PER_MS if value is not None else None
+
+        return cls(
+            iops=d.iops,
+            bandwidth=d.bw_kib,
+            complelatency_mean=d.clat.mean_ns / _NS_PER_MS,
+            complelatency_min=d.clat.min_ns / _NS_PER_MS,
+            complelatency_max=d.clat.max_ns / _NS_PER_MS,
+            complelatency_p95=percentile(95.0),
+            complelatency_p99=percentile(99.0),
+            total_latency_avg=d.lat.mean_ns / _NS_PER_MS,
+            bandwidth_avg=d.bw_mean_kib,
+            clat_bins_ns=d.clat.bins_ns,
+        )
+
+    def cells(self) -> list[float | None]:
+        return [getattr(self, name) for name in CSV_FIGURES]
+
+
+@dataclass(frozen=True)
+class ConsumerContext:
+    """What volperf knows about a consumer that fio's output does not say."""
+
+    step: str
+    consumer: str
+    concurrency: int
+    role: str  # reader, writer or mixed
+    rw: str
+    bs: str
+    iodepth: int
+    backend: str
+    repeat: int
+
+
+@dataclass(frozen=True)
+class FioConsumerRecord:
+    """One consumer (VM, pod or process) in one step: one row of fio.csv."""
+
+    start_ms: int
+    stop_ms: int
+    jobname: str
+    read: DirectionFigures | None
+    write: DirectionFigures | None
+    context: ConsumerContext
+    error: str = ""
+    window_estimated: bool = False  # fio < 3.36 has no job_start
+
+    @classmethod
+    def from_job(
+        cls, job: FioJob, context: ConsumerContext, fio_end_ms: int
+    ) -> FioConsumerRecord:
+        runtime = job.runtime_ms or 0
+        if job.start_ms is not None:
+            start, stop, estimated = job.start_ms, job.start_ms + runtime, False
+        else:
+            # Older fio only stamps the output; its jobs ran for runtime up to that point.
+            start, stop, estimated = fio_end_ms - runtime, fio_end_ms, True
+        error = f"fio error {job.error}: {job.error_message}" if job.error else ""
+        return cls(
+            start_ms=start,
+            stop_ms=stop,
+            jobname=job.jobname,
+            read=DirectionFigures.from_direction(job.read) if job.read else None,
+            write=DirectionFigures.from_direction(job.write) if job.write else None,
+            context=context,
+            error=error,
+            window_estimated=estimated,
+        )
+
+    def row(self) -> list[object]:
+        empty: list[float | None] = [0.0] * len(CSV_FIGURES)
+        return [
+            _iso(self.start_ms),
+            _iso(self.stop_ms),
+            self.jobname,
+            *(self.read.cells() if self.read else empty),
+            *(self.write.cells() if self.write else empty),
+            *(asdict(self.context).values()),
+            self.error,
+        ]
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6f}".rstrip("0").rstrip(".") if value == value else ""
+    return value
+
+
+def fio_csv(records: Iterable[FioConsumerRecord]) -> str:
+    """fio.csv: header plus one row per consumer per step.
+
+    A direction the consumer did not run is 0, as in the reference document; a figure
+    fio did not produce (a percentile not computed) is left empty, never 0.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(FIO_COLUMNS)
+    for record in records:
+        writer.writerow([_cell(v) for v in record.row()])
+    return buffer.getvalue()

@@ -1,0 +1,137 @@
+"""Rebuild a campaign's records and aggregates from its raw output alone.
+
+This is what `volperf reparse` runs and what the runner runs after every step, so
+fio.csv and summary.json are always views of raw/ and can be regenerated at will.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from harness import __version__
+from harness.aggregate import Warning, aggregate_step
+from harness.device_check import GAP_WARNING, compare, host_load, read_samples
+from harness.fio.histogram import top_bucket_ns
+from harness.fio.parse import FioParseError, parse_file
+from harness.plan import plan_steps
+from harness.records import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.spec import validate
+from harness.store import CampaignStore, atomic_write_json, atomic_write_text
+
+
+@dataclass
+class StepResult:
+    summary: dict[str, Any]
+    records: list[FioConsumerRecord] = field(default_factory=list)
+
+
+def _step_plan(store: CampaignStore, step_id: str) -> dict[str, Any]:
+    path = store.step_dir(step_id) / "step.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def build_step(
+    store: CampaignStore, step_id: str, backend: str, rate_iops: int | None
+) -> StepResult:
+    status = store.read_status(step_id)
+    plan = _step_plan(store, step_id)
+    summary: dict[str, Any] = {
+        "step": step_id,
+        "workload": plan.get("workload", {}).get("name"),
+        "concurrency": plan.get("concurrency"),
+        "repeat": plan.get("repeat"),
+        "state": status.state,
+        "error": status.error,
+        "attempts": status.attempts,
+        "started": status.started,
+        "finished": status.finished,
+        "notes": list(status.notes),
+        "warnings": [],
+    }
+    output_path = store.raw_dir(step_id) / "fio.out"
+    if not output_path.exists():
+        return StepResult(summary)
+    try:
+        output = parse_file(output_path)
+    except FioParseError as exc:
+        summary["warnings"].append(asdict(Warning("unparseable-output", str(exc))))
+        return StepResult(summary)
+    if "terminating on signal" in output.text_before:
+        summary["warnings"].append(asdict(Warning(
+            "interrupted", "fio was stopped by a signal: figures cover part of the runtime")))
+
+    consumers = {c["jobname"]: c for c in plan.get("consumers", [])}
+    workload = plan.get("workload", {})
+    records = []
+    for job in output.jobs:
+        consumer = consumers.get(job.jobname, {})
+        context = ConsumerContext(
+            step=step_id,
+            consumer=consumer.get("name", job.jobname),
+            concurrency=int(plan.get("concurrency") or len(output.jobs)),
+            role=consumer.get("role", ""),
+            rw=consumer.get("rw", job.options.get("rw", "")),
+            bs=str(workload.get("bs", job.options.get("bs", ""))),
+            iodepth=int(workload.get("iodepth", job.options.get("iodepth", 1))),
+            backend=backend,
+            repeat=int(plan.get("repeat") or 1),
+        )
+        records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
+
+    ceiling_ms = top_bucket_ns(output.major_version) / 1_000_000
+    aggregate = aggregate_step(records, ceiling_ms, rate_iops)
+    summary.update(
+        fio_version=output.version,
+        histograms=output.histograms,
+        readers=sum(1 for r in records if r.read),
+        writers=sum(1 for r in records if r.write),
+        read=asdict(aggregate.read) if aggregate.read else None,
+        write=asdict(aggregate.write) if aggregate.write else None,
+        overlap=aggregate.overlap,
+        overlap_estimated=aggregate.overlap_estimated,
+    )
+    summary["warnings"] += [asdict(w) for w in aggregate.warnings]
+    if not output.histograms:
+        summary["warnings"].append(asdict(Warning(
+            "no-histograms", f"{output.version} wrote no json+ histogram bins: merged tail "
+            "percentiles are not available, only per-consumer ones")))
+
+    samples = read_samples(store.raw_dir(step_id) / "host.jsonl")
+    window = (min(r.start_ms for r in records) / 1000, max(r.stop_ms for r in records) / 1000)
+    fio_iops = sum((r.read.iops if r.read else 0) + (r.write.iops if r.write else 0)
+                   for r in records)
+    fio_bw = sum((r.read.bandwidth if r.read else 0) + (r.write.bandwidth if r.write else 0)
+                 for r in records)
+    device = compare(samples, window, fio_iops, fio_bw)
+    summary["device"] = asdict(device) if device else None
+    summary["host"] = asdict(host_load(samples)) if samples else None
+    if device and device.iops_gap is not None and device.iops_gap > GAP_WARNING:
+        summary["warnings"].append(asdict(Warning(
+            "device-gap",
+            f"device {device.device} counted {device.device_iops:.0f} IOPS while fio "
+            f"reported {device.fio_iops:.0f} ({device.iops_gap:.0%} apart): page cache, "
+            "thin or unwritten files, or other I/O on the device")))
+    return StepResult(summary, records)
+
+
+def rebuild(store: CampaignStore) -> list[StepResult]:
+    """Re-derive every step's records and aggregates and rewrite fio.csv, summary.json."""
+    document = store.read_campaign()
+    spec = validate(document["spec"], str(store.campaign_file))
+    backend = document.get("backend") or spec.labels.get("backend", spec.target.type)
+    results = []
+    for step in plan_steps(spec):
+        results.append(build_step(store, step.id, backend, step.workload.rate_iops))
+    records = [r for result in results for r in result.records]
+    atomic_write_text(store.root / "fio.csv", fio_csv(records))
+    atomic_write_json(store.root / "summary.json", {
+        "campaign": spec.name,
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "volperf": __version__,
+        "labels": spec.labels,
+        "steps": [r.summary for r in results],
+    })
+    return results

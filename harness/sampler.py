@@ -1,0 +1,87 @@
+"""Sample host CPU, memory and the device under test once a second during a step.
+
+Each sample is one JSON line in raw/host.jsonl, written as it is taken so an
+interrupted step keeps what was sampled. The latest device rate feeds the live display.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from harness.hoststats import (
+    BlockDevice,
+    DiskCounters,
+    parse_cpu,
+    parse_diskstats,
+    parse_meminfo,
+    rates_between,
+)
+
+INTERVAL_S = 1.0
+
+
+def read_sample(device: BlockDevice | None) -> dict[str, object]:
+    sample: dict[str, object] = {"t": time.time()}
+    busy, total = parse_cpu(Path("/proc/stat").read_text())
+    sample["cpu"] = {"busy": busy, "total": total}
+    sample["mem_kib"] = parse_meminfo(Path("/proc/meminfo").read_text())
+    if device is not None:
+        counters = parse_diskstats(Path("/proc/diskstats").read_text(), device)
+        if counters is not None:
+            sample["disk"] = {"device": device.name, **counters.__dict__}
+    return sample
+
+
+def disk_counters(sample: dict[str, object]) -> DiskCounters | None:
+    disk = sample.get("disk")
+    if not isinstance(disk, dict):
+        return None
+    return DiskCounters(disk["reads"], disk["read_sectors"], disk["writes"], disk["write_sectors"])
+
+
+class HostSampler:
+    def __init__(self, output: Path, device: BlockDevice | None, interval_s: float = INTERVAL_S):
+        self.output = output
+        self.device = device
+        self.interval_s = interval_s
+        self.live_iops: float | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="host-sampler", daemon=True)
+
+    def __enter__(self) -> HostSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        previous: dict[str, object] | None = None
+        with self.output.open("a", encoding="utf-8") as out:
+            while True:
+                sample = read_sample(self.device)
+                out.write(json.dumps(sample) + "\n")
+                out.flush()
+                self._update_live(previous, sample)
+                previous = sample
+                if self._stop.wait(self.interval_s):
+                    out.write(json.dumps(read_sample(self.device)) + "\n")
+                    return
+
+    def _update_live(self, previous: dict[str, object] | None, sample: dict[str, object]) -> None:
+        if previous is None:
+            return
+        a, b = disk_counters(previous), disk_counters(sample)
+        seconds = float(sample["t"]) - float(previous["t"])  # type: ignore[arg-type]
+        if a is not None and b is not None and seconds > 0:
+            self.live_iops = rates_between(a, b, seconds).iops

@@ -1,0 +1,99 @@
+"""Small pure statistics functions used by the aggregates.
+
+Each function does one thing and is tested one to one in tests/harness/test_stats.py.
+Latency histograms are mappings of bucket value (any unit) to sample count, as fio's
+json+ output writes them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+
+Histogram = Mapping[int, int]
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """Arithmetic mean, or None for no values (never a silent zero)."""
+    if not values:
+        return None
+    return sum(values) / len(values)
+
+
+def total(values: Sequence[float]) -> float | None:
+    """Sum, or None for no values."""
+    if not values:
+        return None
+    return float(sum(values))
+
+
+def merge_histograms(histograms: Iterable[Histogram]) -> dict[int, int]:
+    """Add bucket counts of several histograms that share fio's bucket layout."""
+    merged: Counter[int] = Counter()
+    for histogram in histograms:
+        for bucket, count in histogram.items():
+            if count < 0:
+                raise ValueError(f"negative count {count} in bucket {bucket}")
+            merged[bucket] += count
+    return {bucket: merged[bucket] for bucket in sorted(merged) if merged[bucket]}
+
+
+def histogram_percentile(histogram: Histogram, percentile: float) -> int | None:
+    """The percentile the way fio computes it from its buckets.
+
+    fio walks the buckets in ascending order and returns the first bucket whose
+    cumulative count reaches ``percentile / 100 * samples`` (stat.c,
+    calc_clat_percentiles). Doing the same lets a single consumer's result be checked
+    against fio's own percentile. Exact fractions avoid float edge cases at boundaries.
+    """
+    if not 0 < percentile <= 100:
+        raise ValueError(f"percentile must be in (0, 100], got {percentile}")
+    samples = sum(histogram.values())
+    if samples == 0:
+        return None
+    threshold = Fraction(str(percentile)) / 100 * samples
+    cumulative = 0
+    for bucket in sorted(histogram):
+        cumulative += histogram[bucket]
+        if cumulative >= threshold:
+            return bucket
+    return max(histogram)  # unreachable: cumulative ends at samples >= threshold
+
+
+def overlap_fraction(windows: Sequence[tuple[float, float]]) -> float | None:
+    """Share of the whole step during which every consumer was running.
+
+    The step spans from the first start to the last stop; all consumers run together
+    from the last start to the first stop. 1.0 means perfectly aligned windows, 0.0
+    means at least two consumers never ran at the same time.
+    """
+    if not windows:
+        return None
+    for start, stop in windows:
+        if stop < start:
+            raise ValueError(f"window ends before it starts: {start} > {stop}")
+    span = max(stop for _, stop in windows) - min(start for start, _ in windows)
+    if span == 0:
+        return 1.0
+    common = min(stop for _, stop in windows) - max(start for start, _ in windows)
+    return max(common, 0) / span
+
+
+def relative_gap(measured: float, reference: float) -> float | None:
+    """|measured - reference| / reference, or None when the reference is zero."""
+    if reference == 0:
+        return None
+    return abs(measured - reference) / abs(reference)
+
+
+def relative_delta(baseline: float, other: float) -> float | None:
+    """Signed change from baseline to other as a fraction (-0.17 is -17 %)."""
+    if baseline == 0:
+        return None
+    return (other - baseline) / abs(baseline)
+
+
+def at_ceiling(value: float, ceiling: float, tolerance: float = 0.0) -> bool:
+    """True when a value reached a measurement limit (within a relative tolerance)."""
+    return value >= ceiling * (1 - tolerance)

@@ -1,0 +1,228 @@
+"""Local target: N consumers are N fio jobs of one fio process on this machine.
+
+Each consumer has its own file in the directory under test, named after the campaign
+and recorded in created.json before it is made; files are reused across steps and
+removed when the campaign ends. A block device, or an existing file volperf did not
+create, is refused unless the user allowed it explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import asdict
+from pathlib import Path
+
+from harness.cleanup import remove_created
+from harness.environment import mount_of
+from harness.fio.parse import FioParseError, parse_file
+from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
+from harness.fio.run import FioProcessResult, run_fio
+from harness.hoststats import device_for_path
+from harness.plan import Step
+from harness.sampler import HostSampler
+from harness.spec import CampaignSpec, LocalTarget, Workload
+from harness.store import CampaignStore, atomic_write_json
+from harness.targets.base import StepOutcome, TargetError, Tick
+
+DEFAULT_TIMEOUT_MARGIN_S = 120
+SIZE_MODE_TIMEOUT_S = 3600
+
+
+def step_timeout(spec: CampaignSpec, workload: Workload) -> float:
+    if spec.step_timeout is not None:
+        return spec.step_timeout
+    if workload.mode == "time" and workload.runtime is not None:
+        return workload.runtime + workload.ramp_time + DEFAULT_TIMEOUT_MARGIN_S
+    return SIZE_MODE_TIMEOUT_S
+
+
+class LocalFioTarget:
+    def __init__(self, spec: CampaignSpec):
+        options: LocalTarget = spec.target
+        if options.dir is None:
+            raise TargetError("local target needs a directory: give --dir DIR (target.dir)")
+        self.spec = spec
+        self.path = Path(options.dir)
+        self.allow_device = options.allow_device
+        self.allow_existing = options.allow_existing
+        self.is_device = False
+        self.backend = spec.labels.get("backend", "local")
+
+    # preparation
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            raise TargetError(f"{self.path}: no such directory") from None
+        if stat.S_ISBLK(mode):
+            if not self.allow_device:
+                raise TargetError(
+                    f"{self.path} is a block device: fio would overwrite its data. "
+                    "Give --allow-device to run on it anyway."
+                )
+            self.is_device = True
+        elif not stat.S_ISDIR(mode):
+            raise TargetError(f"{self.path}: not a directory (or a block device)")
+        elif not os.access(self.path, os.W_OK):
+            raise TargetError(f"{self.path}: directory is not writable")
+        self._check_space()
+        if "backend" not in spec.labels:
+            self.backend = self._describe()
+
+    def _needed_bytes(self) -> int:
+        largest = max(size_bytes(w.size) for w in self.spec.workloads)
+        return largest * max(self.spec.sweep)
+
+    def _check_space(self) -> None:
+        needed = self._needed_bytes()
+        if self.is_device:
+            with open(self.path, "rb") as device:
+                available = device.seek(0, os.SEEK_END)
+            what = "device size"
+        else:
+            st = os.statvfs(self.path)
+            available = st.f_bavail * st.f_frsize
+            # files volperf already made count as available: they are reused
+            available += sum(
+                p.stat().st_size for p in self._files_of_campaign() if p.exists()
+            )
+            what = "free space"
+        if needed > available:
+            raise TargetError(
+                f"{self.path}: not enough {what} for the campaign: it needs "
+                f"{needed / 2**30:.2f} GiB (largest size x most consumers), "
+                f"{available / 2**30:.2f} GiB available"
+            )
+
+    def _files_of_campaign(self) -> list[Path]:
+        return list(self.path.glob(f"volperf-{self.spec.name}-c*.dat"))
+
+    def _describe(self) -> str:
+        if self.is_device:
+            return f"local:{self.path.name}"
+        mount = mount_of(self.path)
+        device = device_for_path(self.path)
+        return ":".join(
+            ["local", mount.get("fstype", "?"), device.name if device else "nodev"]
+        )
+
+    # one step
+    def _job_targets(self, step: Step) -> list[JobTarget]:
+        size = size_bytes(step.workload.size)
+        targets = []
+        for i, consumer in enumerate(step.consumers):
+            if self.is_device:
+                targets.append(
+                    JobTarget(consumer.jobname, consumer.rw, str(self.path), offset=i * size)
+                )
+            else:
+                filename = self.path / f"volperf-{self.spec.name}-{consumer.name}.dat"
+                targets.append(JobTarget(consumer.jobname, consumer.rw, str(filename)))
+        return targets
+
+    def _claim_files(self, targets: list[JobTarget], store: CampaignStore) -> None:
+        created = store.created()
+        for target in targets:
+            if self.is_device or target.filename in created:
+                continue
+            if Path(target.filename).exists():
+                if not self.allow_existing:
+                    raise TargetError(
+                        f"{target.filename} exists and volperf did not create it; "
+                        "give --allow-existing to let fio overwrite it"
+                    )
+                store.record_created(target.filename, kind="file", ours=False)
+            else:
+                store.record_created(target.filename, kind="file", ours=True)
+
+    def _key(self, target: JobTarget) -> str:
+        return f"{target.filename}@{target.offset}" if self.is_device else target.filename
+
+    def _unfilled(self, step: Step, targets: list[JobTarget], store: CampaignStore
+                  ) -> list[JobTarget]:
+        """Targets whose blocks have not all been written yet (files are reused)."""
+        if not step.workload.prefill:
+            return []
+        created = store.created()
+        size = size_bytes(step.workload.size)
+        return [t for t in targets if created.get(self._key(t), {}).get("prefilled_bytes", 0)
+                < size]
+
+    def _mark_prefilled(self, step: Step, targets: list[JobTarget], store: CampaignStore) -> None:
+        size = size_bytes(step.workload.size)
+        for t in targets:
+            kind = {"kind": "region"} if self.is_device else {}
+            store.record_created(self._key(t), prefilled_bytes=size, **kind)
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        raw = store.raw_dir(step.id)
+        targets = self._job_targets(step)
+        self._claim_files(targets, store)
+        timeout = step_timeout(self.spec, step.workload)
+        notes: list[str] = []
+
+        unfilled = self._unfilled(step, targets, store)
+        if unfilled:
+            (raw / "prefill.job").write_text(render_prefill(step.workload, unfilled))
+            result = run_fio(raw / "prefill.job", raw / "prefill.out", raw / "prefill.err",
+                             SIZE_MODE_TIMEOUT_S, stop, fio=self.spec.fio,
+                             on_tick=lambda elapsed: tick(elapsed, None))
+            failure = self._failure(result, raw / "prefill.out", raw / "prefill.err", "prefill")
+            if failure is not None:
+                return failure
+            self._mark_prefilled(step, unfilled, store)
+            notes.append(f"prefilled {len(unfilled)} x {step.workload.size} in "
+                         f"{result.duration_s:.1f} s")
+
+        (raw / "fio.job").write_text(render_job(step.workload, targets))
+        device = device_for_path(self.path)
+        with HostSampler(raw / "host.jsonl", device) as sampler:
+            result = run_fio(raw / "fio.job", raw / "fio.out", raw / "fio.err", timeout, stop,
+                             fio=self.spec.fio,
+                             on_tick=lambda elapsed: tick(elapsed, sampler.live_iops))
+        atomic_write_json(raw / "process.json", asdict(result))
+        failure = self._failure(result, raw / "fio.out", raw / "fio.err", "fio")
+        if failure is not None:
+            failure.notes[:0] = notes
+            return failure
+        return StepOutcome("done", notes=notes)
+
+    def _failure(
+        self, result: FioProcessResult, out: Path, err: Path, what: str
+    ) -> StepOutcome | None:
+        if result.interrupted:
+            return StepOutcome("interrupted", f"{what} stopped on request after "
+                               f"{result.duration_s:.1f} s; its partial output is in raw/")
+        if result.timed_out:
+            return StepOutcome("failed", f"{what} did not finish within its timeout "
+                               f"({result.duration_s:.0f} s) and was stopped")
+        try:
+            output = parse_file(out)
+        except FioParseError as exc:
+            stderr = _tail(err)
+            return StepOutcome("failed", f"{what} exited {result.returncode}: {exc}"
+                               + (f"; fio said: {stderr}" if stderr else ""))
+        failed = [j for j in output.jobs if j.error]
+        if failed:
+            names = ", ".join(f"{j.jobname} ({j.error_message})" for j in failed)
+            return StepOutcome("failed", f"{len(failed)} of {len(output.jobs)} {what} jobs "
+                               f"failed: {names}; fio said: {_tail(err)}")
+        if result.returncode != 0:
+            return StepOutcome("failed", f"{what} exited {result.returncode}: {_tail(err)}")
+        return None
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return remove_created(store)
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return " / ".join(text.splitlines()[-lines:])
+
