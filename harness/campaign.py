@@ -47,6 +47,7 @@ class Display:
     def campaign_started(self, store: CampaignStore, steps: list[Step], todo: int) -> None: ...
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         return lambda elapsed, iops: None
+
     def step_finished(self, step: Step, outcome: StepOutcome) -> None: ...
 
 
@@ -111,8 +112,7 @@ def run_campaign(
         target.prepare(spec, store)
         if not store.exists():
             path = getattr(target, "path", None)
-            store.write_campaign(redact(spec.to_dict()), snapshot(path, spec.fio),
-                                 target.backend)
+            store.write_campaign(redact(spec.to_dict()), snapshot(path, spec.fio), target.backend)
         _mark_stale_runs(store, steps)
         todo = [s for s in steps if store.read_status(s.id).state != "done"]
         display.campaign_started(store, steps, len(todo))
@@ -152,15 +152,18 @@ def _run_step(
     stop: threading.Event,
 ) -> StepOutcome:
     status = store.begin_attempt(step.id)
-    atomic_write_json(store.step_dir(step.id) / "step.json", {
-        "workload": step.workload.model_dump(mode="json"),
-        "concurrency": step.concurrency,
-        "repeat": step.repeat,
-        "consumers": [
-            {"name": c.name, "rw": c.rw, "role": c.role, "jobname": c.jobname}
-            for c in step.consumers
-        ],
-    })
+    atomic_write_json(
+        store.step_dir(step.id) / "step.json",
+        {
+            "workload": step.workload.model_dump(mode="json"),
+            "concurrency": step.concurrency,
+            "repeat": step.repeat,
+            "consumers": [
+                {"name": c.name, "rw": c.rw, "role": c.role, "jobname": c.jobname}
+                for c in step.consumers
+            ],
+        },
+    )
     tick = display.step_started(step, position, total)
     raised: TargetError | None = None
     try:

@@ -53,22 +53,46 @@ def main() -> None:
 
 @main.command()
 @click.argument("what", metavar="SPEC.yaml|local")
-@click.option("--dir", "directory", type=click.Path(path_type=Path),
-              help="local: directory (or, with --allow-device, block device) under test")
-@click.option("--profile", type=click.Choice(profiles.names()), default="quick",
-              show_default=True, help="local: built-in workload profile")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(path_type=Path),
+    help="local: directory (or, with --allow-device, block device) under test",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(profiles.names()),
+    default="quick",
+    show_default=True,
+    help="local: built-in workload profile",
+)
 @click.option("--name", help="campaign name (local default: PROFILE-YYYYmmdd-HHMMSS)")
-@click.option("--results", type=click.Path(path_type=Path), default=Path("results"),
-              show_default=True, help="where campaigns are stored")
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="where campaigns are stored",
+)
 @click.option("--runtime", type=int, help="local: override every workload's runtime (s)")
 @click.option("--size", help="local: override every consumer's file size (e.g. 4G)")
 @click.option("--allow-device", is_flag=True, help="let fio write to a raw block device")
-@click.option("--allow-existing", is_flag=True,
-              help="let fio overwrite files volperf did not create")
+@click.option(
+    "--allow-existing", is_flag=True, help="let fio overwrite files volperf did not create"
+)
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
-def run(what: str, directory: Path | None, profile: str, name: str | None, results: Path,
-        runtime: int | None, size: str | None, allow_device: bool, allow_existing: bool,
-        as_json: bool) -> None:
+def run(
+    what: str,
+    directory: Path | None,
+    profile: str,
+    name: str | None,
+    results: Path,
+    runtime: int | None,
+    size: str | None,
+    allow_device: bool,
+    allow_existing: bool,
+    as_json: bool,
+) -> None:
     """Run a campaign from SPEC.yaml, or `run local --dir DIR --profile NAME`.
 
     Re-running an interrupted campaign (same spec, same --name) resumes at the first
@@ -79,9 +103,15 @@ def run(what: str, directory: Path | None, profile: str, name: str | None, resul
             if directory is None:
                 raise click.UsageError("run local needs --dir DIR (the storage under test)")
             name = name or f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
-            spec = profiles.local_spec(profile, directory, name, allow_device=allow_device,
-                                       allow_existing=allow_existing, runtime=runtime,
-                                       size=size)
+            spec = profiles.local_spec(
+                profile,
+                directory,
+                name,
+                allow_device=allow_device,
+                allow_existing=allow_existing,
+                runtime=runtime,
+                size=size,
+            )
         else:
             spec = spec_module.load(Path(what))
         display: Display = RichDisplay(console)

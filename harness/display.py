@@ -29,8 +29,9 @@ class RichDisplay(Display):
     def campaign_started(self, store: CampaignStore, steps: list[Step], todo: int) -> None:
         done = len(steps) - todo
         resumed = f", resuming: {done} done already" if done else ""
-        self.console.print(f"[bold]campaign[/] {store.name} → {store.root} "
-                           f"({len(steps)} steps{resumed})")
+        self.console.print(
+            f"[bold]campaign[/] {store.name} → {store.root} ({len(steps)} steps{resumed})"
+        )
 
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         w = step.workload
@@ -55,8 +56,12 @@ class RichDisplay(Display):
         def tick(elapsed: float, iops: float | None) -> None:
             live = f"device {iops:,.0f} IOPS" if iops is not None else ""
             remaining = f"{max(expected - elapsed, 0):.0f} s left" if expected else ""
-            progress.update(task, completed=min(elapsed, expected or elapsed),
-                            description=remaining or "running", iops=live)
+            progress.update(
+                task,
+                completed=min(elapsed, expected or elapsed),
+                description=remaining or "running",
+                iops=live,
+            )
 
         return tick
 
@@ -84,8 +89,20 @@ def figure(direction: dict[str, Any] | None, name: str, digits: int = 0) -> str:
 
 def summary_table(steps: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, title_justify="left")
-    for column in ("step", "cons", "state", "R IOPS avg", "R IOPS sum", "R p95 ms",
-                   "W IOPS avg", "W IOPS sum", "W p95 ms", "overlap", "device", "warn"):
+    for column in (
+        "step",
+        "cons",
+        "state",
+        "R IOPS avg",
+        "R IOPS sum",
+        "R p95 ms",
+        "W IOPS avg",
+        "W IOPS sum",
+        "W p95 ms",
+        "overlap",
+        "device",
+        "warn",
+    ):
         table.add_column(column, justify="left" if column in ("step", "state") else "right")
     for s in steps:
         read, write = s.get("read"), s.get("write")
@@ -98,13 +115,21 @@ def summary_table(steps: list[dict[str, Any]], title: str) -> Table:
             return f"{figure(d, 'p95_merged', 2)} ({figure(d, 'p95_consumer_mean', 2)})"
 
         table.add_row(
-            s["step"], str(s.get("concurrency") or ""), s["state"],
-            figure(read, "iops_avg"), figure(read, "iops_sum"), p95(read) if read else "–",
-            figure(write, "iops_avg"), figure(write, "iops_sum"), p95(write) if write else "–",
+            s["step"],
+            str(s.get("concurrency") or ""),
+            s["state"],
+            figure(read, "iops_avg"),
+            figure(read, "iops_sum"),
+            p95(read) if read else "–",
+            figure(write, "iops_avg"),
+            figure(write, "iops_sum"),
+            p95(write) if write else "–",
             f"{overlap:.0%}" if overlap is not None else "–",
             f"±{gap:.0%}" if gap is not None else "–",
             str(len(s.get("warnings", []))),
         )
-    table.caption = ("p95: from merged histograms (mean of per-consumer p95); device: gap "
-                     "between the device's IOPS and fio's")
+    table.caption = (
+        "p95: from merged histograms (mean of per-consumer p95); device: gap "
+        "between the device's IOPS and fio's"
+    )
     return table

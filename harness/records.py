@@ -105,9 +105,7 @@ class FioConsumerRecord:
     window_estimated: bool = False  # fio < 3.36 has no job_start
 
     @classmethod
-    def from_job(
-        cls, job: FioJob, context: ConsumerContext, fio_end_ms: int
-    ) -> FioConsumerRecord:
+    def from_job(cls, job: FioJob, context: ConsumerContext, fio_end_ms: int) -> FioConsumerRecord:
         runtime = job.runtime_ms or 0
         if job.start_ms is not None:
             start, stop, estimated = job.start_ms, job.start_ms + runtime, False

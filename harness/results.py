@@ -60,8 +60,13 @@ def build_step(
         summary["warnings"].append(asdict(Warning("unparseable-output", str(exc))))
         return StepResult(summary)
     if "terminating on signal" in output.text_before:
-        summary["warnings"].append(asdict(Warning(
-            "interrupted", "fio was stopped by a signal: figures cover part of the runtime")))
+        summary["warnings"].append(
+            asdict(
+                Warning(
+                    "interrupted", "fio was stopped by a signal: figures cover part of the runtime"
+                )
+            )
+        )
 
     consumers = {c["jobname"]: c for c in plan.get("consumers", [])}
     workload = plan.get("workload", {})
@@ -95,25 +100,38 @@ def build_step(
     )
     summary["warnings"] += [asdict(w) for w in aggregate.warnings]
     if not output.histograms:
-        summary["warnings"].append(asdict(Warning(
-            "no-histograms", f"{output.version} wrote no json+ histogram bins: merged tail "
-            "percentiles are not available, only per-consumer ones")))
+        summary["warnings"].append(
+            asdict(
+                Warning(
+                    "no-histograms",
+                    f"{output.version} wrote no json+ histogram bins: merged tail "
+                    "percentiles are not available, only per-consumer ones",
+                )
+            )
+        )
 
     samples = read_samples(store.raw_dir(step_id) / "host.jsonl")
     window = (min(r.start_ms for r in records) / 1000, max(r.stop_ms for r in records) / 1000)
-    fio_iops = sum((r.read.iops if r.read else 0) + (r.write.iops if r.write else 0)
-                   for r in records)
-    fio_bw = sum((r.read.bandwidth if r.read else 0) + (r.write.bandwidth if r.write else 0)
-                 for r in records)
+    fio_iops = sum(
+        (r.read.iops if r.read else 0) + (r.write.iops if r.write else 0) for r in records
+    )
+    fio_bw = sum(
+        (r.read.bandwidth if r.read else 0) + (r.write.bandwidth if r.write else 0) for r in records
+    )
     device = compare(samples, window, fio_iops, fio_bw)
     summary["device"] = asdict(device) if device else None
     summary["host"] = asdict(host_load(samples)) if samples else None
     if device and device.iops_gap is not None and device.iops_gap > GAP_WARNING:
-        summary["warnings"].append(asdict(Warning(
-            "device-gap",
-            f"device {device.device} counted {device.device_iops:.0f} IOPS while fio "
-            f"reported {device.fio_iops:.0f} ({device.iops_gap:.0%} apart): page cache, "
-            "thin or unwritten files, or other I/O on the device")))
+        summary["warnings"].append(
+            asdict(
+                Warning(
+                    "device-gap",
+                    f"device {device.device} counted {device.device_iops:.0f} IOPS while fio "
+                    f"reported {device.fio_iops:.0f} ({device.iops_gap:.0%} apart): page cache, "
+                    "thin or unwritten files, or other I/O on the device",
+                )
+            )
+        )
     return StepResult(summary, records)
 
 
@@ -127,11 +145,14 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
         results.append(build_step(store, step.id, backend, step.workload.rate_iops))
     records = [r for result in results for r in result.records]
     atomic_write_text(store.root / "fio.csv", fio_csv(records))
-    atomic_write_json(store.root / "summary.json", {
-        "campaign": spec.name,
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "volperf": __version__,
-        "labels": spec.labels,
-        "steps": [r.summary for r in results],
-    })
+    atomic_write_json(
+        store.root / "summary.json",
+        {
+            "campaign": spec.name,
+            "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "volperf": __version__,
+            "labels": spec.labels,
+            "steps": [r.summary for r in results],
+        },
+    )
     return results

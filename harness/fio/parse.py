@@ -83,14 +83,6 @@ class FioOutput:
     text_before: str  # anything fio printed before the JSON, kept for the report
     histograms: bool  # json+ bins present
 
-    @property
-    def group_reporting(self) -> bool:
-        return _truthy(self.global_options.get("group_reporting"))
-
-
-def _truthy(value: str | None) -> bool:
-    return value is not None and value not in ("0", "false", "off")
-
 
 def parse_file(path: Path) -> FioOutput:
     try:
@@ -159,8 +151,9 @@ def _major_version(version: str) -> int:
 def _parse_job(job: dict[str, Any], major: int, source: str) -> FioJob:
     if "mixed" in job:
         raise FioParseError(
-            source, f"job {job.get('jobname')!r} uses unified_rw_reporting; volperf needs "
-            "read and write reported separately"
+            source,
+            f"job {job.get('jobname')!r} uses unified_rw_reporting; volperf needs "
+            "read and write reported separately",
         )
     read, write = (_parse_direction(job.get(name), major) for name in DIRECTIONS)
     # The longest direction is the job's run window; job_runtime is summed over the

@@ -85,9 +85,7 @@ class LocalFioTarget:
             st = os.statvfs(self.path)
             available = st.f_bavail * st.f_frsize
             # files volperf already made count as available: they are reused
-            available += sum(
-                p.stat().st_size for p in self._files_of_campaign() if p.exists()
-            )
+            available += sum(p.stat().st_size for p in self._files_of_campaign() if p.exists())
             what = "free space"
         if needed > available:
             raise TargetError(
@@ -104,9 +102,7 @@ class LocalFioTarget:
             return f"local:{self.path.name}"
         mount = mount_of(self.path)
         device = device_for_path(self.path)
-        return ":".join(
-            ["local", mount.get("fstype", "?"), device.name if device else "nodev"]
-        )
+        return ":".join(["local", mount.get("fstype", "?"), device.name if device else "nodev"])
 
     # one step
     def _job_targets(self, step: Step) -> list[JobTarget]:
@@ -140,15 +136,17 @@ class LocalFioTarget:
     def _key(self, target: JobTarget) -> str:
         return f"{target.filename}@{target.offset}" if self.is_device else target.filename
 
-    def _unfilled(self, step: Step, targets: list[JobTarget], store: CampaignStore
-                  ) -> list[JobTarget]:
+    def _unfilled(
+        self, step: Step, targets: list[JobTarget], store: CampaignStore
+    ) -> list[JobTarget]:
         """Targets whose blocks have not all been written yet (files are reused)."""
         if not step.workload.prefill:
             return []
         created = store.created()
         size = size_bytes(step.workload.size)
-        return [t for t in targets if created.get(self._key(t), {}).get("prefilled_bytes", 0)
-                < size]
+        return [
+            t for t in targets if created.get(self._key(t), {}).get("prefilled_bytes", 0) < size
+        ]
 
     def _mark_prefilled(self, step: Step, targets: list[JobTarget], store: CampaignStore) -> None:
         size = size_bytes(step.workload.size)
@@ -168,22 +166,35 @@ class LocalFioTarget:
         unfilled = self._unfilled(step, targets, store)
         if unfilled:
             (raw / "prefill.job").write_text(render_prefill(step.workload, unfilled))
-            result = run_fio(raw / "prefill.job", raw / "prefill.out", raw / "prefill.err",
-                             SIZE_MODE_TIMEOUT_S, stop, fio=self.spec.fio,
-                             on_tick=lambda elapsed: tick(elapsed, None))
+            result = run_fio(
+                raw / "prefill.job",
+                raw / "prefill.out",
+                raw / "prefill.err",
+                SIZE_MODE_TIMEOUT_S,
+                stop,
+                fio=self.spec.fio,
+                on_tick=lambda elapsed: tick(elapsed, None),
+            )
             failure = self._failure(result, raw / "prefill.out", raw / "prefill.err", "prefill")
             if failure is not None:
                 return failure
             self._mark_prefilled(step, unfilled, store)
-            notes.append(f"prefilled {len(unfilled)} x {step.workload.size} in "
-                         f"{result.duration_s:.1f} s")
+            notes.append(
+                f"prefilled {len(unfilled)} x {step.workload.size} in {result.duration_s:.1f} s"
+            )
 
         (raw / "fio.job").write_text(render_job(step.workload, targets))
         device = device_for_path(self.path)
         with HostSampler(raw / "host.jsonl", device) as sampler:
-            result = run_fio(raw / "fio.job", raw / "fio.out", raw / "fio.err", timeout, stop,
-                             fio=self.spec.fio,
-                             on_tick=lambda elapsed: tick(elapsed, sampler.live_iops))
+            result = run_fio(
+                raw / "fio.job",
+                raw / "fio.out",
+                raw / "fio.err",
+                timeout,
+                stop,
+                fio=self.spec.fio,
+                on_tick=lambda elapsed: tick(elapsed, sampler.live_iops),
+            )
         atomic_write_json(raw / "process.json", asdict(result))
         failure = self._failure(result, raw / "fio.out", raw / "fio.err", "fio")
         if failure is not None:
@@ -195,22 +206,34 @@ class LocalFioTarget:
         self, result: FioProcessResult, out: Path, err: Path, what: str
     ) -> StepOutcome | None:
         if result.interrupted:
-            return StepOutcome("interrupted", f"{what} stopped on request after "
-                               f"{result.duration_s:.1f} s; its partial output is in raw/")
+            return StepOutcome(
+                "interrupted",
+                f"{what} stopped on request after "
+                f"{result.duration_s:.1f} s; its partial output is in raw/",
+            )
         if result.timed_out:
-            return StepOutcome("failed", f"{what} did not finish within its timeout "
-                               f"({result.duration_s:.0f} s) and was stopped")
+            return StepOutcome(
+                "failed",
+                f"{what} did not finish within its timeout "
+                f"({result.duration_s:.0f} s) and was stopped",
+            )
         try:
             output = parse_file(out)
         except FioParseError as exc:
             stderr = _tail(err)
-            return StepOutcome("failed", f"{what} exited {result.returncode}: {exc}"
-                               + (f"; fio said: {stderr}" if stderr else ""))
+            return StepOutcome(
+                "failed",
+                f"{what} exited {result.returncode}: {exc}"
+                + (f"; fio said: {stderr}" if stderr else ""),
+            )
         failed = [j for j in output.jobs if j.error]
         if failed:
             names = ", ".join(f"{j.jobname} ({j.error_message})" for j in failed)
-            return StepOutcome("failed", f"{len(failed)} of {len(output.jobs)} {what} jobs "
-                               f"failed: {names}; fio said: {_tail(err)}")
+            return StepOutcome(
+                "failed",
+                f"{len(failed)} of {len(output.jobs)} {what} jobs "
+                f"failed: {names}; fio said: {_tail(err)}",
+            )
         if result.returncode != 0:
             return StepOutcome("failed", f"{what} exited {result.returncode}: {_tail(err)}")
         return None
@@ -225,4 +248,3 @@ def _tail(path: Path, lines: int = 3) -> str:
     except OSError:
         return ""
     return " / ".join(text.splitlines()[-lines:])
-

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
+from harness.spec import Workload
+
+
+def test_size_bytes():
+    assert size_bytes("4k") == 4096
+    assert size_bytes("1M") == 1 << 20
+    assert size_bytes("40G") == 40 << 30
+    assert size_bytes("512") == 512
+    with pytest.raises(ValueError, match="not a size"):
+        size_bytes("lots")
+
+
+def _targets(tmp_path):
+    return [
+        JobTarget("c01-randread", "randread", str(tmp_path / "a.dat")),
+        JobTarget("c02-randwrite", "randwrite", str(tmp_path / "b.dat")),
+    ]
+
+
+def fio_accepts(jobfile) -> None:
+    """fio itself checks the rendered job (parse only, nothing is run)."""
+    result = subprocess.run(["fio", "--parse-only", str(jobfile)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_rendered_job_is_valid_fio(tmp_path):
+    workload = Workload(name="w", rw=["randread", "randwrite"], iodepth=64, runtime=600,
+                        ramp_time=5, rate_iops=500, fio_options={"norandommap": 1})
+    text = render_job(workload, _targets(tmp_path))
+    for line in ("iodepth=64", "runtime=600", "time_based=1", "ramp_time=5", "direct=1",
+                 "rate_iops=500", "norandommap=1", "[c01-randread]", "rw=randwrite"):
+        assert line in text.splitlines()
+    jobfile = tmp_path / "job.fio"
+    jobfile.write_text(text)
+    fio_accepts(jobfile)
+
+
+def test_numjobs_reports_one_entry_per_consumer(tmp_path):
+    text = render_job(Workload(name="w", rw=["read"], numjobs=4), _targets(tmp_path))
+    assert "group_reporting=1" in text and text.count("new_group") == 2
+
+
+def test_size_mode_has_no_runtime(tmp_path):
+    text = render_job(Workload(name="w", rw=["write"], mode="size"), _targets(tmp_path))
+    options = {line.split("=")[0] for line in text.splitlines()}
+    assert "runtime" not in options and "time_based" not in options
+
+
+def test_device_regions_do_not_overlap(tmp_path):
+    targets = [JobTarget(f"c{i}", "randwrite", "/dev/sdz", offset=i * (1 << 30)) for i in range(2)]
+    text = render_job(Workload(name="w", rw=["randwrite"], size="1G"), targets)
+    assert "offset=0" in text and "offset=1073741824" in text
+
+
+def test_prefill_writes_every_file_sequentially(tmp_path):
+    text = render_prefill(Workload(name="w", rw=["randread"], size="64M"), _targets(tmp_path))
+    assert "rw=write" in text and "size=64M" in text and text.count("[prefill-") == 2
+    jobfile = tmp_path / "prefill.fio"
+    jobfile.write_text(text)
+    fio_accepts(jobfile)

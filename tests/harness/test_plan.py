@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from harness.plan import assign_consumers, plan_steps, role_of
+from harness.spec import Workload, validate
+
+
+def test_half_read_half_write():
+    workload = Workload(name="w", rw=["randread", "randwrite"])
+    consumers = assign_consumers(workload, 4)
+    assert [c.rw for c in consumers] == ["randread", "randwrite"] * 2
+    assert [c.name for c in consumers] == ["c01", "c02", "c03", "c04"]
+    assert consumers[0].jobname == "c01-randread"
+    assert [c.role for c in consumers] == ["reader", "writer"] * 2
+
+
+def test_odd_count_and_wide_names():
+    workload = Workload(name="w", rw=["randread", "randwrite"])
+    assert sum(c.role == "reader" for c in assign_consumers(workload, 5)) == 3
+    assert assign_consumers(workload, 120)[-1].name == "c120"
+
+
+def test_roles():
+    assert (role_of("read"), role_of("write"), role_of("randrw")) == ("reader", "writer", "mixed")
+
+
+def test_steps_sweep_each_workload_in_order():
+    spec = validate({
+        "name": "s", "target": {"type": "local"}, "sweep": [2, 4], "repeats": 2,
+        "workloads": [{"name": "a", "rw": "read"}, {"name": "b", "rw": "write"}],
+    })  # fmt: skip
+    ids = [s.id for s in plan_steps(spec)]
+    assert ids[:3] == ["001-a-c002-r1", "002-a-c002-r2", "003-a-c004-r1"]
+    assert ids[-1] == "008-b-c004-r2"

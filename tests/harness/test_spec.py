@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import profiles
+from harness.spec import SpecError, load, validate
+
+GOOD = {
+    "name": "demo",
+    "target": {"type": "local", "dir": "/srv/test"},
+    "workloads": [{"name": "rw", "rw": ["randread", "randwrite"], "bs": "4k", "iodepth": 64}],
+    "sweep": [2, 4, 10, 20, 40],
+}
+
+
+def test_good_spec_gets_defaults():
+    spec = validate(GOOD)
+    assert spec.workloads[0].mode == "time" and spec.workloads[0].runtime == 60
+    assert spec.repeats == 1 and spec.sweep == [2, 4, 10, 20, 40]
+
+
+def test_single_rw_becomes_a_list():
+    data = {**GOOD, "workloads": [{"name": "r", "rw": "randread"}]}
+    assert validate(data).workloads[0].rw == ["randread"]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"workloads": [{"name": "w", "rw": "randfoo"}]}, "workloads[0].rw: unknown rw 'randfoo'"),
+        ({"workloads": [{"name": "w", "rw": "read", "iodepth": 0}]},
+         "workloads[0].iodepth: Input should be greater than or equal to 1 (got 0)"),
+        ({"workloads": [{"name": "w", "rw": "read", "bs": "4 kilo"}]},
+         "workloads[0].bs: expected a size such as 4k, 1M, 512, 10G (got '4 kilo')"),
+        ({"workloads": [{"name": "w", "rw": "read", "mode": "time", "runtime": None}]},
+         "workloads[0]: mode 'time' needs runtime"),
+        ({"sweep": [2, 0]}, "sweep: consumer count 0 must be at least 1 (got [2, 0])"),
+        ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
+        ({"target": {"type": "nfs"}}, "target.type: Input should be 'local' (got 'nfs')"),
+        ({"name": "a b"}, "name: use letters, digits"),
+        ({"runtime": 5}, "runtime: Extra inputs are not permitted (got 5)"),
+        ({"workloads": [{"name": "w", "rw": "read"}, {"name": "w", "rw": "write"}]},
+         "workload names repeat: w"),
+    ],
+)
+def test_errors_name_the_field_and_the_value(change, expected):
+    with pytest.raises(SpecError) as info:
+        validate({**GOOD, **change}, "spec.yaml")
+    assert any(expected in problem for problem in info.value.problems), info.value.problems
+    assert str(info.value).startswith("spec.yaml: invalid campaign spec")
+
+
+def test_missing_field_is_named():
+    data = dict(GOOD)
+    del data["sweep"]
+    with pytest.raises(SpecError, match="sweep: Field required"):
+        validate(data)
+
+
+def test_yaml_errors(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: [unclosed\n")
+    with pytest.raises(SpecError, match="broken.yaml: invalid campaign spec:\n  not valid YAML"):
+        load(broken)
+    with pytest.raises(SpecError, match="cannot read"):
+        load(tmp_path / "missing.yaml")
+    scalar = tmp_path / "scalar.yaml"
+    scalar.write_text("42\n")
+    with pytest.raises(SpecError, match="expected a mapping"):
+        load(scalar)
+
+
+@pytest.mark.parametrize("name", profiles.names())
+def test_every_profile_makes_a_valid_spec(name, tmp_path):
+    spec = profiles.local_spec(name, tmp_path, f"{name}-test")
+    assert spec.target.dir == tmp_path.resolve()
+
+
+def test_profiles_are_the_promised_ones():
+    assert profiles.names() == ["matrix", "quick", "reference"]
+    reference = profiles.local_spec("reference", Path("."), "r")
+    w = reference.workloads[0]
+    assert (w.rw, w.bs, w.iodepth, w.runtime) == (["randread", "randwrite"], "4k", 64, 600)
+    assert reference.sweep == [2, 4, 10, 20, 40]
+    matrix = profiles.load("matrix")
+    combos = {(w["rw"], w["bs"], w["iodepth"]) for w in matrix["workloads"]}
+    assert len(combos) == 4 * 3 * 2
+
+
+def test_profile_overrides_and_unknown_profile(tmp_path):
+    spec = profiles.local_spec("quick", tmp_path, "q", runtime=1, size="8M")
+    assert {(w.runtime, w.size) for w in spec.workloads} == {(1, "8M")}
+    with pytest.raises(SpecError, match="unknown; one of matrix, quick, reference"):
+        profiles.load("nope")

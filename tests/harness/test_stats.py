@@ -1,0 +1,109 @@
+"""Each statistics function, one to one, with property tests where invariants exist."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import stats
+
+counts = st.integers(min_value=0, max_value=1000)
+histograms = st.dictionaries(st.integers(min_value=1, max_value=10**10), counts, min_size=1).filter(
+    lambda h: sum(h.values()) > 0
+)
+percentiles = st.sampled_from([1.0, 50.0, 90.0, 95.0, 99.0, 99.9, 99.99, 100.0])
+
+
+def test_mean():
+    assert stats.mean([1.0, 2.0, 6.0]) == 3.0
+    assert stats.mean([]) is None
+
+
+def test_total():
+    assert stats.total([1, 2, 3.5]) == 6.5
+    assert stats.total([]) is None
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e9), min_size=1))
+def test_sum_is_at_least_max_and_mean_between_min_and_max(values):
+    assert stats.total(values) >= max(values) - 1e-6
+    assert min(values) - 1e-6 <= stats.mean(values) <= max(values) + 1e-6
+
+
+def test_merge_histograms_adds_counts_and_drops_empty_buckets():
+    assert stats.merge_histograms([{10: 1, 20: 2}, {20: 3, 30: 0}]) == {10: 1, 20: 5}
+    with pytest.raises(ValueError, match="negative count"):
+        stats.merge_histograms([{10: -1}])
+
+
+@given(st.lists(histograms, min_size=1, max_size=6))
+def test_merge_preserves_sample_count(parts):
+    merged = stats.merge_histograms(parts)
+    assert sum(merged.values()) == sum(sum(p.values()) for p in parts)
+
+
+def test_histogram_percentile_follows_fio():
+    # 100 samples: 95 at 10, 5 at 1000. fio returns the first bucket whose cumulative
+    # count reaches p/100 * samples: p95 -> 95 >= 95 -> 10; p96 -> 1000.
+    histogram = {10: 95, 1000: 5}
+    assert stats.histogram_percentile(histogram, 95.0) == 10
+    assert stats.histogram_percentile(histogram, 96.0) == 1000
+    assert stats.histogram_percentile(histogram, 100.0) == 1000
+    assert stats.histogram_percentile({}, 99.0) is None
+    with pytest.raises(ValueError):
+        stats.histogram_percentile(histogram, 0)
+
+
+@given(st.lists(histograms, min_size=1, max_size=6), percentiles)
+def test_merged_percentile_lies_between_consumer_percentiles(parts, p):
+    per_consumer = [stats.histogram_percentile(h, p) for h in parts]
+    merged = stats.histogram_percentile(stats.merge_histograms(parts), p)
+    assert min(per_consumer) <= merged <= max(per_consumer)
+
+
+@given(histograms, percentiles, percentiles)
+def test_percentile_is_monotonic(histogram, p, q):
+    low, high = sorted((p, q))
+    assert stats.histogram_percentile(histogram, low) <= stats.histogram_percentile(
+        histogram, high
+    )
+
+
+def test_overlap_fraction():
+    assert stats.overlap_fraction([(0, 10), (0, 10)]) == 1.0
+    assert stats.overlap_fraction([(0, 10), (2, 12)]) == pytest.approx(8 / 12)
+    assert stats.overlap_fraction([(0, 5), (6, 10)]) == 0.0
+    assert stats.overlap_fraction([]) is None
+    assert stats.overlap_fraction([(3, 3)]) == 1.0
+    with pytest.raises(ValueError):
+        stats.overlap_fraction([(5, 1)])
+
+
+windows = st.lists(
+    st.tuples(st.floats(0, 1000), st.floats(0, 1000)).map(lambda w: (min(w), max(w))),
+    min_size=1,
+)
+
+
+@given(windows)
+def test_overlap_is_a_fraction(ws):
+    assert 0.0 <= stats.overlap_fraction(ws) <= 1.0
+
+
+def test_relative_gap():
+    assert stats.relative_gap(95, 100) == pytest.approx(0.05)
+    assert stats.relative_gap(105, 100) == pytest.approx(0.05)
+    assert stats.relative_gap(1, 0) is None
+
+
+def test_relative_delta():
+    assert stats.relative_delta(100, 83) == pytest.approx(-0.17)
+    assert stats.relative_delta(100, 125) == pytest.approx(0.25)
+    assert stats.relative_delta(0, 1) is None
+
+
+def test_at_ceiling():
+    assert stats.at_ceiling(16711.68, 16711.68)
+    assert not stats.at_ceiling(16000, 16711.68)
+    assert stats.at_ceiling(199, 200, tolerance=0.01)
