@@ -13,5 +13,6 @@ def remove_created(store: CampaignStore) -> list[str]:
         if details.get("kind") == "file" and details.get("ours", False):
             Path(resource).unlink(missing_ok=True)
             removed.append(resource)
-            store.forget_created(resource)
+        # a user's file or a device region stays; only volperf's note of it goes
+        store.forget_created(resource)
     return removed

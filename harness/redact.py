@@ -6,9 +6,8 @@ import re
 from typing import Any
 
 REDACTED = "<redacted>"
-_SECRET_KEY = re.compile(
-    r"pass(word|wd)?|secret|token|keyring|credential|auth|private|(^|_)key$|api_?key", re.I
-)
+_SECRET_WORDS = {"pass", "key", "token", "auth", "private", "apikey", "cert"}
+_SECRET_PARTS = ("password", "passwd", "secret", "credential", "keyring")
 # Ceph keys are 40 base64 characters ending in '=='; also bearer tokens and URL passwords.
 _SECRET_VALUE = [
     (re.compile(r"\bAQ[A-Za-z0-9+/]{34,40}==(?![A-Za-z0-9+/=])"), REDACTED),
@@ -23,11 +22,18 @@ def redact_text(text: str) -> str:
     return text
 
 
+def is_secret_key(key: str) -> bool:
+    """Names such as password, os_password, key, auth_token, api_key, keyring."""
+    lowered = key.lower()
+    words = set(re.split(r"[^a-z0-9]+", lowered))
+    return bool(words & _SECRET_WORDS) or any(part in lowered for part in _SECRET_PARTS)
+
+
 def redact(value: Any) -> Any:
     """A copy of ``value`` with secret-named keys and secret-looking strings replaced."""
     if isinstance(value, dict):
         return {
-            k: (REDACTED if isinstance(k, str) and _SECRET_KEY.search(k) else redact(v))
+            k: (REDACTED if isinstance(k, str) and is_secret_key(k) else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

@@ -1,0 +1,37 @@
+"""Shared helpers for tests that run real fio campaigns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.spec import CampaignSpec, validate
+
+
+def tiny_spec(directory: Path, name: str = "tiny", **overrides: Any) -> CampaignSpec:
+    """A real but short campaign: 1 s steps on 8 MiB prefilled files."""
+    workload = {
+        "name": "randrw-4k",
+        "rw": ["randread", "randwrite"],
+        "bs": "4k",
+        "iodepth": 8,
+        "size": "8M",
+        "runtime": 1,
+        "prefill": True,
+        **overrides.pop("workload", {}),
+    }
+    data = {
+        "name": name,
+        "target": {"type": "local", "dir": str(directory)},
+        "workloads": [workload],
+        "sweep": [1, 2],
+        **overrides,
+    }
+    return validate(data)
+
+
+def fio_json(path: Path) -> dict[str, Any]:
+    """fio's own output read with nothing but the json module (no volperf parsing)."""
+    text = path.read_text()
+    return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
