@@ -25,7 +25,8 @@ from harness.targets.base import Target, TargetError
 from harness.targets.local import LocalFioTarget
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
-console = Console(stderr=True)
+# Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
 
 def make_target(spec: CampaignSpec) -> Target:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -19,6 +20,17 @@ def _consumers_text(step: Step) -> str:
     for consumer in step.consumers:
         counts[consumer.rw] = counts.get(consumer.rw, 0) + 1
     return ", ".join(f"{n} {rw}" for rw, n in counts.items())
+
+
+HEARTBEAT_S = 30.0
+
+
+def _remaining(elapsed: float, expected: float | None) -> str:
+    return f"{max(expected - elapsed, 0):.0f} s left" if expected else "running"
+
+
+def _live(iops: float | None) -> str:
+    return f"device {iops:,.0f} IOPS" if iops is not None else ""
 
 
 class RichDisplay(Display):
@@ -41,6 +53,8 @@ class RichDisplay(Display):
             f"({_consumers_text(step)}), bs {w.bs}, iodepth {w.iodepth}, {length}"
         )
         expected = float((w.runtime or 0) + w.ramp_time) if w.mode == "time" else None
+        if not self.console.is_terminal:
+            return self._heartbeat(expected)
         self.progress = Progress(
             TextColumn("  {task.description}"),
             BarColumn(),
@@ -54,14 +68,26 @@ class RichDisplay(Display):
         progress = self.progress
 
         def tick(elapsed: float, iops: float | None) -> None:
-            live = f"device {iops:,.0f} IOPS" if iops is not None else ""
-            remaining = f"{max(expected - elapsed, 0):.0f} s left" if expected else ""
             progress.update(
                 task,
                 completed=min(elapsed, expected or elapsed),
-                description=remaining or "running",
-                iops=live,
+                description=_remaining(elapsed, expected),
+                iops=_live(iops),
             )
+
+        return tick
+
+    def _heartbeat(self, expected: float | None) -> Tick:
+        """Without a terminal (CI logs, pipes): a plain line every HEARTBEAT_S seconds."""
+        last = [0.0]
+
+        def tick(elapsed: float, iops: float | None) -> None:
+            if elapsed - last[0] >= HEARTBEAT_S:
+                last[0] = elapsed
+                self.console.print(
+                    f"  {elapsed:.0f} s, {_remaining(elapsed, expected)} {_live(iops)}".rstrip(),
+                    highlight=False,
+                )
 
         return tick
 
@@ -87,49 +113,54 @@ def figure(direction: dict[str, Any] | None, name: str, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
+SUMMARY_COLUMNS = (
+    "step",
+    "cons",
+    "I/O",
+    "IOPS avg",
+    "IOPS sum",
+    "MiB/s sum",
+    "p95 ms",
+    "p95 mean",
+    "p99 ms",
+    "overlap",
+    "device Δ",
+    "state",
+)
+
+
 def summary_table(steps: list[dict[str, Any]], title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in (
-        "step",
-        "cons",
-        "state",
-        "R IOPS avg",
-        "R IOPS sum",
-        "R p95 ms",
-        "W IOPS avg",
-        "W IOPS sum",
-        "W p95 ms",
-        "overlap",
-        "device",
-        "warn",
-    ):
-        table.add_column(column, justify="left" if column in ("step", "state") else "right")
+    """One row per step and direction: readers and writers side by side, as the
+    reference document tabulates them."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in SUMMARY_COLUMNS:
+        table.add_column(column, justify="left" if column in ("step", "I/O", "state") else "right")
     for s in steps:
-        read, write = s.get("read"), s.get("write")
         device = s.get("device") or {}
-        gap = device.get("iops_gap")
-        overlap = s.get("overlap")
-
-        def p95(d: dict[str, Any] | None) -> str:
-            # merged histogram percentile, then the mean of per-consumer percentiles
-            return f"{figure(d, 'p95_merged', 2)} ({figure(d, 'p95_consumer_mean', 2)})"
-
-        table.add_row(
-            s["step"],
-            str(s.get("concurrency") or ""),
-            s["state"],
-            figure(read, "iops_avg"),
-            figure(read, "iops_sum"),
-            p95(read) if read else "–",
-            figure(write, "iops_avg"),
-            figure(write, "iops_sum"),
-            p95(write) if write else "–",
+        gap, overlap = device.get("iops_gap"), s.get("overlap")
+        shared = [
             f"{overlap:.0%}" if overlap is not None else "–",
-            f"±{gap:.0%}" if gap is not None else "–",
-            str(len(s.get("warnings", []))),
-        )
+            f"{gap:.0%}" if gap is not None else "–",
+            s["state"] + (f" ({len(s['warnings'])} warnings)" if s.get("warnings") else ""),
+        ]
+        directions = [(d, s.get(d)) for d in ("read", "write") if s.get(d)] or [("–", None)]
+        for i, (name, d) in enumerate(directions):
+            mib = d["bandwidth_sum"] / 1024 if d and d.get("bandwidth_sum") is not None else None
+            table.add_row(
+                s["step"][:3] if i == 0 else "",
+                str(s.get("concurrency") or "") if i == 0 else "",
+                name,
+                figure(d, "iops_avg"),
+                figure(d, "iops_sum"),
+                f"{mib:,.1f}" if mib is not None else "–",
+                figure(d, "p95_merged", 3),
+                figure(d, "p95_consumer_mean", 3),
+                figure(d, "p99_merged", 3),
+                *(shared if i == 0 else ["", "", ""]),
+            )
     table.caption = (
-        "p95: from merged histograms (mean of per-consumer p95); device: gap "
-        "between the device's IOPS and fio's"
+        "p95/p99 ms: from the consumers' merged latency histograms; p95 mean: the mean of "
+        "per-consumer p95s (what the reference document tabulates); device Δ: gap between "
+        "the device's IOPS and fio's"
     )
     return table

@@ -41,9 +41,7 @@ def test_readers_and_writers_are_aggregated_separately(fio_fixture):
 def test_merged_tail_differs_from_mean_of_percentiles():
     fast = {100_000: 99, 200_000: 1}  # p99 0.1 ms
     slow = {100_000: 50, 50_000_000: 50}  # p99 50 ms
-    figures = [
-        _figures(bins) for bins in (fast, slow)
-    ]
+    figures = [_figures(bins) for bins in (fast, slow)]
     result = aggregate_direction(figures, CEILING_MS)
     assert result.p99_consumer_mean == pytest.approx((0.1 + 50) / 2)
     assert result.p99_merged == 50.0
@@ -68,9 +66,10 @@ def test_value_at_fio_ceiling_is_flagged_not_reported():
     stuck = {top_bucket_ns(3): 10}  # every write slower than fio can measure
     result = aggregate_direction([_figures(stuck), _figures({1_000_000: 10})], CEILING_MS)
     assert result.p99_merged is None and "p99_merged" in result.ceilings
-    assert result.p95_consumer_mean is None and "top histogram bucket" in result.ceilings[
-        "p95_consumer_mean"
-    ]
+    assert (
+        result.p95_consumer_mean is None
+        and "top histogram bucket" in result.ceilings["p95_consumer_mean"]
+    )
 
 
 def test_rate_capped_iops_are_flagged(fio_fixture):

@@ -38,9 +38,7 @@ def test_reader_and_writer_jobs_of_every_version(fio_fixture, name):
     assert output.text_before.startswith("reader: (g=0)")
 
 
-@pytest.mark.parametrize(
-    "name", [n for n in READER_WRITER if "jsonplus" in n]
-)
+@pytest.mark.parametrize("name", [n for n in READER_WRITER if "jsonplus" in n])
 def test_percentiles_from_bins_equal_fios_own(fio_fixture, name):
     """Our percentile of the json+ bins is fio's percentile, exactly, for each job."""
     output = parse_file(fio_fixture(name))
@@ -107,8 +105,10 @@ def test_truncated_output_names_the_file(fio_fixture, tmp_path):
         ("fio: failed to open file x\n", "no JSON object in fio output"),
         ('{\n  "hello": 1\n}\n', "no 'jobs' list"),
         ('{\n  "fio version": "fio-3.33", "jobs": []\n}\n', "lists no jobs"),
-        ('{\n "jobs": [{"jobname": "a", "read": {"io_bytes": 4096, "total_ios": 1}}]}',
-         "unexpected fio JSON layout"),
+        (
+            '{\n "jobs": [{"jobname": "a", "read": {"io_bytes": 4096, "total_ios": 1}}]}',
+            "unexpected fio JSON layout",
+        ),
         ('{\n "jobs": [{"jobname": "a", "mixed": {}}]}', "unified_rw_reporting"),
     ],
 )

@@ -31,11 +31,27 @@ def fio_accepts(jobfile) -> None:
 
 
 def test_rendered_job_is_valid_fio(tmp_path):
-    workload = Workload(name="w", rw=["randread", "randwrite"], iodepth=64, runtime=600,
-                        ramp_time=5, rate_iops=500, fio_options={"norandommap": 1})
+    workload = Workload(
+        name="w",
+        rw=["randread", "randwrite"],
+        iodepth=64,
+        runtime=600,
+        ramp_time=5,
+        rate_iops=500,
+        fio_options={"norandommap": 1},
+    )
     text = render_job(workload, _targets(tmp_path))
-    for line in ("iodepth=64", "runtime=600", "time_based=1", "ramp_time=5", "direct=1",
-                 "rate_iops=500", "norandommap=1", "[c01-randread]", "rw=randwrite"):
+    for line in (
+        "iodepth=64",
+        "runtime=600",
+        "time_based=1",
+        "ramp_time=5",
+        "direct=1",
+        "rate_iops=500",
+        "norandommap=1",
+        "[c01-randread]",
+        "rw=randwrite",
+    ):
         assert line in text.splitlines()
     jobfile = tmp_path / "job.fio"
     jobfile.write_text(text)

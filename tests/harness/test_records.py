@@ -39,7 +39,7 @@ def records_of(path):
 
 
 def test_columns_start_with_the_reference_documents_columns():
-    assert REFERENCE_COLUMNS == [c.strip() for c in SEED_HEADER.split(",")]
+    assert [c.strip() for c in SEED_HEADER.split(",")] == REFERENCE_COLUMNS
     assert FIO_COLUMNS[: len(REFERENCE_COLUMNS)] == REFERENCE_COLUMNS
     assert FIO_COLUMNS[len(REFERENCE_COLUMNS) :][:7] == [
         "step", "consumer", "concurrency", "role", "rw", "bs", "iodepth",

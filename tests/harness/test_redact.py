@@ -22,7 +22,9 @@ def test_secret_keys_are_replaced_at_any_depth():
 
 def test_secret_values_inside_text():
     assert CEPH_KEY not in redact_text(f"key = {CEPH_KEY}\n")
-    assert redact_text("Authorization: Bearer eyJhbGciOi.x-y") == f"Authorization: Bearer {REDACTED}"
+    assert (
+        redact_text("Authorization: Bearer eyJhbGciOi.x-y") == f"Authorization: Bearer {REDACTED}"
+    )
     assert redact_text("http://admin:s3cret@keystone:5000/v3") == (
         f"http://admin:{REDACTED}@keystone:5000/v3"
     )

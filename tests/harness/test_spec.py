@@ -30,19 +30,27 @@ def test_single_rw_becomes_a_list():
     ("change", "expected"),
     [
         ({"workloads": [{"name": "w", "rw": "randfoo"}]}, "workloads[0].rw: unknown rw 'randfoo'"),
-        ({"workloads": [{"name": "w", "rw": "read", "iodepth": 0}]},
-         "workloads[0].iodepth: Input should be greater than or equal to 1 (got 0)"),
-        ({"workloads": [{"name": "w", "rw": "read", "bs": "4 kilo"}]},
-         "workloads[0].bs: expected a size such as 4k, 1M, 512, 10G (got '4 kilo')"),
-        ({"workloads": [{"name": "w", "rw": "read", "mode": "time", "runtime": None}]},
-         "workloads[0]: mode 'time' needs runtime"),
+        (
+            {"workloads": [{"name": "w", "rw": "read", "iodepth": 0}]},
+            "workloads[0].iodepth: Input should be greater than or equal to 1 (got 0)",
+        ),
+        (
+            {"workloads": [{"name": "w", "rw": "read", "bs": "4 kilo"}]},
+            "workloads[0].bs: expected a size such as 4k, 1M, 512, 10G (got '4 kilo')",
+        ),
+        (
+            {"workloads": [{"name": "w", "rw": "read", "mode": "time", "runtime": None}]},
+            "workloads[0]: mode 'time' needs runtime",
+        ),
         ({"sweep": [2, 0]}, "sweep: consumer count 0 must be at least 1 (got [2, 0])"),
         ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
         ({"target": {"type": "nfs"}}, "target.type: Input should be 'local' (got 'nfs')"),
         ({"name": "a b"}, "name: use letters, digits"),
         ({"runtime": 5}, "runtime: Extra inputs are not permitted (got 5)"),
-        ({"workloads": [{"name": "w", "rw": "read"}, {"name": "w", "rw": "write"}]},
-         "workload names repeat: w"),
+        (
+            {"workloads": [{"name": "w", "rw": "read"}, {"name": "w", "rw": "write"}]},
+            "workload names repeat: w",
+        ),
     ],
 )
 def test_errors_name_the_field_and_the_value(change, expected):

@@ -65,9 +65,7 @@ def test_merged_percentile_lies_between_consumer_percentiles(parts, p):
 @given(histograms, percentiles, percentiles)
 def test_percentile_is_monotonic(histogram, p, q):
     low, high = sorted((p, q))
-    assert stats.histogram_percentile(histogram, low) <= stats.histogram_percentile(
-        histogram, high
-    )
+    assert stats.histogram_percentile(histogram, low) <= stats.histogram_percentile(histogram, high)
 
 
 def test_overlap_fraction():

@@ -49,9 +49,12 @@ def test_created_resources(tmp_path):
 
 def test_one_run_per_campaign(tmp_path):
     store = CampaignStore(tmp_path / "c")
-    with store.lock():
-        with pytest.raises(CampaignError, match="another volperf run holds"), store.lock():
-            pass
+    with (
+        store.lock(),
+        pytest.raises(CampaignError, match="another volperf run holds"),
+        store.lock(),
+    ):
+        pass
     with store.lock():
         pass
 

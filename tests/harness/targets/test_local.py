@@ -96,8 +96,9 @@ def test_refuses_a_file_it_did_not_create(tmp_path):
 def test_allow_existing_uses_the_file_and_leaves_it(tmp_path):
     precious = tmp_path / "volperf-tiny-c01.dat"
     precious.write_bytes(b"\0" * (8 << 20))
-    spec = tiny_spec(tmp_path, sweep=[1], target={"type": "local", "dir": str(tmp_path),
-                                                   "allow_existing": True})
+    spec = tiny_spec(
+        tmp_path, sweep=[1], target={"type": "local", "dir": str(tmp_path), "allow_existing": True}
+    )
     outcome = run(spec, tmp_path / "results")
     assert outcome.ok
     assert precious.exists()
@@ -124,8 +125,9 @@ def test_not_enough_space_is_refused_before_anything_runs(tmp_path):
 def small_tmpfs(tmp_path):
     mount_point = tmp_path / "small"
     mount_point.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "volperf-test", str(mount_point)],
-                   check=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=24m", "volperf-test", str(mount_point)], check=True
+    )
     yield mount_point
     subprocess.run(["umount", "-l", str(mount_point)], check=True)
 
@@ -159,15 +161,17 @@ def loop_device(tmp_path):
     backing = tmp_path / "loop.img"
     with backing.open("wb") as handle:
         handle.truncate(32 << 20)
-    device = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True,
-                            capture_output=True, text=True).stdout.strip()
+    device = subprocess.run(
+        ["losetup", "--find", "--show", str(backing)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     yield Path(device)
     subprocess.run(["losetup", "--detach", device], check=True)
 
 
 def test_a_device_given_explicitly_is_split_between_consumers(tmp_path, loop_device):
-    spec = tiny_spec(loop_device, target={"type": "local", "dir": str(loop_device),
-                                          "allow_device": True})
+    spec = tiny_spec(
+        loop_device, target={"type": "local", "dir": str(loop_device), "allow_device": True}
+    )
     outcome = run(spec, tmp_path / "results")
     assert outcome.ok, [r.summary["error"] for r in outcome.results]
     job = (outcome.store.raw_dir("002-randrw-4k-c002-r1") / "fio.job").read_text()

@@ -1,0 +1,94 @@
+"""Running, interrupting and resuming campaigns (real fio)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from harness.campaign import Display, run_campaign
+from harness.store import CampaignError, CampaignStore
+from harness.targets.local import LocalFioTarget
+from tests.harness.helpers import tiny_spec
+
+pytestmark = pytest.mark.functional
+
+
+class StopDuringStep(Display):
+    """Asks the run to stop half a second into the given step, as Ctrl-C would."""
+
+    def __init__(self, stop: threading.Event, step_index: int):
+        self.stop, self.step_index = stop, step_index
+
+    def step_started(self, step, position, total):
+        def tick(elapsed, iops):
+            if step.index == self.step_index and elapsed > 0.5:
+                self.stop.set()
+
+        return tick
+
+
+def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
+    spec = tiny_spec(tmp_path / "data", sweep=[1, 2, 3], workload={"runtime": 3})
+    (tmp_path / "data").mkdir()
+    stop = threading.Event()
+    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, StopDuringStep(stop, 2), stop)
+    store = first.store
+    steps = store.step_ids()
+    assert first.interrupted and not first.ok
+    assert [store.read_status(s).state for s in steps] == ["done", "interrupted"]
+    partial = store.raw_dir(steps[1]) / "fio.out"
+    assert "terminating on signal" in partial.read_text()  # fio stopped cleanly
+    done_before = {p.name: p.read_bytes() for p in store.raw_dir(steps[0]).iterdir()}
+    assert not list((tmp_path / "data").iterdir())  # files cleaned even when interrupted
+
+    second = run_campaign(spec, tmp_path / "r", LocalFioTarget)
+    assert second.ok
+    statuses = [store.read_status(s) for s in store.step_ids()]
+    assert [(s.state, s.attempts) for s in statuses] == [("done", 1), ("done", 2), ("done", 1)]
+    # the finished step was not run again, byte for byte
+    assert {p.name: p.read_bytes() for p in store.raw_dir(steps[0]).iterdir()} == done_before
+    # the interrupted attempt's output is kept beside the new one
+    assert (store.step_dir(steps[1]) / "raw.attempt-1" / "fio.out").exists()
+    rows = (store.root / "fio.csv").read_text().splitlines()
+    assert len(rows) == 1 + 1 + 2 + 3
+
+
+def test_a_finished_campaign_runs_nothing_again(tmp_path):
+    spec = tiny_spec(tmp_path, sweep=[1])
+    run_campaign(spec, tmp_path / "r", LocalFioTarget)
+    status = CampaignStore(tmp_path / "r" / "tiny").read_status("001-randrw-4k-c001-r1")
+    again = run_campaign(spec, tmp_path / "r", LocalFioTarget)
+    assert again.ok
+    assert again.store.read_status("001-randrw-4k-c001-r1") == status
+
+
+def test_resuming_with_another_spec_is_refused(tmp_path):
+    run_campaign(tiny_spec(tmp_path, sweep=[1]), tmp_path / "r", LocalFioTarget)
+    with pytest.raises(CampaignError, match=r"another spec.*\n  sweep: \[1\] in the campaign"):
+        run_campaign(tiny_spec(tmp_path, sweep=[1, 2]), tmp_path / "r", LocalFioTarget)
+
+
+def test_a_step_left_running_by_a_dead_run_counts_as_interrupted(tmp_path):
+    spec = tiny_spec(tmp_path, sweep=[1])
+    store = CampaignStore(tmp_path / "r" / "tiny")
+    run_campaign(spec, tmp_path / "r", LocalFioTarget)
+    status = store.read_status("001-randrw-4k-c001-r1")
+    status.state = "running"
+    store.write_status(status)
+    outcome = run_campaign(spec, tmp_path / "r", LocalFioTarget)
+    assert outcome.ok and store.read_status("001-randrw-4k-c001-r1").attempts == 2
+
+
+def test_labels_with_secrets_never_reach_the_campaign_file(tmp_path):
+    spec = tiny_spec(tmp_path, sweep=[1], labels={"backend": "ssd", "os_password": "hunter2"})
+    outcome = run_campaign(spec, tmp_path / "r", LocalFioTarget)
+    for path in outcome.store.root.rglob("*"):
+        if path.is_file():
+            assert b"hunter2" not in path.read_bytes(), path
+    campaign = outcome.store.read_campaign()
+    assert campaign["spec"]["labels"]["os_password"] == "<redacted>"
+    assert campaign["environment"]["tools"]["fio"].startswith("fio-")
+    assert campaign["environment"]["storage"]["fstype"]
+    # resuming the same spec still matches the redacted copy
+    assert run_campaign(spec, tmp_path / "r", LocalFioTarget).ok
