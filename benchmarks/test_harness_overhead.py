@@ -43,11 +43,22 @@ def test_volperf_iops_against_fio_directly(benchmark, tmp_path):
         job = tmp_path / "plain.fio"
         job.write_text(render_job(spec.workloads[0], targets))
         for t in targets:
-            subprocess.run(["fio", "--name=prefill", "--rw=write", "--bs=1M", "--size=64M",
-                            "--direct=1", f"--filename={t.filename}"], check=True,
-                           capture_output=True)
-        out = subprocess.run(["fio", "--output-format=json+", str(job)], check=True,
-                             capture_output=True, text=True).stdout
+            subprocess.run(
+                [
+                    "fio",
+                    "--name=prefill",
+                    "--rw=write",
+                    "--bs=1M",
+                    "--size=64M",
+                    "--direct=1",
+                    f"--filename={t.filename}",
+                ],
+                check=True,
+                capture_output=True,
+            )
+        out = subprocess.run(
+            ["fio", "--output-format=json+", str(job)], check=True, capture_output=True, text=True
+        ).stdout
         plain.append(iops_of(out))
         for t in targets:
             subprocess.run(["rm", "-f", t.filename], check=True)

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
+from benchmarks.conftest import fio_output_of
 from harness.results import build_step
 from harness.store import CampaignStore, StepStatus, atomic_write_json
-from benchmarks.conftest import fio_output_of
 
 STEP = "001-bench"
 
