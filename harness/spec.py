@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 READ_MODES = frozenset({"read", "randread"})
 WRITE_MODES = frozenset({"write", "randwrite"})
@@ -29,6 +37,16 @@ class SpecError(ValueError):
         super().__init__(f"{source}: invalid campaign spec:\n  " + "\n  ".join(problems))
 
 
+def _plain_name(value: str) -> str:
+    """Names end up in file and directory names: keep them plain."""
+    if not _NAME.match(value):
+        raise ValueError("use letters, digits, '.', '_' and '-' only")
+    return value
+
+
+Name = Annotated[str, AfterValidator(_plain_name)]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -36,7 +54,7 @@ class _Strict(BaseModel):
 class Workload(_Strict):
     """fio options of one workload; consumers of a step are assigned ``rw`` round-robin."""
 
-    name: str
+    name: Name
     rw: list[str] = Field(min_length=1)
     bs: str = "4k"
     iodepth: int = Field(1, ge=1, le=65536)
@@ -51,13 +69,6 @@ class Workload(_Strict):
     rwmixread: int | None = Field(None, ge=0, le=100)
     rate_iops: int | None = Field(None, ge=1, description="per-consumer cap")
     fio_options: dict[str, str | int] = Field(default_factory=dict)
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' and '-' only")
-        return value
 
     @field_validator("rw", mode="before")
     @classmethod
@@ -95,7 +106,7 @@ class LocalTarget(_Strict):
 
 
 class CampaignSpec(_Strict):
-    name: str
+    name: Name
     target: LocalTarget
     workloads: list[Workload] = Field(min_length=1)
     sweep: list[int] = Field(min_length=1, description="consumer counts, one step each")
@@ -103,13 +114,6 @@ class CampaignSpec(_Strict):
     labels: dict[str, str] = Field(default_factory=dict)
     step_timeout: int | None = Field(None, ge=1, description="seconds; default from runtime")
     fio: str = "fio"
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("use letters, digits, '.', '_' and '-' only")
-        return value
 
     @field_validator("sweep")
     @classmethod
