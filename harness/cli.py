@@ -16,8 +16,11 @@ from harness import __version__, profiles
 from harness import spec as spec_module
 from harness.campaign import CampaignOutcome, Display, run_campaign
 from harness.cleanup import remove_created
+from harness.compare import compare_steps
 from harness.display import RichDisplay, summary_table
 from harness.plan import plan_steps
+from harness.report.data import load as load_campaign
+from harness.report.render import build_html, compare_rows, write_comparison, write_report
 from harness.results import rebuild
 from harness.spec import CampaignSpec, SpecError
 from harness.store import CampaignError, CampaignStore
@@ -39,6 +42,16 @@ def _campaign(path: Path) -> CampaignStore:
     store = CampaignStore(path)
     if not store.exists():
         raise click.ClickException(f"{path}: not a campaign directory (no campaign.yaml)")
+    return store
+
+
+def _measured(path: Path) -> CampaignStore:
+    store = _campaign(path)
+    if store.read_campaign().get("reference"):
+        raise click.ClickException(
+            f"{path} is a reference campaign (published figures, no raw output): "
+            "nothing to run, reparse or clean; use it with `volperf report` or `compare`"
+        )
     return store
 
 
@@ -148,7 +161,7 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def reparse(campaign: Path, as_json: bool) -> None:
     """Rebuild fio.csv and summary.json of CAMPAIGN from its raw output."""
-    store = _campaign(campaign)
+    store = _measured(campaign)
     results = rebuild(store)
     steps = [r.summary for r in results]
     if as_json:
@@ -164,7 +177,7 @@ def reparse(campaign: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def status(campaign: Path, as_json: bool) -> None:
     """Show the state of every step of CAMPAIGN."""
-    store = _campaign(campaign)
+    store = _measured(campaign)
     spec = spec_module.validate(store.read_campaign()["spec"], str(store.campaign_file))
     statuses = [store.read_status(step.id) for step in plan_steps(spec)]
     if as_json:
@@ -185,12 +198,89 @@ def status(campaign: Path, as_json: bool) -> None:
 @click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
 def cleanup(campaign: Path) -> None:
     """Remove every file CAMPAIGN created that is still there (e.g. after a crash)."""
-    store = _campaign(campaign)
+    store = _measured(campaign)
     with store.lock():
         removed = remove_created(store)
     for path in removed:
         console.print(f"removed {path}", highlight=False)
     console.print(f"{len(removed)} resources removed")
+
+
+def _doc_source(path: Path) -> Path:
+    if not (path / "conf.py").exists():
+        raise click.ClickException(
+            f"{path}: not a Sphinx source directory (no conf.py); give --doc-source"
+        )
+    return path
+
+
+@main.command()
+@click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option(
+    "--doc-source",
+    type=click.Path(path_type=Path),
+    default=Path("doc/source"),
+    show_default=True,
+    help="Sphinx source directory to write the page into",
+)
+@click.option(
+    "--build",
+    "build_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="then build the HTML documentation into this directory",
+)
+def report(campaign: Path, doc_source: Path, build_dir: Path | None) -> None:
+    """Write CAMPAIGN's page (tables, plots, warnings) into the documentation."""
+    store = _campaign(campaign)
+    index = write_report(store, _doc_source(doc_source))
+    console.print(f"page: {index}", highlight=False)
+    if build_dir is not None:
+        _build(doc_source, build_dir, index.parent.relative_to(doc_source))
+
+
+def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
+    console.print(f"building the documentation into {build_dir} …")
+    result = build_html(doc_source, build_dir)
+    if result.returncode != 0:
+        console.print(result.stderr, highlight=False, markup=False)
+        raise click.ClickException("the documentation did not build (Sphinx warnings above)")
+    console.print(f"report: {build_dir / page / 'index.html'}", highlight=False)
+
+
+@main.command()
+@click.argument("baseline", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.argument(
+    "others", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False)
+)
+@click.option(
+    "--doc-source", type=click.Path(path_type=Path), default=Path("doc/source"), show_default=True
+)
+@click.option("--no-page", is_flag=True, help="only print the table")
+@click.option("--json", "as_json", is_flag=True)
+def compare(
+    baseline: Path, others: tuple[Path, ...], doc_source: Path, no_page: bool, as_json: bool
+) -> None:
+    """Relative deltas of OTHERS against BASELINE, metric by metric."""
+    base = load_campaign(_campaign(baseline))
+    loaded = [load_campaign(_campaign(o)) for o in others]
+    deltas = [compare_steps(base.steps, other.steps) for other in loaded]
+    if as_json:
+        _print_json(
+            {o.name: [d.__dict__ for d in ds] for o, ds in zip(loaded, deltas, strict=True)}
+        )
+    else:
+        for other, ds in zip(loaded, deltas, strict=True):
+            table = Table(title=f"{other.name} against {base.name}", title_justify="left")
+            for column in ("consumers", "I/O", "metric", "baseline", "other", "change", ""):
+                table.add_column(column, justify="right" if column != "metric" else "left")
+            for row in compare_rows(ds):
+                colour = {"better": "green", "worse": "red"}.get(row[-1], "")
+                table.add_row(*row[:-1], f"[{colour}]{row[-1]}[/]" if colour else row[-1])
+            console.print(table)
+    if not no_page:
+        index = write_comparison(base, loaded, _doc_source(doc_source), deltas)
+        console.print(f"page: {index}", highlight=False)
 
 
 @main.command("profiles")

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 from harness.fio.parse import Direction, FioJob
+from harness.redact import redact_text
 
 REFERENCE_COLUMNS = [
     "starttime", "stoptime", "jobname",
@@ -112,7 +113,7 @@ class FioConsumerRecord:
         else:
             # Older fio only stamps the output; its jobs ran for runtime up to that point.
             start, stop, estimated = fio_end_ms - runtime, fio_end_ms, True
-        error = f"fio error {job.error}: {job.error_message}" if job.error else ""
+        error = redact_text(f"fio error {job.error}: {job.error_message}") if job.error else ""
         return cls(
             start_ms=start,
             stop_ms=stop,

@@ -18,6 +18,7 @@ from harness.fio.histogram import top_bucket_ns
 from harness.fio.parse import FioParseError, parse_file
 from harness.plan import plan_steps
 from harness.records import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.redact import redact
 from harness.spec import validate
 from harness.store import CampaignStore, atomic_write_json, atomic_write_text
 
@@ -145,14 +146,12 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
         results.append(build_step(store, step.id, backend, step.workload.rate_iops))
     records = [r for result in results for r in result.records]
     atomic_write_text(store.root / "fio.csv", fio_csv(records))
-    atomic_write_json(
-        store.root / "summary.json",
-        {
-            "campaign": spec.name,
-            "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "volperf": __version__,
-            "labels": spec.labels,
-            "steps": [r.summary for r in results],
-        },
-    )
+    summary = {
+        "campaign": spec.name,
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "volperf": __version__,
+        "labels": spec.labels,
+        "steps": [r.summary for r in results],
+    }
+    atomic_write_json(store.root / "summary.json", redact(summary))
     return results

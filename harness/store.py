@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from harness.redact import redact
+
 STATES = ("pending", "running", "done", "failed", "interrupted")
 
 
@@ -109,7 +111,7 @@ class CampaignStore:
     def write_status(self, status: StepStatus) -> None:
         if status.state not in STATES:
             raise ValueError(f"unknown step state {status.state!r}")
-        atomic_write_json(self.step_dir(status.step) / "status.json", asdict(status))
+        atomic_write_json(self.step_dir(status.step) / "status.json", redact(asdict(status)))
 
     def begin_attempt(self, step_id: str) -> StepStatus:
         """Mark a step running; an earlier attempt's raw output is kept aside, not lost."""

@@ -1,13 +1,24 @@
-"""Sphinx configuration of the volperf documentation."""
+"""Sphinx configuration of the volperf documentation.
+
+Every build regenerates the pages of the reference campaigns kept in results/reference/,
+so their tables always come from their data, never from hand-edited RST.
+"""
+
+from pathlib import Path
 
 import harness
+from harness.report.render import write_report
+from harness.store import CampaignStore
 
 project = "volperf"
 author = "volperf developers"
 release = harness.__version__
 version = release
-extensions = ["sphinx.ext.autosectionlabel"]
-autosectionlabel_prefix_document = True
+extensions: list[str] = []
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
-html_static_path: list[str] = []
+html_theme_options = {"page_width": "1200px"}
+
+_source = Path(__file__).parent
+for _campaign in sorted((_source.parents[1] / "results" / "reference").glob("*/campaign.yaml")):
+    write_report(CampaignStore(_campaign.parent), _source)

@@ -1,0 +1,1 @@
+"""Campaigns become Sphinx pages: tables, plots, warnings and comparisons."""

@@ -1,0 +1,61 @@
+"""Everything a report page shows, loaded from a campaign directory.
+
+A measured campaign is rebuilt from raw/ first (so the page can never disagree with the
+raw output); a reference campaign (published figures, no raw output) is read as stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.records import FioConsumerRecord
+from harness.redact import redact
+from harness.report.reference import reference_steps
+from harness.results import rebuild
+from harness.store import CampaignStore
+
+
+@dataclass
+class CampaignData:
+    name: str
+    store: CampaignStore
+    spec: dict[str, Any]
+    environment: dict[str, Any]
+    backend: str
+    steps: list[dict[str, Any]]
+    records: dict[str, list[FioConsumerRecord]] = field(default_factory=dict)
+    reference: dict[str, Any] | None = None  # source of published figures
+
+    @property
+    def workloads(self) -> list[str]:
+        names: list[str] = []
+        for step in self.steps:
+            if step.get("workload") not in names:
+                names.append(step.get("workload"))
+        return names
+
+    def steps_of(self, workload: str) -> list[dict[str, Any]]:
+        return [s for s in self.steps if s.get("workload") == workload]
+
+
+def load(store: CampaignStore) -> CampaignData:
+    document = store.read_campaign()
+    reference = document.get("reference")
+    records: dict[str, list[FioConsumerRecord]] = {}
+    if reference:
+        steps = reference_steps(store.root, reference, document.get("spec", {}))
+    else:
+        results = rebuild(store)
+        steps = [r.summary for r in results]
+        records = {r.summary["step"]: r.records for r in results}
+    return CampaignData(
+        name=store.name,
+        store=store,
+        spec=redact(document.get("spec", {})),
+        environment=redact(document.get("environment", {})),
+        backend=str(document.get("backend", "")),
+        steps=redact(steps),
+        records=records,
+        reference=redact(reference) if reference else None,
+    )

@@ -1,0 +1,113 @@
+"""matplotlib figures of a campaign, each saved as PNG and SVG beside the page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from harness import stats  # noqa: E402
+from harness.records import FioConsumerRecord  # noqa: E402
+
+COLOURS = {"read": "tab:blue", "write": "tab:red"}
+
+
+def _save(fig: Any, directory: Path, stem: str) -> str:
+    fig.tight_layout()
+    for suffix in ("png", "svg"):
+        fig.savefig(directory / f"{stem}.{suffix}", dpi=110)
+    plt.close(fig)
+    return stem
+
+
+def _series(
+    steps: Sequence[dict[str, Any]], direction: str, name: str, scale: float = 1.0
+) -> tuple[list[int], list[float]]:
+    xs, ys = [], []
+    for s in steps:
+        value = (s.get(direction) or {}).get(name)
+        if value is not None:
+            xs.append(int(s["concurrency"]))
+            ys.append(value * scale)
+    return xs, ys
+
+
+def _against_consumers(steps, directory, stem, panels, ylabel, log=False) -> str | None:
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), squeeze=False)
+    plotted = False
+    for ax, (title, name, scale) in zip(axes[0], panels, strict=True):
+        for direction in ("read", "write"):
+            xs, ys = _series(steps, direction, name, scale)
+            if xs:
+                plotted = True
+                ax.plot(xs, ys, marker="o", color=COLOURS[direction], label=direction)
+        ax.set_title(title)
+        ax.set_xlabel("consumers")
+        ax.set_ylabel(ylabel)
+        if log:
+            ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+    if not plotted:
+        plt.close(fig)
+        return None
+    return _save(fig, directory, stem)
+
+
+def consumer_plots(steps: Sequence[dict[str, Any]], directory: Path, prefix: str) -> list[str]:
+    """IOPS, bandwidth and latency against the number of consumers."""
+    made = [
+        _against_consumers(steps, directory, f"{prefix}-iops",
+                           [("IOPS per consumer", "iops_avg", 1.0),
+                            ("IOPS, all consumers", "iops_sum", 1.0)], "IOPS"),
+        _against_consumers(steps, directory, f"{prefix}-bandwidth",
+                           [("MiB/s per consumer", "bandwidth_avg", 1 / 1024),
+                            ("MiB/s, all consumers", "bandwidth_sum", 1 / 1024)], "MiB/s"),
+        _against_consumers(steps, directory, f"{prefix}-latency",
+                           [("p95 completion latency, merged", "p95_merged", 1.0),
+                            ("p95, mean of consumers", "p95_consumer_mean", 1.0)], "ms",
+                           log=True),
+    ]  # fmt: skip
+    return [m for m in made if m]
+
+
+def distribution_plot(
+    steps: Sequence[dict[str, Any]],
+    records: dict[str, list[FioConsumerRecord]],
+    directory: Path,
+    prefix: str,
+) -> str | None:
+    """Per step, the share of I/Os completed within a latency (merged histograms)."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), squeeze=False)
+    plotted = False
+    for ax, direction in zip(axes[0], ("read", "write"), strict=True):
+        for s in steps:
+            figures = [getattr(r, direction) for r in records.get(s["step"], [])]
+            bins = [f.clat_bins_ns for f in figures if f is not None and f.clat_bins_ns]
+            if not bins:
+                continue
+            merged = stats.merge_histograms(bins)
+            total, running, xs, ys = sum(merged.values()), 0, [], []
+            for bucket, count in merged.items():
+                running += count
+                xs.append(bucket / 1e6)
+                ys.append(running / total)
+            ax.step(xs, ys, where="post", label=f"{s['concurrency']} consumers")
+            plotted = True
+        ax.set_xscale("log")
+        ax.set_title(f"{direction}: completion latency distribution")
+        ax.set_xlabel("ms")
+        ax.set_ylabel("share of I/Os")
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="small")
+    if not plotted:
+        plt.close(fig)
+        return None
+    return _save(fig, directory, f"{prefix}-distribution")

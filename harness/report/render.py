@@ -1,0 +1,231 @@
+"""Write a campaign's page: doc/source/test_results/<name>/index.rst and its figures."""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from harness import __version__
+from harness.compare import Delta, percent
+from harness.redact import redact_text
+from harness.report import plots, tables
+from harness.report.data import CampaignData, load
+from harness.store import CampaignStore, atomic_write_text
+
+_RST_SPECIAL = re.compile(r"([\\`*|_])")
+
+
+def rst(value: object) -> str:
+    """A value as inline RST text: markup characters escaped, on one line."""
+    return _RST_SPECIAL.sub(r"\\\1", " ".join(str(value).split())) or "–"
+
+
+def heading(text: str, char: str) -> str:
+    text = rst(text)
+    return f"{text}\n{char * len(text)}"
+
+
+def templates() -> Environment:
+    env = Environment(
+        loader=PackageLoader("harness.report", "templates"),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # noqa: S701 - RST, escaped by the rst filter
+    )
+    env.filters["rst"] = rst
+    env.filters["heading"] = heading
+    return env
+
+
+def environment_rows(environment: dict[str, Any]) -> list[list[str]]:
+    rows: list[list[str]] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, list):
+            rows.append([prefix, ", ".join(str(v) for v in value)])
+        else:
+            rows.append([prefix, str(value)])
+
+    walk("", environment)
+    return rows
+
+
+def describe_workload(w: dict[str, Any]) -> str:
+    rw = w.get("rw", [])
+    rw = rw if isinstance(rw, list) else [rw]
+    who = (
+        f"consumers take {', '.join(rw)} in turn" if len(rw) > 1 else f"every consumer runs {rw[0]}"
+    )
+    length = (
+        f"for {w.get('runtime')} s"
+        + (f" after {w['ramp_time']} s ramp" if w.get("ramp_time") else "")
+        if w.get("mode", "time") == "time"
+        else f"until {w.get('size')} is done"
+    )
+    parts = [
+        f"fio: {who}, bs {w.get('bs')}, iodepth {w.get('iodepth')}",
+        f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
+        f"{w.get('size')} per consumer",
+        length,
+        f"ioengine {w.get('ioengine', 'libaio')}",
+        "direct I/O" if w.get("direct", True) else "buffered I/O",
+        "every block written once before measuring (prefill)" if w.get("prefill") else "",
+        f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
+    ]
+    return "; ".join(p for p in parts if p) + "."
+
+
+def method_lines(data: CampaignData) -> list[str]:
+    spec = data.spec
+    if data.reference:
+        return list(data.reference.get("method", []))
+    target = spec.get("target", {})
+    lines = [
+        f"Target: {target.get('type')} {target.get('dir') or ''}".strip()
+        + (f" ({data.backend})" if data.backend else ""),
+        f"Consumers per step: {', '.join(str(c) for c in spec.get('sweep', []))}; "
+        f"{spec.get('repeats', 1)} run(s) of each.",
+        "Each step is one fio process with one job per consumer on its own file, all "
+        "starting together; the host's CPU, memory and the device's counters are sampled "
+        "once a second.",
+    ]
+    lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
+    if spec.get("labels"):
+        lines.append("Labels: " + ", ".join(f"{k}={v}" for k, v in spec["labels"].items()))
+    return lines
+
+
+def rally_groups(store: CampaignStore) -> list[dict[str, Any]]:
+    path = store.root / "rally.csv"
+    if not path.exists():
+        return []
+    groups: dict[str, list[list[str]]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            groups.setdefault(row["group"], []).append([
+                row["action"], row["min"], row["median"], row["p90"], row["p95"], row["max"],
+                row["avg"], f"{float(row['success']):.1f}%", row["count"],
+            ])  # fmt: skip
+    return [{"title": f"Response times, {group}", "rows": rows} for group, rows in groups.items()]
+
+
+def campaign_location(root: Path) -> str:
+    """results/... as the user knows it, without this machine's absolute path."""
+    parts = root.parts
+    if "results" in parts:
+        return "/".join(parts[len(parts) - 1 - parts[::-1].index("results") :])
+    return root.name
+
+
+def page_dir(doc_source: Path, name: str) -> Path:
+    return doc_source / "test_results" / name
+
+
+def write_report(store: CampaignStore, doc_source: Path) -> Path:
+    """Generate the campaign's page and figures; returns the index.rst written."""
+    data = load(store)
+    out = page_dir(doc_source, data.name)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    workloads = []
+    for index, name in enumerate(data.workloads, start=1):
+        steps = data.steps_of(name)
+        spec_w = next((w for w in data.spec.get("workloads", []) if w.get("name") == name), {})
+        prefix = f"w{index}"
+        made = plots.consumer_plots(steps, out, prefix)
+        distribution = plots.distribution_plot(steps, data.records, out, prefix)
+        workloads.append({
+            "name": name,
+            "description": describe_workload(spec_w) if spec_w else "",
+            "average": tables.average_rows(steps),
+            "sum": tables.sum_rows(steps),
+            "tail": tables.tail_rows(steps) if not data.reference else [],
+            "runs": tables.run_rows(steps) if not data.reference else [],
+            "plots": made + ([distribution] if distribution else []),
+        })  # fmt: skip
+    downloads = []
+    for name in ("fio.csv", "rally.csv", "summary.json"):
+        if (store.root / name).exists():
+            # what readers download passes the same secret filter as the page
+            text = redact_text((store.root / name).read_text(encoding="utf-8"))
+            atomic_write_text(out / name, text)
+            downloads.append(name)
+    title = (data.reference or {}).get("title") or f"Results of campaign {data.name}"
+    text = (
+        templates()
+        .get_template("campaign.rst.j2")
+        .render(
+            title=title,
+            version=__version__,
+            location=campaign_location(store.root),
+            data=data,
+            environment=environment_rows(data.environment),
+            method=method_lines(data),
+            workloads=workloads,
+            rally=rally_groups(store),
+            warnings=tables.warning_items(data.steps),
+            downloads=downloads,
+        )
+    )
+    index = out / "index.rst"
+    atomic_write_text(index, text)
+    return index
+
+
+def build_html(doc_source: Path, build_dir: Path) -> subprocess.CompletedProcess[str]:
+    """Build the whole documentation with Sphinx, warnings as errors."""
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+         str(doc_source), str(build_dir)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+
+
+def compare_rows(deltas: list[Delta]) -> list[list[str]]:
+    verdict = {True: "better", False: "worse", None: "same"}
+    return [
+        [str(d.concurrency), d.direction, d.label, tables.cell(d.baseline, 3),
+         tables.cell(d.other, 3), percent(d.delta), d.note or verdict[d.better]]
+        for d in deltas
+    ]  # fmt: skip
+
+
+def write_comparison(
+    baseline: CampaignData, others: list[CampaignData], doc_source: Path, deltas: list[list[Delta]]
+) -> Path:
+    """One page comparing every other campaign with the baseline."""
+    name = f"compare-{baseline.name}-vs-" + "-".join(o.name for o in others)
+    out = page_dir(doc_source, name)
+    out.mkdir(parents=True, exist_ok=True)
+    sections = [
+        {"title": f"{other.name} against {baseline.name}", "rows": compare_rows(d)}
+        for other, d in zip(others, deltas, strict=True)
+        if d
+    ]
+    text = (
+        templates()
+        .get_template("compare.rst.j2")
+        .render(
+            title=f"Comparison: {', '.join(o.name for o in others)} against {baseline.name}",
+            baseline=baseline.name,
+            other=", ".join(o.name for o in others),
+            version=__version__,
+            sections=sections,
+        )
+    )
+    index = out / "index.rst"
+    atomic_write_text(index, text)
+    return index

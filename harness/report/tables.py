@@ -1,0 +1,104 @@
+"""Rows of the report's tables, as plain lists of formatted cells (pure functions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DIRECTIONS = ("read", "write")
+
+
+def cell(value: float | None, digits: int = 0, ceiling: str | None = None) -> str:
+    """A number as the tables show it; a bound at a ceiling is marked, never a number."""
+    if value is None:
+        return "≥ ceiling" if ceiling else "–"
+    return f"{value:.{digits}f}"
+
+
+def figure(
+    step: dict[str, Any], direction: str, name: str, digits: int = 0, scale: float = 1.0
+) -> str:
+    data = step.get(direction)
+    if not data:
+        return "–"
+    value = data.get(name)
+    ceilings = data.get("ceilings", {})
+    return cell(value * scale if value is not None else None, digits, ceilings.get(name))
+
+
+def runtime_s(step: dict[str, Any]) -> str:
+    started, finished = step.get("started"), step.get("finished")
+    if step.get("runtime_s") is not None:
+        return cell(step["runtime_s"])
+    return cell(finished - started) if started and finished else "–"
+
+
+KIB_TO_MIB = 1 / 1024
+
+
+def average_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Average per consumer, readers and writers apart (the reference's 'Average data')."""
+    return [
+        [str(s.get("concurrency")),
+         figure(s, "read", "iops_avg"), figure(s, "write", "iops_avg"),
+         figure(s, "read", "bandwidth_avg", 1, KIB_TO_MIB),
+         figure(s, "write", "bandwidth_avg", 1, KIB_TO_MIB),
+         figure(s, "read", "clat_mean_avg", 3), figure(s, "write", "clat_mean_avg", 3),
+         figure(s, "read", "p95_consumer_mean", 3), figure(s, "write", "p95_consumer_mean", 3)]
+        for s in steps
+    ]  # fmt: skip
+
+
+def sum_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Sum over consumers (the reference's 'Summary data')."""
+    return [
+        [str(s.get("concurrency")),
+         figure(s, "read", "iops_sum"), figure(s, "write", "iops_sum"),
+         figure(s, "read", "bandwidth_sum", 1, KIB_TO_MIB),
+         figure(s, "write", "bandwidth_sum", 1, KIB_TO_MIB)]
+        for s in steps
+    ]  # fmt: skip
+
+
+def tail_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Tail latency: merged histograms beside the mean of per-consumer percentiles."""
+    rows = []
+    for s in steps:
+        for d in DIRECTIONS:
+            if s.get(d):
+                rows.append([
+                    str(s.get("concurrency")), d,
+                    figure(s, d, "p95_merged", 3), figure(s, d, "p95_consumer_mean", 3),
+                    figure(s, d, "p99_merged", 3), figure(s, d, "p99_consumer_mean", 3),
+                    figure(s, d, "clat_max", 3),
+                ])  # fmt: skip
+    return rows
+
+
+def run_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """How each step ran: state, overlap, the device's view, host load."""
+    rows = []
+    for s in steps:
+        device = s.get("device") or {}
+        host = s.get("host") or {}
+        overlap = s.get("overlap")
+        gap = device.get("iops_gap")
+        busy = host.get("cpu_busy")
+        rows.append([
+            s["step"], str(s.get("concurrency")), s.get("state", ""),
+            f"{overlap:.0%}" + (" (est.)" if s.get("overlap_estimated") else "")
+            if overlap is not None else "–",
+            cell(device.get("device_iops")), cell(device.get("fio_iops")),
+            f"{gap:.1%}" if gap is not None else "–",
+            f"{busy:.0%}" if busy is not None else "–",
+        ])  # fmt: skip
+    return rows
+
+
+def warning_items(steps: list[dict[str, Any]]) -> list[str]:
+    items = []
+    for s in steps:
+        if s.get("state") not in (None, "done"):
+            items.append(f"{s['step']}: step {s['state']}: {s.get('error') or 'no error text'}")
+        for w in s.get("warnings", []):
+            items.append(f"{s['step']}: {w['message']}")
+    return items

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from harness.report import tables
+
+STEP = {
+    "step": "001-w-c002-r1", "concurrency": 2, "state": "done",
+    "read": {"iops_avg": 1000.4, "iops_sum": 1000.4, "bandwidth_avg": 4001.6,
+             "bandwidth_sum": 4001.6, "clat_mean_avg": 0.51234, "p95_consumer_mean": 0.9,
+             "p95_merged": 0.9, "p99_merged": 1.2, "p99_consumer_mean": 1.2, "clat_max": 5.0,
+             "ceilings": {}},
+    "write": {"iops_avg": None, "iops_sum": None, "p95_consumer_mean": None,
+              "ceilings": {"iops_avg": "rate cap", "iops_sum": "rate cap",
+                           "p95_consumer_mean": "top bucket"}},
+    "overlap": 0.85, "overlap_estimated": True,
+    "device": {"device_iops": 990.0, "fio_iops": 1000.0, "iops_gap": 0.01},
+    "host": {"cpu_busy": 0.25},
+    "warnings": [{"code": "low-overlap", "message": "consumers ran together for only 85%"}],
+}  # fmt: skip
+
+
+def test_cell():
+    assert tables.cell(1.23456, 3) == "1.235"
+    assert tables.cell(None) == "–"
+    assert tables.cell(None, ceiling="why") == "≥ ceiling"
+
+
+def test_figure_marks_ceilings_and_scales():
+    assert tables.figure(STEP, "read", "bandwidth_sum", 1, 1 / 1024) == "3.9"
+    assert tables.figure(STEP, "write", "iops_sum") == "≥ ceiling"
+    assert tables.figure({"read": None}, "read", "iops_sum") == "–"
+
+
+def test_average_and_sum_rows():
+    assert tables.average_rows([STEP]) == [
+        ["2", "1000", "≥ ceiling", "3.9", "–", "0.512", "–", "0.900", "≥ ceiling"]
+    ]
+    assert tables.sum_rows([STEP]) == [["2", "1000", "≥ ceiling", "3.9", "–"]]
+
+
+def test_tail_rows_one_per_direction_that_ran():
+    rows = tables.tail_rows([STEP])
+    assert rows[0] == ["2", "read", "0.900", "0.900", "1.200", "1.200", "5.000"]
+    assert len(rows) == 2
+
+
+def test_run_rows():
+    assert tables.run_rows([STEP]) == [
+        ["001-w-c002-r1", "2", "done", "85% (est.)", "990", "1000", "1.0%", "25%"]
+    ]
+
+
+def test_warning_items_include_failed_steps():
+    failed = {"step": "002", "state": "failed", "error": "fio exited 1", "warnings": []}
+    assert tables.warning_items([STEP, failed]) == [
+        "001-w-c002-r1: consumers ran together for only 85%",
+        "002: step failed: fio exited 1",
+    ]
