@@ -17,6 +17,18 @@ from harness.records import FioConsumerRecord  # noqa: E402
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
 
 
+CAPTIONS = {
+    "iops": "IOPS against the number of consumers",
+    "bandwidth": "Bandwidth against the number of consumers",
+    "latency": "95th percentile completion latency against the number of consumers",
+    "distribution": "Completion latency distribution of each step (all consumers merged)",
+}
+
+
+def caption(stem: str) -> str:
+    return CAPTIONS.get(stem.rsplit("-", 1)[-1], stem)
+
+
 def _save(fig: Any, directory: Path, stem: str) -> str:
     fig.tight_layout()
     for suffix in ("png", "svg"):
@@ -40,7 +52,9 @@ def _series(
 def _against_consumers(steps, directory, stem, panels, ylabel, log=False) -> str | None:
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), squeeze=False)
     plotted = False
+    counts = sorted({int(s["concurrency"]) for s in steps})
     for ax, (title, name, scale) in zip(axes[0], panels, strict=True):
+        ax.set_xticks(counts)
         for direction in ("read", "write"):
             xs, ys = _series(steps, direction, name, scale)
             if xs:

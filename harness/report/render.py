@@ -43,6 +43,7 @@ def templates() -> Environment:
     )
     env.filters["rst"] = rst
     env.filters["heading"] = heading
+    env.filters["caption"] = plots.caption
     return env
 
 
@@ -55,6 +56,9 @@ def environment_rows(environment: dict[str, Any]) -> list[list[str]]:
                 walk(f"{prefix}.{key}" if prefix else str(key), inner)
         elif isinstance(value, list):
             rows.append([prefix, ", ".join(str(v) for v in value)])
+        elif prefix.endswith(("_bytes", "_kib")) and isinstance(value, int | float):
+            scale = 2**30 if prefix.endswith("_bytes") else 2**20
+            rows.append([prefix.rsplit("_", 1)[0], f"{value / scale:.1f} GiB"])
         else:
             rows.append([prefix, str(value)])
 
