@@ -206,6 +206,15 @@ def cleanup(campaign: Path) -> None:
     console.print(f"{len(removed)} resources removed")
 
 
+doc_source_option = click.option(
+    "--doc-source",
+    type=click.Path(path_type=Path),
+    default=Path("doc/source"),
+    show_default=True,
+    help="Sphinx source directory the pages are written into",
+)
+
+
 def _doc_source(path: Path) -> Path:
     if not (path / "conf.py").exists():
         raise click.ClickException(
@@ -216,13 +225,7 @@ def _doc_source(path: Path) -> Path:
 
 @main.command()
 @click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option(
-    "--doc-source",
-    type=click.Path(path_type=Path),
-    default=Path("doc/source"),
-    show_default=True,
-    help="Sphinx source directory to write the page into",
-)
+@doc_source_option
 @click.option(
     "--build",
     "build_dir",
@@ -253,9 +256,7 @@ def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
 @click.argument(
     "others", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False)
 )
-@click.option(
-    "--doc-source", type=click.Path(path_type=Path), default=Path("doc/source"), show_default=True
-)
+@doc_source_option
 @click.option("--no-page", is_flag=True, help="only print the table")
 @click.option("--json", "as_json", is_flag=True)
 def compare(

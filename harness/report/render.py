@@ -83,8 +83,8 @@ def describe_workload(w: dict[str, Any]) -> str:
         f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
         f"{w.get('size')} per consumer",
         length,
-        f"ioengine {w.get('ioengine', 'libaio')}",
-        "direct I/O" if w.get("direct", True) else "buffered I/O",
+        f"ioengine {w['ioengine']}" if w.get("ioengine") else "",
+        {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
         "every block written once before measuring (prefill)" if w.get("prefill") else "",
         f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
     ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +37,9 @@ def fio_json(path: Path) -> dict[str, Any]:
     """fio's own output read with nothing but the json module (no volperf parsing)."""
     text = path.read_text()
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
+
+
+def volperf(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The volperf command as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip

@@ -14,19 +14,10 @@ import pytest
 import yaml
 
 from harness.store import CampaignStore
+from tests.harness.helpers import volperf
 
 pytestmark = pytest.mark.functional
 STEP2 = "002-randrw-4k-c004-r1"
-
-
-def volperf(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def start(*args: str, cwd: Path) -> subprocess.Popen[str]:

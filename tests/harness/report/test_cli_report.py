@@ -4,28 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.campaign import run_campaign
 from harness.targets.local import LocalFioTarget
-from tests.harness.helpers import tiny_spec
+from tests.harness.helpers import tiny_spec, volperf
 
 pytestmark = pytest.mark.functional
 REPO = Path(__file__).parents[3]
-
-
-def volperf(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 @pytest.fixture(scope="module")
