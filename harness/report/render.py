@@ -133,6 +133,22 @@ def campaign_location(root: Path) -> str:
     return root.name
 
 
+# Record files of other planes, shown as they are when a campaign has them.
+EXTRA_TABLES = [("db.csv", "Database results"), ("events.csv", "Timed events")]
+
+
+def extra_tables(store: CampaignStore) -> list[dict[str, Any]]:
+    found = []
+    for name, title in EXTRA_TABLES:
+        path = store.root / name
+        if path.exists():
+            with path.open(encoding="utf-8") as handle:
+                rows = list(csv.reader(handle))
+            if rows:
+                found.append({"title": title, "header": rows[0], "rows": rows[1:], "file": name})
+    return found
+
+
 def page_dir(doc_source: Path, name: str) -> Path:
     return doc_source / "test_results" / name
 
@@ -161,7 +177,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             "plots": made + ([distribution] if distribution else []),
         })  # fmt: skip
     downloads = []
-    for name in ("fio.csv", "rally.csv", "summary.json"):
+    for name in ("fio.csv", "rally.csv", "db.csv", "events.csv", "summary.json"):
         if (store.root / name).exists():
             # what readers download passes the same secret filter as the page
             text = redact_text((store.root / name).read_text(encoding="utf-8"))
@@ -180,6 +196,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             method=method_lines(data),
             workloads=workloads,
             rally=rally_groups(store),
+            extras=extra_tables(store),
             warnings=tables.warning_items(data.steps),
             downloads=downloads,
         )
