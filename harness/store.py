@@ -15,7 +15,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -154,7 +153,3 @@ class CampaignStore:
                     f"{self.root}: another volperf run holds this campaign"
                 ) from None
             yield
-
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

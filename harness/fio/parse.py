@@ -123,7 +123,7 @@ def _extract_json(text: str, source: str) -> tuple[dict[str, Any], str]:
 
 def _build_output(document: dict[str, Any], before: str, source: str) -> FioOutput:
     version = str(document.get("fio version", "unknown"))
-    major = _major_version(version)
+    major = major_version(version)
     timestamp_ms = int(document.get("timestamp_ms") or int(document.get("timestamp", 0)) * 1000)
     jobs = tuple(_parse_job(job, major, source) for job in document["jobs"])
     if not jobs:
@@ -143,7 +143,7 @@ def _build_output(document: dict[str, Any], before: str, source: str) -> FioOutp
     )
 
 
-def _major_version(version: str) -> int:
+def major_version(version: str) -> int:
     match = re.search(r"(\d+)\.\d+", version)
     return int(match.group(1)) if match else 3
 

@@ -14,7 +14,7 @@ import yaml
 
 from harness import stats
 from harness.fio.histogram import top_bucket_ns
-from harness.fio.parse import _major_version
+from harness.fio.parse import major_version
 
 
 def _direction(
@@ -36,7 +36,7 @@ def _direction(
 
 def reference_steps(root: Path, reference: dict[str, Any], spec: dict[str, Any]) -> list[dict]:
     rows = yaml.safe_load((root / "figures.yaml").read_text(encoding="utf-8"))
-    ceiling_ms = top_bucket_ns(_major_version(reference.get("fio_version", "fio-3"))) / 1e6
+    ceiling_ms = top_bucket_ns(major_version(reference.get("fio_version", "fio-3"))) / 1e6
     workload = spec["workloads"][0]
     steps = []
     for index, (n, r_avg, w_avg, r_p95, w_p95, r_sum, w_sum) in enumerate(rows, start=1):
