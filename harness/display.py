@@ -11,6 +11,7 @@ from rich.table import Table
 
 from harness.campaign import Display
 from harness.plan import Step
+from harness.report import tables
 from harness.store import CampaignStore
 from harness.targets.base import StepOutcome, Tick
 
@@ -104,15 +105,6 @@ class RichDisplay(Display):
             self.console.print(f"  {note}")
 
 
-def figure(direction: dict[str, Any] | None, name: str, digits: int = 0) -> str:
-    if not direction:
-        return "–"
-    value = direction.get(name)
-    if value is None:
-        return "ceiling" if name in direction.get("ceilings", {}) else "–"
-    return f"{value:,.{digits}f}"
-
-
 SUMMARY_COLUMNS = (
     "step",
     "cons",
@@ -143,19 +135,18 @@ def summary_table(steps: list[dict[str, Any]], title: str) -> Table:
             f"{gap:.0%}" if gap is not None else "–",
             s["state"] + (f" ({len(s['warnings'])} warnings)" if s.get("warnings") else ""),
         ]
-        directions = [(d, s.get(d)) for d in ("read", "write") if s.get(d)] or [("–", None)]
-        for i, (name, d) in enumerate(directions):
-            mib = d["bandwidth_sum"] / 1024 if d and d.get("bandwidth_sum") is not None else None
+        directions = [d for d in tables.DIRECTIONS if s.get(d)] or ["–"]
+        for i, d in enumerate(directions):
             table.add_row(
                 s["step"][:3] if i == 0 else "",
                 str(s.get("concurrency") or "") if i == 0 else "",
-                name,
-                figure(d, "iops_avg"),
-                figure(d, "iops_sum"),
-                f"{mib:,.1f}" if mib is not None else "–",
-                figure(d, "p95_merged", 3),
-                figure(d, "p95_consumer_mean", 3),
-                figure(d, "p99_merged", 3),
+                d,
+                tables.figure(s, d, "iops_avg"),
+                tables.figure(s, d, "iops_sum"),
+                tables.figure(s, d, "bandwidth_sum", 1, tables.KIB_TO_MIB),
+                tables.figure(s, d, "p95_merged", 3),
+                tables.figure(s, d, "p95_consumer_mean", 3),
+                tables.figure(s, d, "p99_merged", 3),
                 *(shared if i == 0 else ["", "", ""]),
             )
     table.caption = (
