@@ -112,7 +112,11 @@ def run_campaign(
         target.prepare(spec, store)
         if not store.exists():
             path = getattr(target, "path", None)
-            store.write_campaign(redact(spec.to_dict()), snapshot(path, spec.fio), target.backend)
+            environment = snapshot(path, spec.fio)
+            tool_versions = getattr(target, "tool_versions", None)
+            if tool_versions is not None:
+                environment["tools"].update(tool_versions())
+            store.write_campaign(redact(spec.to_dict()), environment, target.backend)
         _mark_stale_runs(store, steps)
         todo = [s for s in steps if store.read_status(s.id).state != "done"]
         display.campaign_started(store, steps, len(todo))
@@ -155,6 +159,7 @@ def _run_step(
         {
             "workload": step.workload.model_dump(mode="json"),
             "concurrency": step.concurrency,
+            "threads": step.threads,
             "repeat": step.repeat,
             "consumers": [
                 {"name": c.name, "rw": c.rw, "role": c.role, "jobname": c.jobname}

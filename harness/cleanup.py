@@ -1,18 +1,54 @@
-"""Remove what a campaign created, from its created.json, even after a crash."""
+"""Remove what a campaign created, from its created.json, even after a crash.
+
+Servers go first (a process is only killed if its command line still names the data
+directory it was started on, so a recycled pid is left alone), then files and
+directories volperf made. A user's file or a device region stays; only the note goes.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
 from pathlib import Path
 
 from harness.store import CampaignStore
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _kill_server(pid: int, marker: str) -> bool:
+    if marker and marker in _cmdline(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        return True
+    return False
+
+
 def remove_created(store: CampaignStore) -> list[str]:
     removed: list[str] = []
-    for resource, details in store.created().items():
-        if details.get("kind") == "file" and details.get("ours", False):
-            Path(resource).unlink(missing_ok=True)
-            removed.append(resource)
-        # a user's file or a device region stays; only volperf's note of it goes
+    created = store.created()
+    processes = {k: v for k, v in created.items() if v.get("kind") == "process"}
+    for resource, details in processes.items():
+        if _kill_server(int(details["pid"]), str(details.get("marker", ""))):
+            removed.append(f"{resource} ({details.get('marker')})")
+        store.forget_created(resource)
+    for resource, details in created.items():
+        kind = details.get("kind")
+        if kind == "process":
+            continue
+        if details.get("ours", False):
+            if kind == "file":
+                Path(resource).unlink(missing_ok=True)
+                removed.append(resource)
+            elif kind == "directory":
+                shutil.rmtree(resource, ignore_errors=True)
+                removed.append(resource)
         store.forget_created(resource)
     return removed

@@ -17,7 +17,7 @@ from harness import spec as spec_module
 from harness.campaign import CampaignOutcome, Display, run_campaign
 from harness.cleanup import remove_created
 from harness.compare import compare_steps
-from harness.display import RichDisplay, summary_table
+from harness.display import RichDisplay, summary_tables
 from harness.plan import plan_steps
 from harness.report.data import load as load_campaign
 from harness.report.render import build_html, compare_rows, write_comparison, write_report
@@ -25,7 +25,7 @@ from harness.results import rebuild
 from harness.spec import CampaignSpec, SpecError
 from harness.store import CampaignError, CampaignStore
 from harness.targets.base import Target, TargetError
-from harness.targets.local import LocalFioTarget
+from harness.targets.local_any import LocalTarget
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 # Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
@@ -34,7 +34,7 @@ console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
 def make_target(spec: CampaignSpec) -> Target:
     if spec.target.type == "local":
-        return LocalFioTarget(spec)
+        return LocalTarget(spec)
     raise TargetError(f"target type {spec.target.type!r} is not available yet")
 
 
@@ -89,7 +89,15 @@ def main() -> None:
     help="where campaigns are stored",
 )
 @click.option("--runtime", type=int, help="local: override every workload's runtime (s)")
-@click.option("--size", help="local: override every consumer's file size (e.g. 4G)")
+@click.option("--size", help="local: override every consumer's file size, fio and fileio (e.g. 4G)")
+@click.option("--sweep", help="local: consumer counts instead of the profile's, e.g. 1,2,4")
+@click.option(
+    "--set",
+    "settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="local: set KEY of every workload that has it (e.g. scale=1, threads=[1,4])",
+)
 @click.option("--allow-device", is_flag=True, help="let fio write to a raw block device")
 @click.option(
     "--allow-existing", is_flag=True, help="let fio overwrite files volperf did not create"
@@ -103,6 +111,8 @@ def run(
     results: Path,
     runtime: int | None,
     size: str | None,
+    sweep: str | None,
+    settings: tuple[str, ...],
     allow_device: bool,
     allow_existing: bool,
     as_json: bool,
@@ -125,6 +135,8 @@ def run(
                 allow_existing=allow_existing,
                 runtime=runtime,
                 size=size,
+                sweep=sweep,
+                settings=settings,
             )
         else:
             spec = spec_module.load(Path(what))
@@ -141,13 +153,16 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
     if as_json:
         _print_json(json.loads((outcome.store.root / "summary.json").read_text()))
     else:
-        console.print(summary_table(steps, f"campaign {outcome.store.name}"))
+        for table in summary_tables(steps, f"campaign {outcome.store.name}"):
+            console.print(table)
         for s in steps:
             for w in s.get("warnings", []):
                 console.print(f"[yellow]warning[/] {s['step']}: {w['message']}", highlight=False)
     if outcome.removed:
-        console.print(f"removed {len(outcome.removed)} consumer files")
-    console.print(f"results: {outcome.store.root}/fio.csv, {outcome.store.root}/summary.json")
+        console.print(f"removed {len(outcome.removed)} files, directories and servers it made")
+    record_files = [n for n in ("fio.csv", "db.csv", "events.csv", "summary.json")
+                    if (outcome.store.root / n).exists()]  # fmt: skip
+    console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")
     if outcome.interrupted:
         console.print("[yellow]interrupted[/]: run the same command again to resume")
         sys.exit(EXIT_INTERRUPTED)
@@ -167,9 +182,15 @@ def reparse(campaign: Path, as_json: bool) -> None:
     if as_json:
         _print_json(json.loads((store.root / "summary.json").read_text()))
         return
-    console.print(summary_table(steps, f"campaign {store.name}"))
+    for table in summary_tables(steps, f"campaign {store.name}"):
+        console.print(table)
     records = sum(len(r.records) for r in results)
-    console.print(f"rebuilt {store.root}/fio.csv ({records} rows) and summary.json")
+    db_records = sum(len(r.db_records) for r in results)
+    console.print(
+        f"rebuilt {store.root}/fio.csv ({records} rows)"
+        + (f", db.csv ({db_records} rows)" if db_records else "")
+        + " and summary.json"
+    )
 
 
 @main.command()

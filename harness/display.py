@@ -10,6 +10,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from harness.campaign import Display
+from harness.describe import expected_seconds, step_line
 from harness.plan import Step
 from harness.report import tables
 from harness.store import CampaignStore
@@ -47,13 +48,12 @@ class RichDisplay(Display):
         )
 
     def step_started(self, step: Step, position: int, total: int) -> Tick:
-        w = step.workload
-        length = f"{w.runtime} s" if w.mode == "time" else f"size {w.size}"
+        w = step.workload.model_dump()
         self.console.print(
             f"[{position}/{total}] {step.id}: {step.concurrency} consumers "
-            f"({_consumers_text(step)}), bs {w.bs}, iodepth {w.iodepth}, {length}"
+            f"({_consumers_text(step)}), {step_line(w, step.threads)}"
         )
-        expected = float((w.runtime or 0) + w.ramp_time) if w.mode == "time" else None
+        expected = expected_seconds(w)
         if not self.console.is_terminal:
             return self._heartbeat(expected)
         self.progress = Progress(
@@ -155,3 +155,25 @@ def summary_table(steps: list[dict[str, Any]], title: str) -> Table:
         "the device's IOPS and fio's"
     )
     return table
+
+
+def db_summary_table(steps: list[dict[str, Any]], tool: str, title: str) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ["step", *tables.DB_HEADERS[tool], "state"]:
+        table.add_column(column, justify="left" if column in ("step", "state") else "right")
+    for s, row in zip(steps, tables.db_rows(steps, tool), strict=True):
+        table.add_row(s["step"][:3], *row, s["state"])
+    return table
+
+
+def summary_tables(steps: list[dict[str, Any]], title: str) -> list[Table]:
+    """The fio table for fio steps, one table per database tool for the others."""
+    made = []
+    fio_steps = [s for s in steps if s.get("tool", "fio") == "fio"]
+    if fio_steps:
+        made.append(summary_table(fio_steps, title))
+    for tool in tables.DB_HEADERS:
+        of_tool = [s for s in steps if s.get("tool") == tool]
+        if of_tool:
+            made.append(db_summary_table(of_tool, tool, f"{title}: {tool}"))
+    return made

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.spec import READ_MODES, WRITE_MODES, CampaignSpec, Workload
+from harness.spec import READ_MODES, WRITE_MODES, CampaignSpec, FioWorkload, Workload
+
+# what each database test does to storage, for the reader/writer/mixed split of reports
+_DB_ROLES = {
+    "rndrd": "reader",
+    "seqrd": "reader",
+    "read_only": "reader",
+    "rndwr": "writer",
+    "seqwr": "writer",
+    "write_only": "writer",
+}
 
 
 @dataclass(frozen=True)
@@ -25,6 +35,7 @@ class Step:
     workload: Workload
     concurrency: int
     repeat: int
+    threads: int | None = None  # database workloads: client threads of each consumer
 
     @property
     def consumers(self) -> list[ConsumerPlan]:
@@ -36,26 +47,42 @@ def role_of(rw: str) -> str:
         return "reader"
     if rw in WRITE_MODES:
         return "writer"
-    return "mixed"
+    return _DB_ROLES.get(rw, "mixed")
+
+
+def modes_of(workload: Workload) -> list[str]:
+    """fio's rw modes, or the one test a database workload runs (rndrw, read_write …)."""
+    if isinstance(workload, FioWorkload):
+        return workload.rw
+    return [getattr(workload, "test", workload.tool)]
 
 
 def assign_consumers(workload: Workload, count: int) -> list[ConsumerPlan]:
     """Consumers take the workload's rw modes in turn: [randread, randwrite] gives half
     readers and half writers running at the same time, as the reference method does."""
     width = max(2, len(str(count)))
+    modes = modes_of(workload)
     return [
         ConsumerPlan(f"c{i + 1:0{width}d}", rw, role_of(rw))
-        for i, rw in ((i, workload.rw[i % len(workload.rw)]) for i in range(count))
+        for i, rw in ((i, modes[i % len(modes)]) for i in range(count))
     ]
 
 
 def plan_steps(spec: CampaignSpec) -> list[Step]:
-    """Workloads in spec order, each swept over the consumer counts, each repeated."""
+    """Workloads in spec order, each swept over the consumer counts (and, for database
+    workloads, over their thread counts), each repeated."""
     steps: list[Step] = []
     for workload in spec.workloads:
+        threads: list[int | None] = (
+            [None] if isinstance(workload, FioWorkload) else list(workload.threads)
+        )
         for concurrency in spec.sweep:
-            for repeat in range(1, spec.repeats + 1):
-                index = len(steps) + 1
-                step_id = f"{index:03d}-{workload.name}-c{concurrency:03d}-r{repeat}"
-                steps.append(Step(step_id, index, workload, concurrency, repeat))
+            for thread_count in threads:
+                for repeat in range(1, spec.repeats + 1):
+                    index = len(steps) + 1
+                    step_id = f"{index:03d}-{workload.name}-c{concurrency:03d}"
+                    if thread_count is not None:
+                        step_id += f"-t{thread_count:03d}"
+                    step_id += f"-r{repeat}"
+                    steps.append(Step(step_id, index, workload, concurrency, repeat, thread_count))
     return steps

@@ -128,8 +128,8 @@ class FioConsumerRecord:
     def row(self) -> list[object]:
         empty: list[float | None] = [0.0] * len(CSV_FIGURES)
         return [
-            _iso(self.start_ms),
-            _iso(self.stop_ms),
+            iso_time(self.start_ms),
+            iso_time(self.stop_ms),
             self.jobname,
             *(self.read.cells() if self.read else empty),
             *(self.write.cells() if self.write else empty),
@@ -138,11 +138,11 @@ class FioConsumerRecord:
         ]
 
 
-def _iso(ms: int) -> str:
+def iso_time(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
 
 
-def _cell(value: object) -> object:
+def csv_cell(value: object) -> object:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -160,5 +160,5 @@ def fio_csv(records: Iterable[FioConsumerRecord]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(FIO_COLUMNS)
     for record in records:
-        writer.writerow([_cell(v) for v in record.row()])
+        writer.writerow([csv_cell(v) for v in record.row()])
     return buffer.getvalue()

@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness import __version__
 from harness.aggregate import Warning, aggregate_step
+from harness.db_records import DbRecord, EventRecord, db_csv, events_csv
+from harness.db_results import build_db_step
 from harness.device_check import GAP_WARNING, compare, host_load, read_samples
 from harness.fio.histogram import top_bucket_ns
 from harness.fio.parse import FioParseError, parse_file
@@ -27,6 +30,8 @@ from harness.store import CampaignStore, atomic_write_json, atomic_write_text
 class StepResult:
     summary: dict[str, Any]
     records: list[FioConsumerRecord] = field(default_factory=list)
+    db_records: list[DbRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
 
 
 def _step_plan(store: CampaignStore, step_id: str) -> dict[str, Any]:
@@ -52,6 +57,13 @@ def build_step(
         "notes": list(status.notes),
         "warnings": [],
     }
+    tool = plan.get("workload", {}).get("tool", "fio")
+    if tool != "fio":
+        summary.update(tool=tool, threads=plan.get("threads"))
+        db = build_db_step(store.raw_dir(step_id), plan, step_id, backend)
+        summary.update(db.summary())
+        summary["warnings"] += [asdict(w) for w in db.warnings]
+        return StepResult(summary, db_records=db.records, events=db.events)
     output_path = store.raw_dir(step_id) / "fio.out"
     if not output_path.exists():
         return StepResult(summary)
@@ -136,6 +148,14 @@ def build_step(
     return StepResult(summary, records)
 
 
+def _write_if_any(path: Path, text: str | None) -> None:
+    """A record file exists only when the campaign has such records."""
+    if text is None:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write_text(path, text)
+
+
 def rebuild(store: CampaignStore) -> list[StepResult]:
     """Re-derive every step's records and aggregates and rewrite fio.csv, summary.json."""
     document = store.read_campaign()
@@ -143,9 +163,14 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
     backend = document.get("backend") or spec.labels.get("backend", spec.target.type)
     results = []
     for step in plan_steps(spec):
-        results.append(build_step(store, step.id, backend, step.workload.rate_iops))
+        rate_iops = getattr(step.workload, "rate_iops", None)
+        results.append(build_step(store, step.id, backend, rate_iops))
     records = [r for result in results for r in result.records]
     atomic_write_text(store.root / "fio.csv", fio_csv(records))
+    db_records = [r for result in results for r in result.db_records]
+    events = [e for result in results for e in result.events]
+    _write_if_any(store.root / "db.csv", db_csv(db_records) if db_records else None)
+    _write_if_any(store.root / "events.csv", events_csv(events) if events else None)
     summary = {
         "campaign": spec.name,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

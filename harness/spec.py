@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationError,
     field_validator,
     model_validator,
@@ -51,9 +53,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Workload(_Strict):
+class FioWorkload(_Strict):
     """fio options of one workload; consumers of a step are assigned ``rw`` round-robin."""
 
+    tool: Literal["fio"] = "fio"
     name: Name
     rw: list[str] = Field(min_length=1)
     bs: str = "4k"
@@ -92,10 +95,147 @@ class Workload(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _mode(self) -> Workload:
+    def _mode(self) -> FioWorkload:
         if self.mode == "time" and self.runtime is None:
             raise ValueError("mode 'time' needs runtime (seconds)")
         return self
+
+
+def _size_text(value: str | int) -> str:
+    value = str(value)
+    if not _SIZE.match(value):
+        raise ValueError("expected a size such as 4k, 1M, 512, 10G")
+    return value
+
+
+Size = Annotated[str | int, AfterValidator(_size_text)]
+ThreadCounts = Annotated[list[Annotated[int, Field(ge=1, le=4096)]], Field(min_length=1)]
+
+
+class _DbWorkload(_Strict):
+    """A database-layer workload: every consumer of a step is one client process (and,
+    except for fileio, its own database server); ``threads`` adds a sweep inside it."""
+
+    name: Name
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
+    report_interval: int = Field(1, ge=1, description="seconds between interval reports")
+
+    @field_validator("threads", check_fields=False)
+    @classmethod
+    def _distinct(cls, value: list[int]) -> list[int]:
+        if len(set(value)) != len(value):
+            raise ValueError("thread counts repeat")
+        return value
+
+
+class FileioWorkload(_DbWorkload):
+    """sysbench fileio: each consumer is one sysbench on its own set of files."""
+
+    tool: Literal["sysbench-fileio"]
+    test: Literal["rndrd", "rndwr", "rndrw", "seqrd", "seqwr"]
+    threads: ThreadCounts = [1]
+    file_total_size: Size = "1G"
+    file_num: int = Field(16, ge=1, le=100000)
+    file_block_size: Size = "16k"
+    file_io_mode: Literal["sync", "async", "mmap"] = "sync"
+    file_extra_flags: list[Literal["direct", "dsync", "sync"]] = ["direct"]
+    file_fsync_freq: int = Field(100, ge=0, description="fsync every N requests, 0: never")
+    file_fsync_all: bool = False
+    file_fsync_end: bool = True
+    file_fsync_mode: Literal["fsync", "fdatasync"] = "fsync"
+    file_rw_ratio: float = Field(1.5, gt=0, description="reads per write for rndrw")
+
+
+class OltpWorkload(_DbWorkload):
+    """sysbench OLTP against volperf's own database server, one per consumer."""
+
+    tool: Literal["sysbench-oltp"]
+    engine: Literal["mariadb", "postgresql"] = "mariadb"
+    test: Literal["read_write", "read_only", "write_only"] = "read_write"
+    tables: int = Field(10, ge=1, le=10000)
+    table_size: int = Field(10000, ge=1)
+    threads: ThreadCounts = [1]
+
+
+class PgbenchWorkload(_DbWorkload):
+    """pgbench (TPC-B like) against volperf's own PostgreSQL, one per consumer; the
+    init at ``scale`` is timed as the load time."""
+
+    tool: Literal["pgbench"]
+    scale: int = Field(10, ge=1)
+    threads: ThreadCounts = Field([1], description="pgbench clients (-c)")
+    jobs: int | None = Field(None, ge=1, description="pgbench worker threads (-j)")
+    protocol: Literal["simple", "extended", "prepared"] = "prepared"
+
+
+class IoPauseWorkload(_DbWorkload):
+    """sysbench OLTP with 1-second reports while every consumer's MariaDB is killed
+    (SIGKILL) and restarted on the same data, ``kills`` times."""
+
+    tool: Literal["io-pause"]
+    engine: Literal["mariadb"] = "mariadb"
+    test: Literal["read_write", "read_only", "write_only"] = "read_write"
+    tables: int = Field(4, ge=1, le=10000)
+    table_size: int = Field(10000, ge=1)
+    threads: ThreadCounts = [4]
+    kills: int = Field(3, ge=1, le=100)
+    before: int = Field(5, ge=2, description="seconds of load before each kill")
+    after: int = Field(5, ge=2, description="seconds of load after the server is back")
+    restart_delay: float = Field(0, ge=0, description="seconds between kill and restart")
+    recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
+    report_interval: Literal[1] = 1
+    runtime: int = Field(0, ge=0, description="unused: the kill cycles set the length")
+
+
+def _tool_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("tool", "fio"))
+    return str(getattr(value, "tool", "fio"))
+
+
+Workload = Annotated[
+    Union[  # noqa: UP007 - Annotated needs the Union spelled out for the tags
+        Annotated[FioWorkload, Tag("fio")],
+        Annotated[FileioWorkload, Tag("sysbench-fileio")],
+        Annotated[OltpWorkload, Tag("sysbench-oltp")],
+        Annotated[PgbenchWorkload, Tag("pgbench")],
+        Annotated[IoPauseWorkload, Tag("io-pause")],
+    ],
+    Discriminator(
+        _tool_of,
+        custom_error_type="unknown-tool",
+        custom_error_message="unknown tool; one of fio, sysbench-fileio, sysbench-oltp, "
+        "pgbench, io-pause",
+    ),
+]
+WORKLOAD_MODELS: dict[str, type[_Strict]] = {
+    "fio": FioWorkload,
+    "sysbench-fileio": FileioWorkload,
+    "sysbench-oltp": OltpWorkload,
+    "pgbench": PgbenchWorkload,
+    "io-pause": IoPauseWorkload,
+}
+
+
+class DatabaseServerSettings(_Strict):
+    """Server options passed as they are: mariadbd --key=value, postgres -c key=value."""
+
+    options: dict[str, str | int] = Field(default_factory=dict)
+    start_timeout: int = Field(120, ge=1, description="seconds a start may take")
+
+
+def _mariadb_defaults() -> DatabaseServerSettings:
+    # a capped buffer pool, so that data larger than it reaches the storage
+    return DatabaseServerSettings(options={"innodb_buffer_pool_size": "128M"})
+
+
+def _postgresql_defaults() -> DatabaseServerSettings:
+    return DatabaseServerSettings(options={"shared_buffers": "128MB"})
+
+
+class Databases(_Strict):
+    mariadb: DatabaseServerSettings = Field(default_factory=_mariadb_defaults)
+    postgresql: DatabaseServerSettings = Field(default_factory=_postgresql_defaults)
 
 
 class LocalTarget(_Strict):
@@ -109,6 +249,7 @@ class CampaignSpec(_Strict):
     name: Name
     target: LocalTarget
     workloads: list[Workload] = Field(min_length=1)
+    databases: Databases = Field(default_factory=Databases)
     sweep: list[int] = Field(min_length=1, description="consumer counts, one step each")
     repeats: int = Field(1, ge=1, le=100)
     labels: dict[str, str] = Field(default_factory=dict)
@@ -137,11 +278,16 @@ class CampaignSpec(_Strict):
         return self.model_dump(mode="json")
 
 
+_TOOL_TAGS = frozenset(WORKLOAD_MODELS)
+
+
 def _location(loc: tuple[Any, ...]) -> str:
     parts: list[str] = []
     for item in loc:
         if isinstance(item, int):
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
+        elif item in _TOOL_TAGS:
+            continue  # the discriminator's tag: the index already names the workload
         elif item not in ("function-after", "function-before") and not str(item).startswith(
             ("function-", "union[")
         ):

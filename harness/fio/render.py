@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.spec import Workload
+from harness.spec import FioWorkload
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]?)(?:i?b)?$")
@@ -30,7 +30,7 @@ class JobTarget:
     offset: int | None = None  # bytes, for a shared block device
 
 
-def _global_section(workload: Workload, numjobs: int) -> list[str]:
+def _global_section(workload: FioWorkload, numjobs: int) -> list[str]:
     lines = [
         "[global]",
         f"ioengine={workload.ioengine}",
@@ -65,7 +65,7 @@ def _job_section(target: JobTarget, numjobs: int) -> list[str]:
     return lines
 
 
-def render_job(workload: Workload, targets: Sequence[JobTarget]) -> str:
+def render_job(workload: FioWorkload, targets: Sequence[JobTarget]) -> str:
     """The measured job: one section per consumer, all starting together."""
     lines = _global_section(workload, workload.numjobs)
     for target in targets:
@@ -73,7 +73,7 @@ def render_job(workload: Workload, targets: Sequence[JobTarget]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_prefill(workload: Workload, targets: Sequence[JobTarget]) -> str:
+def render_prefill(workload: FioWorkload, targets: Sequence[JobTarget]) -> str:
     """Write every block of every consumer's file once, so reads hit real data."""
     lines = [
         "[global]",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from harness.spec import CampaignSpec, SpecError, validate
+from harness.spec import WORKLOAD_MODELS, CampaignSpec, SpecError, validate
 
 
 def names() -> list[str]:
@@ -32,6 +33,8 @@ def local_spec(
     allow_existing: bool = False,
     runtime: int | None = None,
     size: str | None = None,
+    sweep: str | None = None,
+    settings: Sequence[str] = (),
 ) -> CampaignSpec:
     data = load(profile)
     data["name"] = name
@@ -41,9 +44,38 @@ def local_spec(
         "allow_device": allow_device,
         "allow_existing": allow_existing,
     }
+    source = f"profile {profile!r}"
+    if sweep is not None:
+        data["sweep"] = _values(sweep, source, "--sweep")
     for workload in data["workloads"]:
-        if runtime is not None:
+        tool = workload.get("tool", "fio")
+        if runtime is not None and tool != "io-pause":
             workload["runtime"] = runtime
-        if size is not None:
-            workload["size"] = size
-    return validate(data, f"profile {profile!r}")
+        if size is not None and tool in ("fio", "sysbench-fileio"):
+            workload["size" if tool == "fio" else "file_total_size"] = size
+    _apply(data["workloads"], settings, source)
+    return validate(data, source)
+
+
+def _values(text: str, source: str, option: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise SpecError(source, [f"{option}: expected numbers like 1,2,4 (got {text!r})"]) from None
+
+
+def _apply(workloads: list[dict[str, Any]], settings: Sequence[str], source: str) -> None:
+    """--set KEY=VALUE on every workload whose tool has KEY; VALUE is read as YAML."""
+    for setting in settings:
+        key, sep, text = setting.partition("=")
+        if not sep:
+            raise SpecError(source, [f"--set: expected KEY=VALUE (got {setting!r})"])
+        value = yaml.safe_load(text)
+        matched = False
+        for workload in workloads:
+            fields = WORKLOAD_MODELS[workload.get("tool", "fio")].model_fields
+            if key in fields:
+                workload[key] = value
+                matched = True
+        if not matched:
+            raise SpecError(source, [f"--set: no workload of this profile has {key!r}"])

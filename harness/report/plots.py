@@ -22,6 +22,7 @@ CAPTIONS = {
     "bandwidth": "Bandwidth against the number of consumers",
     "latency": "95th percentile completion latency against the number of consumers",
     "distribution": "Completion latency distribution of each step (all consumers merged)",
+    "tps": "Transactions per second against client threads, per consumer and in total",
 }
 
 
@@ -125,3 +126,35 @@ def distribution_plot(
         plt.close(fig)
         return None
     return _save(fig, directory, f"{prefix}-distribution")
+
+
+def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
+    """TPS against threads, one line per number of consumers: per consumer and in total,
+    as the multi-tenant database studies draw it."""
+    by_count: dict[int, list[tuple[int, float, float]]] = {}
+    for s in steps:
+        db = s.get("db") or {}
+        if db.get("tps_total") is None or s.get("threads") is None:
+            continue
+        by_count.setdefault(int(s["concurrency"]), []).append(
+            (int(s["threads"]), db["tps_per_consumer"], db["tps_total"])
+        )
+    if not by_count:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), squeeze=False)
+    threads = sorted({t for points in by_count.values() for t, _, _ in points})
+    for ax, title, index in (
+        (axes[0][0], "TPS per consumer", 1),
+        (axes[0][1], "TPS, all consumers", 2),
+    ):
+        for count, points in sorted(by_count.items()):
+            points.sort()
+            ax.plot([p[0] for p in points], [p[index] for p in points], marker="o",
+                    label=f"{count} consumers")  # fmt: skip
+        ax.set_xticks(threads)
+        ax.set_title(title)
+        ax.set_xlabel("threads per consumer")
+        ax.set_ylabel("transactions/s")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    return _save(fig, directory, stem)

@@ -14,6 +14,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from harness import __version__
 from harness.compare import Delta, percent
+from harness.describe import describe_workload
 from harness.redact import redact_text
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
@@ -66,31 +67,6 @@ def environment_rows(environment: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def describe_workload(w: dict[str, Any]) -> str:
-    rw = w.get("rw", [])
-    rw = rw if isinstance(rw, list) else [rw]
-    who = (
-        f"consumers take {', '.join(rw)} in turn" if len(rw) > 1 else f"every consumer runs {rw[0]}"
-    )
-    length = (
-        f"for {w.get('runtime')} s"
-        + (f" after {w['ramp_time']} s ramp" if w.get("ramp_time") else "")
-        if w.get("mode", "time") == "time"
-        else f"until {w.get('size')} is done"
-    )
-    parts = [
-        f"fio: {who}, bs {w.get('bs')}, iodepth {w.get('iodepth')}",
-        f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
-        f"{w.get('size')} per consumer",
-        length,
-        f"ioengine {w['ioengine']}" if w.get("ioengine") else "",
-        {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
-        "every block written once before measuring (prefill)" if w.get("prefill") else "",
-        f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
-    ]
-    return "; ".join(p for p in parts if p) + "."
-
-
 def method_lines(data: CampaignData) -> list[str]:
     spec = data.spec
     if data.reference:
@@ -101,10 +77,27 @@ def method_lines(data: CampaignData) -> list[str]:
         + (f" ({data.backend})" if data.backend else ""),
         f"Consumers per step: {', '.join(str(c) for c in spec.get('sweep', []))}; "
         f"{spec.get('repeats', 1)} run(s) of each.",
-        "Each step is one fio process with one job per consumer on its own file, all "
-        "starting together; the host's CPU, memory and the device's counters are sampled "
-        "once a second.",
     ]
+    tools = {w.get("tool", "fio") for w in spec.get("workloads", [])}
+    if "fio" in tools:
+        lines.append(
+            "Each fio step is one fio process with one job per consumer on its own file, all "
+            "starting together; the host's CPU, memory and the device's counters are sampled "
+            "once a second."
+        )
+    if tools - {"fio"}:
+        databases = spec.get("databases") or {}
+        settings = "; ".join(
+            f"{engine}: " + ", ".join(f"{k}={v}" for k, v in (s.get("options") or {}).items())
+            for engine, s in databases.items()
+        )
+        lines.append(
+            "Each database step starts its consumers' clients together; every consumer has its "
+            "own server (volperf's own instances, data in the directory under test, reached "
+            "on a private socket) loaded once per dataset. Server settings: "
+            + (settings or "defaults")
+            + "."
+        )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
     if spec.get("labels"):
         lines.append("Labels: " + ", ".join(f"{k}={v}" for k, v in spec["labels"].items()))
@@ -134,7 +127,7 @@ def campaign_location(root: Path) -> str:
 
 
 # Record files of other planes, shown as they are when a campaign has them.
-EXTRA_TABLES = [("db.csv", "Database results"), ("events.csv", "Timed events")]
+EXTRA_TABLES = [("db.csv", "Database results per consumer"), ("events.csv", "Timed events")]
 
 
 def extra_tables(store: CampaignStore) -> list[dict[str, Any]]:
@@ -145,7 +138,11 @@ def extra_tables(store: CampaignStore) -> list[dict[str, Any]]:
             with path.open(encoding="utf-8") as handle:
                 rows = list(csv.reader(handle))
             if rows:
-                found.append({"title": title, "header": rows[0], "rows": rows[1:], "file": name})
+                # a column no row fills (pgbench has no qps …) only widens the table
+                kept = [i for i in range(len(rows[0])) if any(r[i] for r in rows[1:])]
+                header = [rows[0][i] for i in kept]
+                body = [[r[i] for i in kept] for r in rows[1:]]
+                found.append({"title": title, "header": header, "rows": body, "file": name})
     return found
 
 
@@ -165,10 +162,21 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         steps = data.steps_of(name)
         spec_w = next((w for w in data.spec.get("workloads", []) if w.get("name") == name), {})
         prefix = f"w{index}"
+        tool = spec_w.get("tool", "fio")
+        if tool != "fio":
+            tps = plots.tps_plot(steps, out, f"{prefix}-tps")
+            workloads.append({
+                "name": name, "tool": tool,
+                "description": describe_workload(spec_w),
+                "db_header": tables.DB_HEADERS[tool],
+                "db": tables.db_rows(steps, tool),
+                "plots": [tps] if tps else [],
+            })  # fmt: skip
+            continue
         made = plots.consumer_plots(steps, out, prefix)
         distribution = plots.distribution_plot(steps, data.records, out, prefix)
         workloads.append({
-            "name": name,
+            "name": name, "tool": tool,
             "description": describe_workload(spec_w) if spec_w else "",
             "average": tables.average_rows(steps),
             "sum": tables.sum_rows(steps),

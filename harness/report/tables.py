@@ -102,3 +102,52 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
         for w in s.get("warnings", []):
             items.append(f"{s['step']}: {w['message']}")
     return items
+
+
+# database workloads: the figures each tool gives, per step (see db_results.summary)
+DB_HEADERS = {
+    "sysbench-fileio": ["consumers", "threads", "reads/s", "writes/s", "fsyncs/s",
+                        "read MiB/s", "written MiB/s", "p95 ms (highest)", "load s"],
+    "sysbench-oltp": ["consumers", "threads", "TPS sum", "TPS per consumer", "QPS sum",
+                      "latency avg ms", "p95 ms (highest)", "load s"],
+    "pgbench": ["consumers", "clients", "TPS sum", "TPS per consumer", "latency avg ms",
+                "load s"],
+    "io-pause": ["consumers", "threads", "server kills", "io-pause mean s", "io-pause max s",
+                 "never resumed", "server recovery mean s", "recovery max s"],
+}  # fmt: skip
+
+
+def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
+    """Sums over consumers and per-consumer averages, as the database studies show them
+    (sysbench fileio rates, TPS per instance and in total, pgbench load time …)."""
+    rows = []
+    for s in steps:
+        who = [str(s.get("concurrency")), str(s.get("threads") or "")]
+        if tool == "sysbench-fileio":
+            rows.append(who + [
+                figure(s, "db", "reads_per_s_total"), figure(s, "db", "writes_per_s_total"),
+                figure(s, "db", "fsyncs_per_s_total"), figure(s, "db", "read_mib_s_total", 1),
+                figure(s, "db", "written_mib_s_total", 1),
+                figure(s, "db", "latency_p95_ms_highest", 3), figure(s, "db", "load_time_s_max", 1),
+            ])  # fmt: skip
+        elif tool == "sysbench-oltp":
+            rows.append(who + [
+                figure(s, "db", "tps_total", 1), figure(s, "db", "tps_per_consumer", 1),
+                figure(s, "db", "qps_total"), figure(s, "db", "latency_avg_ms", 2),
+                figure(s, "db", "latency_p95_ms_highest", 2), figure(s, "db", "load_time_s_max", 1),
+            ])  # fmt: skip
+        elif tool == "pgbench":
+            rows.append(who + [
+                figure(s, "db", "tps_total", 1), figure(s, "db", "tps_per_consumer", 1),
+                figure(s, "db", "latency_avg_ms", 3), figure(s, "db", "load_time_s_max", 2),
+            ])  # fmt: skip
+        elif tool == "io-pause":
+            events = s.get("events") or {}
+            pause, recovery = events.get("io-pause") or {}, events.get("server-recovery") or {}
+            rows.append(who + [
+                str(recovery.get("count", "–")),
+                cell(pause.get("mean_s"), 1), cell(pause.get("max_s"), 1),
+                str(pause.get("unresolved", "–")),
+                cell(recovery.get("mean_s"), 2), cell(recovery.get("max_s"), 2),
+            ])  # fmt: skip
+    return rows

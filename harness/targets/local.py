@@ -18,11 +18,12 @@ from harness.cleanup import remove_created
 from harness.environment import mount_of
 from harness.fio.parse import FioParseError, parse_file
 from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.fio.run import FioProcessResult, run_fio
+from harness.fio.run import run_fio
 from harness.hoststats import device_for_path
 from harness.plan import Step
+from harness.process import ProcessResult
 from harness.sampler import HostSampler
-from harness.spec import CampaignSpec, LocalTarget, Workload
+from harness.spec import CampaignSpec, FioWorkload, LocalTarget
 from harness.store import CampaignStore, atomic_write_json
 from harness.targets.base import StepOutcome, TargetError, Tick
 
@@ -30,7 +31,7 @@ DEFAULT_TIMEOUT_MARGIN_S = 120
 SIZE_MODE_TIMEOUT_S = 3600
 
 
-def step_timeout(spec: CampaignSpec, workload: Workload) -> float:
+def step_timeout(spec: CampaignSpec, workload: FioWorkload) -> float:
     if spec.step_timeout is not None:
         return spec.step_timeout
     if workload.mode == "time" and workload.runtime is not None:
@@ -203,7 +204,7 @@ class LocalFioTarget:
         return StepOutcome("done", notes=notes)
 
     def _failure(
-        self, result: FioProcessResult, out: Path, err: Path, what: str
+        self, result: ProcessResult, out: Path, err: Path, what: str
     ) -> StepOutcome | None:
         if result.interrupted:
             return StepOutcome(

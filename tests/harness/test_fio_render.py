@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.spec import Workload
+from harness.spec import FioWorkload
 
 
 def test_size_bytes():
@@ -31,7 +31,7 @@ def fio_accepts(jobfile) -> None:
 
 
 def test_rendered_job_is_valid_fio(tmp_path):
-    workload = Workload(
+    workload = FioWorkload(
         name="w",
         rw=["randread", "randwrite"],
         iodepth=64,
@@ -59,24 +59,24 @@ def test_rendered_job_is_valid_fio(tmp_path):
 
 
 def test_numjobs_reports_one_entry_per_consumer(tmp_path):
-    text = render_job(Workload(name="w", rw=["read"], numjobs=4), _targets(tmp_path))
+    text = render_job(FioWorkload(name="w", rw=["read"], numjobs=4), _targets(tmp_path))
     assert "group_reporting=1" in text and text.count("new_group") == 2
 
 
 def test_size_mode_has_no_runtime(tmp_path):
-    text = render_job(Workload(name="w", rw=["write"], mode="size"), _targets(tmp_path))
+    text = render_job(FioWorkload(name="w", rw=["write"], mode="size"), _targets(tmp_path))
     options = {line.split("=")[0] for line in text.splitlines()}
     assert "runtime" not in options and "time_based" not in options
 
 
 def test_device_regions_do_not_overlap(tmp_path):
     targets = [JobTarget(f"c{i}", "randwrite", "/dev/sdz", offset=i * (1 << 30)) for i in range(2)]
-    text = render_job(Workload(name="w", rw=["randwrite"], size="1G"), targets)
+    text = render_job(FioWorkload(name="w", rw=["randwrite"], size="1G"), targets)
     assert "offset=0" in text and "offset=1073741824" in text
 
 
 def test_prefill_writes_every_file_sequentially(tmp_path):
-    text = render_prefill(Workload(name="w", rw=["randread"], size="64M"), _targets(tmp_path))
+    text = render_prefill(FioWorkload(name="w", rw=["randread"], size="64M"), _targets(tmp_path))
     assert "rw=write" in text and "size=64M" in text and text.count("[prefill-") == 2
     jobfile = tmp_path / "prefill.fio"
     jobfile.write_text(text)

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from harness.plan import assign_consumers, plan_steps, role_of
-from harness.spec import Workload, validate
+from harness.spec import FioWorkload, validate
 
 
 def test_half_read_half_write():
-    workload = Workload(name="w", rw=["randread", "randwrite"])
+    workload = FioWorkload(name="w", rw=["randread", "randwrite"])
     consumers = assign_consumers(workload, 4)
     assert [c.rw for c in consumers] == ["randread", "randwrite"] * 2
     assert [c.name for c in consumers] == ["c01", "c02", "c03", "c04"]
@@ -14,7 +14,7 @@ def test_half_read_half_write():
 
 
 def test_odd_count_and_wide_names():
-    workload = Workload(name="w", rw=["randread", "randwrite"])
+    workload = FioWorkload(name="w", rw=["randread", "randwrite"])
     assert sum(c.role == "reader" for c in assign_consumers(workload, 5)) == 3
     assert assign_consumers(workload, 120)[-1].name == "c120"
 

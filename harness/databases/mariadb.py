@@ -1,0 +1,68 @@
+"""volperf's own MariaDB: mariadbd with no config file read (--no-defaults), no TCP,
+a socket in a private directory, options from the campaign (buffer pool …)."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from harness.databases.server import DatabaseServer, find_program, run_client
+
+DATABASE = "sbtest"
+
+
+class MariaDBServer(DatabaseServer):
+    engine = "mariadb"
+    service_user = "mysql"
+    stop_signal = signal.SIGTERM  # mariadbd shuts down cleanly on SIGTERM
+
+    @property
+    def socket(self) -> Path:
+        return self.socket_dir / "mysqld.sock"
+
+    def initialized(self) -> bool:
+        return (self.datadir / "mysql").is_dir()
+
+    def initialize_command(self) -> list[str]:
+        command = [
+            find_program("mariadb-install-db"),
+            "--no-defaults",
+            f"--datadir={self.datadir}",
+            "--auth-root-authentication-method=normal",  # only reachable on our socket
+            "--skip-test-db",
+        ]
+        return command + ([f"--user={self.user}"] if self.user else [])
+
+    def server_command(self) -> list[str]:
+        options = [f"--{key.replace('_', '-')}={value}" for key, value in self.options.items()]
+        return [
+            find_program("mariadbd", "/usr/sbin/mariadbd"),
+            "--no-defaults",
+            f"--datadir={self.datadir}",
+            f"--socket={self.socket}",
+            "--skip-networking",
+            f"--pid-file={self.socket_dir / 'mysqld.pid'}",
+            f"--log-error={self.log}",
+            *options,
+        ]
+
+    def client(self) -> list[str]:
+        return [find_program("mariadb"), "--no-defaults", f"--socket={self.socket}", "-uroot"]
+
+    def ping_command(self) -> list[str]:
+        admin = find_program("mariadb-admin")
+        return [admin, "--no-defaults", f"--socket={self.socket}", "-uroot", "ping"]
+
+    def create_databases(self) -> None:
+        run_client(
+            [*self.client(), "-e", f"CREATE DATABASE IF NOT EXISTS {DATABASE}"],
+            f"mariadb {self.name}: creating database {DATABASE}",
+        )
+
+    def sysbench_options(self) -> list[str]:
+        return [
+            "--db-driver=mysql",
+            f"--mysql-socket={self.socket}",
+            "--mysql-user=root",
+            f"--mysql-db={DATABASE}",
+        ]

@@ -1,0 +1,226 @@
+"""Records and aggregates of a database step (sysbench fileio/OLTP, pgbench, io-pause),
+derived from its raw output alone, like fio steps: `volperf reparse` rebuilds them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.aggregate import Warning
+from harness.db_records import DbRecord, EventRecord
+from harness.iopause import io_pause
+from harness.pgbench.parse import PgbenchParseError, parse_init, parse_run
+from harness.process import what_it_said
+from harness.redact import redact_text
+from harness.stats import mean
+from harness.sysbench.parse import SysbenchParseError, parse_file
+
+
+@dataclass
+class DbStepResult:
+    records: list[DbRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        """Per step: sums over consumers and averages per consumer, as the studies show
+        TPS per instance and in total; event statistics as mean and max."""
+        runs = [r for r in self.records if r.phase == "run" and not r.error]
+        loads = [r for r in self.records if r.phase == "load" and r.load_time_s is not None]
+
+        def values(name: str) -> list[float]:
+            return [v for r in runs if (v := getattr(r, name)) is not None]
+
+        def total(name: str) -> float | None:
+            found = values(name)
+            return sum(found) if found else None
+
+        db: dict[str, Any] = {
+            "consumers_measured": len(runs),
+            "tps_total": total("tps"),
+            "tps_per_consumer": mean(values("tps")) if values("tps") else None,
+            "qps_total": total("qps"),
+            "latency_avg_ms": mean(values("latency_avg_ms")) if values("latency_avg_ms") else None,
+            "latency_p95_ms_highest": max(values("latency_p95_ms"), default=None),
+            "reads_per_s_total": total("reads_per_s"),
+            "writes_per_s_total": total("writes_per_s"),
+            "fsyncs_per_s_total": total("fsyncs_per_s"),
+            "read_mib_s_total": total("read_mib_s"),
+            "written_mib_s_total": total("written_mib_s"),
+            "load_time_s_max": max((r.load_time_s or 0 for r in loads), default=None),
+        }
+        events: dict[str, Any] = {}
+        for kind in sorted({e.event for e in self.events}):
+            of_kind = [e for e in self.events if e.event == kind]
+            ended = [e.seconds for e in of_kind if e.seconds is not None]
+            events[kind] = {
+                "count": len(of_kind),
+                "mean_s": mean(ended) if ended else None,
+                "max_s": max(ended, default=None),
+                "unresolved": len(of_kind) - len(ended),
+            }
+        return {"db": db, "events": events}
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -> DbStepResult:
+    workload = plan.get("workload", {})
+    tool = workload.get("tool", "")
+    result = DbStepResult()
+    base = {
+        "step": step_id,
+        "tool": tool,
+        "engine": workload.get("engine", "postgresql" if tool == "pgbench" else ""),
+        "test": workload.get("test", "tpcb-like" if tool == "pgbench" else ""),
+        "concurrency": int(plan.get("concurrency") or 0),
+        "threads": int(plan.get("threads") or 1),
+        "backend": backend,
+        "repeat": int(plan.get("repeat") or 1),
+    }
+    loads = _json(raw / "load.json") or {}
+    processes = _json(raw / "process.json") or {}
+    kills = _json(raw / "kills.json") or []
+    for consumer in [c["name"] for c in plan.get("consumers", [])]:
+        if consumer in loads:
+            result.records.append(_load_record(raw, consumer, tool, loads[consumer], base))
+        if tool == "io-pause":
+            _io_pause_events(raw, consumer, processes.get(consumer), kills, step_id, result)
+        elif (raw / f"{consumer}.out").exists():
+            record = _run_record(raw, consumer, tool, base, result)
+            result.records.append(record)
+    return result
+
+
+def _load_record(
+    raw: Path, consumer: str, tool: str, process: dict[str, Any], base: dict[str, Any]
+) -> DbRecord:
+    error = ""
+    load_time = process.get("duration_s")
+    if process.get("returncode") != 0:
+        said = what_it_said(raw / f"{consumer}.load.out", raw / f"{consumer}.load.err")
+        error = redact_text(f"load exited {process.get('returncode')}: {said}")
+        load_time = None
+    elif tool == "pgbench":
+        try:  # pgbench times its own phases; its total is the load time the studies quote
+            load_time = parse_init(_read(raw / f"{consumer}.load.err")).load_time_s
+        except PgbenchParseError as exc:
+            error = str(exc)
+    return DbRecord(**base, consumer=consumer, phase="load", load_time_s=load_time, error=error)
+
+
+def _run_record(
+    raw: Path, consumer: str, tool: str, base: dict[str, Any], result: DbStepResult
+) -> DbRecord:
+    out, err = raw / f"{consumer}.out", raw / f"{consumer}.err"
+    try:
+        if tool == "pgbench":
+            run = parse_run(_read(out), _read(err), str(out))
+            return DbRecord(
+                **base,
+                consumer=consumer,
+                phase="run",
+                tps=run.tps,
+                latency_avg_ms=run.latency_avg_ms,
+                latency_stddev_ms=run.latency_stddev_ms,
+                duration_s=run.progress[-1].time_s if run.progress else None,
+                error=f"{run.failed} failed transactions" if run.failed else "",
+            )
+        output = parse_file(out)
+    except (PgbenchParseError, SysbenchParseError) as exc:
+        result.warnings.append(Warning("unparseable-output", redact_text(str(exc))))
+        return DbRecord(**base, consumer=consumer, phase="run", error=redact_text(str(exc)))
+    summary = output.summary
+    if summary is None:
+        said = " / ".join(output.fatal[-3:]) or "no summary: sysbench ended early"
+        return DbRecord(**base, consumer=consumer, phase="run", error=redact_text(said))
+    return DbRecord(
+        **base,
+        consumer=consumer,
+        phase="run",
+        tps=summary.tps,
+        qps=summary.qps,
+        latency_avg_ms=summary.latency_avg_ms,
+        latency_p95_ms=summary.latency_p95_ms,
+        errors_per_s=summary.errors_per_s,
+        reconnects_per_s=summary.reconnects_per_s,
+        reads_per_s=summary.reads_per_s,
+        writes_per_s=summary.writes_per_s,
+        fsyncs_per_s=summary.fsyncs_per_s,
+        read_mib_s=summary.read_mib_s,
+        written_mib_s=summary.written_mib_s,
+        duration_s=summary.total_time_s,
+    )
+
+
+def _io_pause_events(
+    raw: Path,
+    consumer: str,
+    process: dict[str, Any] | None,
+    kills: list[dict[str, Any]],
+    step_id: str,
+    result: DbStepResult,
+) -> None:
+    """Each kill of this consumer's server gives a server-recovery event (kill to the
+    server answering, measured by volperf) and an io-pause event (from sysbench's
+    intervals: the client's own view)."""
+    mine = [k for k in kills if k.get("consumer") == consumer]
+    series: list[tuple[float, float]] = []
+    try:
+        output = parse_file(raw / f"{consumer}.out")
+        series = [(i.time_s, i.tps) for i in output.intervals if i.tps is not None]
+    except SysbenchParseError as exc:
+        result.warnings.append(Warning("unparseable-output", redact_text(str(exc))))
+    client_start = (process or {}).get("start_s")
+    for kill in mine:
+        killed_at, ready_at = kill["killed_at"], kill.get("ready_at")
+        recovery = ready_at - killed_at if ready_at is not None else None
+        result.events.append(
+            EventRecord(
+                step_id,
+                consumer,
+                "server-recovery",
+                int(kill["cycle"]),
+                int(killed_at * 1000),
+                recovery,
+                redact_text(kill.get("error", "")) or "SIGKILL, restart on the same data",
+            )
+        )
+        if client_start is None or not series:
+            continue
+        pause = io_pause(series, killed_at - client_start)
+        detail = (
+            f"transactions stopped at {pause.last_ack_s:.0f} s"
+            + (f", resumed at {pause.resumed_s:.0f} s" if pause.resumed_s is not None else "")
+            + " of the client's run"
+            + (
+                f"; about {pause.lost_s:.1f} s of transactions lost around the kill"
+                if pause.lost_s is not None
+                else ""
+            )
+        )
+        result.events.append(
+            EventRecord(
+                step_id,
+                consumer,
+                "io-pause",
+                int(kill["cycle"]),
+                int((client_start + pause.last_ack_s) * 1000),
+                pause.seconds,
+                detail if pause.seconds is not None else "transactions never resumed; " + detail,
+            )
+        )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

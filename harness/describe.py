@@ -1,0 +1,130 @@
+"""Workloads in words, for the terminal and the report's method section."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SYSBENCH_TESTS = {
+    "rndrd": "random reads",
+    "rndwr": "random writes",
+    "rndrw": "random reads and writes",
+    "seqrd": "sequential reads",
+    "seqwr": "sequential writes",
+}
+
+
+def describe_workload(w: dict[str, Any]) -> str:
+    tool = w.get("tool", "fio")
+    if tool == "sysbench-fileio":
+        return _fileio(w)
+    if tool == "sysbench-oltp":
+        return _oltp(w)
+    if tool == "pgbench":
+        return _pgbench(w)
+    if tool == "io-pause":
+        return _io_pause(w)
+    return _fio(w)
+
+
+def _join(parts: list[str]) -> str:
+    return "; ".join(p for p in parts if p) + "."
+
+
+def _threads(w: dict[str, Any], what: str = "threads") -> str:
+    return f"{what} {', '.join(str(t) for t in w.get('threads', [1]))}"
+
+
+def _fio(w: dict[str, Any]) -> str:
+    rw = w.get("rw", [])
+    rw = rw if isinstance(rw, list) else [rw]
+    who = (
+        f"consumers take {', '.join(rw)} in turn" if len(rw) > 1 else f"every consumer runs {rw[0]}"
+    )
+    length = (
+        f"for {w.get('runtime')} s"
+        + (f" after {w['ramp_time']} s ramp" if w.get("ramp_time") else "")
+        if w.get("mode", "time") == "time"
+        else f"until {w.get('size')} is done"
+    )
+    return _join([
+        f"fio: {who}, bs {w.get('bs')}, iodepth {w.get('iodepth')}",
+        f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
+        f"{w.get('size')} per consumer",
+        length,
+        f"ioengine {w['ioengine']}" if w.get("ioengine") else "",
+        {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
+        "every block written once before measuring (prefill)" if w.get("prefill") else "",
+        f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
+    ])  # fmt: skip
+
+
+def _fileio(w: dict[str, Any]) -> str:
+    flags = w.get("file_extra_flags") or []
+    fsync = (
+        f"fsync every {w.get('file_fsync_freq')} requests"
+        if w.get("file_fsync_freq")
+        else "no periodic fsync"
+    )
+    return _join([
+        f"sysbench fileio {w.get('test')} ({_SYSBENCH_TESTS.get(w.get('test', ''), '')}): "
+        f"each consumer one sysbench on {w.get('file_num')} files of "
+        f"{w.get('file_total_size')} in all, block {w.get('file_block_size')}",
+        _threads(w),
+        f"{w.get('file_io_mode')} I/O" + (f" with {', '.join(flags)}" if flags else ""),
+        fsync + ("; fsync after every write" if w.get("file_fsync_all") else ""),
+        f"for {w.get('runtime')} s",
+    ])  # fmt: skip
+
+
+def _oltp(w: dict[str, Any]) -> str:
+    return _join([
+        f"sysbench oltp_{w.get('test')}: each consumer its own {w.get('engine')} server "
+        f"and one sysbench, {w.get('tables')} tables of {w.get('table_size')} rows",
+        _threads(w),
+        f"for {w.get('runtime')} s",
+    ])  # fmt: skip
+
+
+def _pgbench(w: dict[str, Any]) -> str:
+    return _join([
+        f"pgbench (TPC-B like): each consumer its own PostgreSQL server, loaded at scale "
+        f"{w.get('scale')} (load timed)",
+        _threads(w, "clients"),
+        f"{w.get('protocol')} protocol",
+        f"for {w.get('runtime')} s",
+    ])  # fmt: skip
+
+
+def _io_pause(w: dict[str, Any]) -> str:
+    return _join([
+        f"io-pause: sysbench oltp_{w.get('test')} with 1-second reports against each "
+        f"consumer's own {w.get('engine')}; every server killed (SIGKILL) "
+        f"{w.get('kills')} times, {w.get('before')} s into the load, and restarted on the "
+        f"same data after {w.get('restart_delay')} s",
+        f"{w.get('after')} s of load after each recovery",
+        _threads(w),
+        f"{w.get('tables')} tables of {w.get('table_size')} rows",
+    ])  # fmt: skip
+
+
+def expected_seconds(w: dict[str, Any]) -> float | None:
+    """How long the measured part of a step should take, for progress bars."""
+    tool = w.get("tool", "fio")
+    if tool == "io-pause":
+        return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
+    if tool != "fio":
+        return float(w.get("runtime") or 0)
+    if w.get("mode", "time") == "time":
+        return float((w.get("runtime") or 0) + w.get("ramp_time", 0))
+    return None
+
+
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    """The short form the terminal shows when a step starts."""
+    tool = w.get("tool", "fio")
+    if tool == "fio":
+        length = f"{w['runtime']} s" if w.get("mode", "time") == "time" else f"size {w['size']}"
+        return f"bs {w.get('bs')}, iodepth {w.get('iodepth')}, {length}"
+    test = w.get("test", "")
+    seconds = expected_seconds(w)
+    return f"{tool} {test}".strip() + f", {threads} threads, ~{seconds:.0f} s"

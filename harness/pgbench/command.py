@@ -1,0 +1,25 @@
+"""pgbench command lines: the timed init (-i) at a scale factor, and the measured run
+with --progress reports kept raw."""
+
+from __future__ import annotations
+
+from harness.spec import PgbenchWorkload
+
+DATABASE = "pgbench"
+
+
+def init(workload: PgbenchWorkload, connection: list[str]) -> list[str]:
+    return [*connection, "-i", f"--scale={workload.scale}", DATABASE]
+
+
+def run(workload: PgbenchWorkload, connection: list[str], clients: int) -> list[str]:
+    jobs = min(workload.jobs or clients, clients)
+    return [
+        *connection,
+        f"--client={clients}",
+        f"--jobs={jobs}",
+        f"--time={workload.runtime}",
+        f"--progress={workload.report_interval}",
+        f"--protocol={workload.protocol}",
+        DATABASE,
+    ]

@@ -1,0 +1,119 @@
+"""Run benchmark tools as child processes that can always be stopped.
+
+Every child runs in its own session so a terminal's Ctrl-C reaches volperf first, which
+then asks the children to stop (fio finishes its JSON on SIGINT), escalating to SIGKILL
+after a grace period. If volperf itself dies, the kernel sends each child SIGTERM
+(PR_SET_PDEATHSIG), so no tool outlives the campaign that started it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+KILL_GRACE_S = 15.0
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    # without glibc the timeout and the signal forwarding still apply
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: Sequence[str]
+    stdout: Path
+    stderr: Path
+    cwd: Path | None = None
+    env: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    returncode: int
+    duration_s: float
+    timed_out: bool
+    interrupted: bool
+    start_s: float  # wall clock
+    end_s: float
+
+
+def run_processes(
+    commands: Sequence[Command],
+    timeout_s: float,
+    stop: threading.Event,
+    on_tick: Callable[[float], None] | None = None,
+    stop_signal: int = signal.SIGINT,
+) -> list[ProcessResult]:
+    """Run the commands at once; output goes to their files untouched. All of them are
+    asked to stop when ``stop`` is set or ``timeout_s`` has passed."""
+    start = time.time()
+    processes: list[subprocess.Popen[bytes]] = []
+    with contextlib.ExitStack() as files:
+        for command in commands:
+            out = files.enter_context(command.stdout.open("wb"))
+            err = files.enter_context(command.stderr.open("wb"))
+            processes.append(
+                subprocess.Popen(  # noqa: S603 - argv list, no shell
+                    list(command.argv),
+                    stdout=out,
+                    stderr=err,
+                    stdin=subprocess.DEVNULL,
+                    cwd=command.cwd,
+                    env=dict(command.env) if command.env is not None else None,
+                    start_new_session=True,
+                    preexec_fn=die_with_parent,  # noqa: PLW1509 - no threads touched
+                )
+            )
+        ends: list[float | None] = [None] * len(processes)
+        timed_out = interrupted = False
+        asked_to_stop_at: float | None = None
+        while any(end is None for end in ends):
+            time.sleep(0.05 if time.time() - start < 1 else 0.25)
+            for i, process in enumerate(processes):
+                if ends[i] is None and process.poll() is not None:
+                    ends[i] = time.time()
+            elapsed = time.time() - start
+            if on_tick is not None:
+                on_tick(elapsed)
+            running = [p for p, end in zip(processes, ends, strict=True) if end is None]
+            if asked_to_stop_at is None and running and (stop.is_set() or elapsed > timeout_s):
+                timed_out, interrupted = not stop.is_set(), stop.is_set()
+                for process in running:
+                    process.send_signal(stop_signal)
+                asked_to_stop_at = time.time()
+            elif asked_to_stop_at is not None and time.time() - asked_to_stop_at > KILL_GRACE_S:
+                for process in running:
+                    process.kill()
+    return [
+        ProcessResult(p.returncode, end - start, timed_out, interrupted, start, end)
+        for p, end in zip(processes, ends, strict=True)
+        if end is not None
+    ]
+
+
+ERROR_PREFIXES = ("FATAL", "ERROR", "pgbench: error")
+
+
+def what_it_said(*paths: Path, lines: int = 3) -> str:
+    """The last lines in which a tool said what went wrong (sysbench's FATAL, pgbench's
+    error), else the last lines it printed, read from its output files."""
+    text: list[str] = []
+    for path in paths:
+        try:
+            text += path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    said = [line for line in text if line.startswith(ERROR_PREFIXES)]
+    if not said:
+        said = [line for line in text if line.strip()]
+    return " / ".join(line.strip() for line in said[-lines:])

@@ -1,0 +1,1 @@
+"""sysbench: command lines for fileio and OLTP tests, and the parser of its output."""

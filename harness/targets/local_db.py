@@ -1,0 +1,494 @@
+"""Local database target: sysbench fileio on files in the directory under test, and
+sysbench OLTP, pgbench and io-pause against volperf's own MariaDB and PostgreSQL servers
+whose data lives there, one server per consumer (the multi-tenant model: N databases,
+one client each).
+
+Servers start when a step first needs them and keep running between steps, their data
+loaded once per dataset; they are stopped and their data removed when the campaign
+ends, also after a failure or Ctrl-C. Everything is recorded in created.json before it
+is made, so `volperf cleanup` finds it after a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.cleanup import remove_created
+from harness.databases.mariadb import MariaDBServer
+from harness.databases.postgresql import PostgreSQLServer
+from harness.databases.server import DatabaseServer, ServerError
+from harness.environment import mount_of
+from harness.fio.render import size_bytes
+from harness.hoststats import device_for_path
+from harness.pgbench import command as pgbench_command
+from harness.plan import ConsumerPlan, Step
+from harness.process import Command, ProcessResult, run_processes, what_it_said
+from harness.redact import redact_text
+from harness.spec import (
+    CampaignSpec,
+    FileioWorkload,
+    FioWorkload,
+    IoPauseWorkload,
+    OltpWorkload,
+    PgbenchWorkload,
+)
+from harness.store import CampaignStore, atomic_write_json
+from harness.sysbench import command as sysbench_command
+from harness.targets.base import StepOutcome, TargetError, Tick
+
+RUN_MARGIN_S = 120
+LOAD_TIMEOUT_S = 3600
+SERVERS: dict[str, type[DatabaseServer]] = {
+    "mariadb": MariaDBServer,
+    "postgresql": PostgreSQLServer,
+}
+DbWorkload = FileioWorkload | OltpWorkload | PgbenchWorkload | IoPauseWorkload
+
+
+def dataset_of(workload: DbWorkload) -> tuple[str, dict[str, Any]]:
+    """What a consumer's loaded data depends on; a step whose dataset differs loads anew."""
+    if isinstance(workload, FileioWorkload):
+        files = {"file_total_size": str(workload.file_total_size), "file_num": workload.file_num}
+        return "fileio", files
+    if isinstance(workload, PgbenchWorkload):
+        return "pgbench", {"scale": workload.scale}
+    return "sysbench", {"tables": workload.tables, "table_size": workload.table_size}
+
+
+def engine_of(workload: DbWorkload) -> str | None:
+    if isinstance(workload, FileioWorkload):
+        return None
+    if isinstance(workload, PgbenchWorkload):
+        return "postgresql"
+    return workload.engine
+
+
+@dataclass
+class _StepRun:
+    step: Step
+    store: CampaignStore
+    raw: Path
+    stop: threading.Event
+    tick: Tick
+
+    def on_tick(self, elapsed: float) -> None:
+        self.tick(elapsed, None)
+
+
+class LocalDatabaseTarget:
+    def __init__(self, spec: CampaignSpec):
+        if spec.target.dir is None:
+            raise TargetError("local target needs a directory: give --dir DIR (target.dir)")
+        self.spec = spec
+        self.path = Path(spec.target.dir)
+        self.backend = spec.labels.get("backend", "local")
+        self.servers: dict[str, DatabaseServer] = {}
+        self.socket_root: Path | None = None
+
+    @property
+    def workloads(self) -> list[DbWorkload]:
+        return [w for w in self.spec.workloads if not isinstance(w, FioWorkload)]
+
+    def engines(self) -> list[str]:
+        return sorted({e for w in self.workloads if (e := engine_of(w)) is not None})
+
+    # preparation
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            raise TargetError(f"{self.path}: no such directory") from None
+        if not stat.S_ISDIR(mode):
+            raise TargetError(
+                f"{self.path}: database workloads need a directory on a file system "
+                "(their files and servers' data go there)"
+            )
+        if not os.access(self.path, os.W_OK):
+            raise TargetError(f"{self.path}: directory is not writable")
+        needs_sysbench = any(not isinstance(w, PgbenchWorkload) for w in self.workloads)
+        if needs_sysbench and shutil.which("sysbench") is None:
+            raise TargetError("sysbench is not installed (tools/setup.sh installs it)")
+        for engine in self.engines():
+            probe = SERVERS[engine]("probe", self.path / "probe", self.path, {}, 1)
+            try:
+                probe.server_command()
+                probe.check_reachable(self.path)
+            except ServerError as exc:
+                raise TargetError(str(exc)) from None
+        self._check_space()
+        if "backend" not in spec.labels:
+            mount = mount_of(self.path)
+            device = device_for_path(self.path)
+            parts = ["local", mount.get("fstype", "?"), device.name if device else "nodev"]
+            self.backend = ":".join(parts)
+
+    def _check_space(self) -> None:
+        files = [w for w in self.workloads if isinstance(w, FileioWorkload)]
+        if not files:
+            return
+        needed = max(size_bytes(str(w.file_total_size)) for w in files) * max(self.spec.sweep)
+        st = os.statvfs(self.path)
+        available = st.f_bavail * st.f_frsize
+        if needed > available:
+            raise TargetError(
+                f"{self.path}: not enough free space for the fileio workloads: they need "
+                f"{needed / 2**30:.2f} GiB (largest file_total_size x most consumers), "
+                f"{available / 2**30:.2f} GiB available"
+            )
+
+    def tool_versions(self) -> dict[str, str]:
+        versions = {}
+        if any(not isinstance(w, PgbenchWorkload) for w in self.workloads):
+            versions["sysbench"] = _first_line(["sysbench", "--version"])
+        for engine in self.engines():
+            probe = SERVERS[engine]("probe", self.path, self.path, {}, 1)
+            versions[engine] = _first_line([probe.server_command()[0], "--version"])
+        return versions
+
+    # servers
+    def _socket_root(self, store: CampaignStore) -> Path:
+        if self.socket_root is None:
+            # short and private: a Unix socket path must stay under 108 bytes
+            self.socket_root = Path(tempfile.mkdtemp(prefix="volperf-"))
+            self.socket_root.chmod(0o755)  # the service users make their sockets inside
+            store.record_created(str(self.socket_root), kind="directory", ours=True)
+        return self.socket_root
+
+    def _server(self, engine: str, consumer: str, store: CampaignStore) -> DatabaseServer:
+        key = f"{engine}-{consumer}"
+        server = self.servers.get(key)
+        if server is not None and server.running:
+            return server
+        settings = getattr(self.spec.databases, engine)
+        datadir = self.path / f"volperf-{self.spec.name}-{key}"
+        server = SERVERS[engine](
+            consumer,
+            datadir,
+            self._socket_root(store) / key,
+            dict(settings.options),
+            settings.start_timeout,
+        )
+        if str(datadir) not in store.created():
+            if datadir.exists():
+                raise TargetError(f"{datadir} exists and volperf did not create it")
+            store.record_created(str(datadir), kind="directory", ours=True)
+        store.record_created(str(server.log), kind="file", ours=True)
+        server.initialize()
+        self.servers[key] = server
+        self._start(server, store)
+        server.create_databases()
+        return server
+
+    def _start(self, server: DatabaseServer, store: CampaignStore) -> float:
+        try:
+            seconds = server.start()
+        finally:
+            if server.pid is not None:
+                store.record_created(
+                    f"process:{server.pid}",
+                    kind="process",
+                    pid=server.pid,
+                    marker=str(server.datadir),
+                )
+        return seconds
+
+    def _kill(self, server: DatabaseServer, store: CampaignStore) -> None:
+        pid = server.pid
+        server.kill()
+        store.forget_created(f"process:{pid}")
+
+    def stop_servers(self, store: CampaignStore) -> None:
+        for key in list(self.servers):
+            server = self.servers.pop(key)
+            pid = server.pid
+            server.stop()
+            store.forget_created(f"process:{pid}")
+
+    # one step
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert not isinstance(workload, FioWorkload)
+        run = _StepRun(step, store, store.raw_dir(step.id), stop, tick)
+        engine = engine_of(workload)
+        servers: list[DatabaseServer] = []
+        offsets: dict[str, int] = {}
+        try:
+            if engine is None:
+                places = [self._fileio_dir(c, store) for c in step.consumers]
+            else:
+                for consumer in step.consumers:
+                    servers.append(self._server(engine, consumer.name, store))
+                offsets = {s.name: _size(s.log) for s in servers}
+                places = [s.datadir for s in servers]
+            failure = self._load(run, workload, places, servers)
+            if failure is not None:
+                return failure
+            if isinstance(workload, IoPauseWorkload):
+                return self._io_pause(run, workload, servers)
+            commands = [
+                self._client_command(run, workload, consumer, place, servers)
+                for consumer, place in zip(step.consumers, places, strict=True)
+            ]
+            results = run_processes(
+                commands, workload.runtime + RUN_MARGIN_S, stop, run.on_tick, signal.SIGTERM
+            )
+            atomic_write_json(run.raw / "process.json", _by_consumer(commands, results))
+            return _outcome(commands, results, "run")
+        except ServerError as exc:
+            return StepOutcome("failed", str(exc))
+        finally:
+            for server in servers:
+                _copy_from(
+                    server.log, offsets.get(server.name, 0), run.raw / f"{server.name}.server.log"
+                )
+
+    def _client_command(
+        self,
+        run: _StepRun,
+        workload: DbWorkload,
+        consumer: ConsumerPlan,
+        place: Path,
+        servers: list[DatabaseServer],
+    ) -> Command:
+        threads = run.step.threads or 1
+        out, err = run.raw / f"{consumer.name}.out", run.raw / f"{consumer.name}.err"
+        if isinstance(workload, FileioWorkload):
+            return Command(sysbench_command.fileio(workload, threads, "run"), out, err, cwd=place)
+        server = next(s for s in servers if s.datadir == place)
+        if isinstance(workload, PgbenchWorkload):
+            assert isinstance(server, PostgreSQLServer)
+            return Command(pgbench_command.run(workload, server.pgbench(), threads), out, err)
+        argv = sysbench_command.oltp(workload, _connection(server), threads, "run")
+        return Command(argv, out, err)
+
+    def _fileio_dir(self, consumer: ConsumerPlan, store: CampaignStore) -> Path:
+        directory = self.path / f"volperf-{self.spec.name}-fileio-{consumer.name}"
+        if str(directory) not in store.created():
+            if directory.exists():
+                raise TargetError(f"{directory} exists and volperf did not create it")
+            store.record_created(str(directory), kind="directory", ours=True)
+        directory.mkdir(exist_ok=True)
+        return directory
+
+    def _load(
+        self,
+        run: _StepRun,
+        workload: DbWorkload,
+        places: list[Path],
+        servers: list[DatabaseServer],
+    ) -> StepOutcome | None:
+        """Load every consumer's data that is missing or of another size, all at once."""
+        name, dataset = dataset_of(workload)
+        created = run.store.created()
+        commands, loaded = [], []
+        for consumer, place in zip(run.step.consumers, places, strict=True):
+            if created.get(str(place), {}).get("datasets", {}).get(name) == dataset:
+                continue
+            out = run.raw / f"{consumer.name}.load.out"
+            err = run.raw / f"{consumer.name}.load.err"
+            argv = self._load_argv(workload, place, servers)
+            cwd = place if isinstance(workload, FileioWorkload) else None
+            commands.append(Command(argv, out, err, cwd))
+            loaded.append(place)
+        if not commands:
+            return None
+        results = run_processes(commands, LOAD_TIMEOUT_S, run.stop, run.on_tick, signal.SIGTERM)
+        atomic_write_json(run.raw / "load.json", _by_consumer(commands, results))
+        failure = _outcome(commands, results, "load")
+        if failure.state != "done":
+            return failure
+        for place in loaded:
+            datasets = run.store.created().get(str(place), {}).get("datasets", {})
+            run.store.record_created(str(place), datasets={**datasets, name: dataset})
+        return None
+
+    def _load_argv(
+        self, workload: DbWorkload, place: Path, servers: list[DatabaseServer]
+    ) -> list[str]:
+        if isinstance(workload, FileioWorkload):
+            prepare = sysbench_command.fileio(workload, 1, "prepare")
+            return _after_cleanup(prepare)
+        server = next(s for s in servers if s.datadir == place)
+        if isinstance(workload, PgbenchWorkload):
+            assert isinstance(server, PostgreSQLServer)
+            return pgbench_command.init(workload, server.pgbench())  # drops old tables itself
+        threads = os.cpu_count() or 1
+        return _after_cleanup(
+            sysbench_command.oltp(workload, _connection(server), threads, "prepare")
+        )
+
+    # io-pause
+    def _io_pause(
+        self, run: _StepRun, workload: IoPauseWorkload, servers: list[DatabaseServer]
+    ) -> StepOutcome:
+        """sysbench runs against every server; every ``before``+``after`` seconds all
+        servers are SIGKILLed at once and restarted on the same data."""
+        threads = run.step.threads or 1
+        commands = []
+        for consumer, server in zip(run.step.consumers, servers, strict=True):
+            argv = sysbench_command.oltp(workload, _connection(server), threads, "run")
+            env = {
+                **os.environ,
+                "VOLPERF_SYSBENCH_TEST": f"oltp_{workload.test}",
+                "VOLPERF_RECONNECT_S": str(workload.recovery_timeout),
+            }
+            out, err = run.raw / f"{consumer.name}.out", run.raw / f"{consumer.name}.err"
+            commands.append(Command(argv, out, err, env=env))
+        longest = workload.kills * (workload.before + workload.recovery_timeout + workload.after)
+        clients_done = threading.Event()
+        results: list[ProcessResult] = []
+
+        def clients() -> None:
+            results.extend(
+                run_processes(commands, longest + RUN_MARGIN_S, clients_done, None, signal.SIGTERM)
+            )
+
+        client_thread = threading.Thread(target=clients, name="io-pause-clients")
+        client_thread.start()
+        kills: list[dict[str, Any]] = []
+        error = ""
+        started = time.time()
+        try:
+            for cycle in range(1, workload.kills + 1):
+                if not _wait(run, workload.before, started):
+                    break
+                error = self._kill_and_restart(run, workload, servers, cycle, kills)
+                if error:
+                    break
+                _wait(run, workload.after, started)
+        finally:
+            clients_done.set()
+            client_thread.join()
+            atomic_write_json(run.raw / "kills.json", kills)
+            atomic_write_json(run.raw / "process.json", _by_consumer(commands, results))
+        if run.stop.is_set():
+            return StepOutcome("interrupted", "stopped on request during the io-pause cycles")
+        if error:
+            return StepOutcome("failed", error)
+        crashed = [
+            (c, r)
+            for c, r in zip(commands, results, strict=True)
+            if r.returncode not in (0, -signal.SIGTERM)
+        ]
+        if crashed:
+            return StepOutcome("failed", "sysbench ended early: " + _quote_failures(crashed))
+        return StepOutcome("done", notes=[f"{len(servers)} servers killed {workload.kills} times"])
+
+    def _kill_and_restart(
+        self,
+        run: _StepRun,
+        workload: IoPauseWorkload,
+        servers: list[DatabaseServer],
+        cycle: int,
+        kills: list[dict[str, Any]],
+    ) -> str:
+        killed_at = time.time()
+        for server in servers:
+            self._kill(server, run.store)
+        time.sleep(workload.restart_delay)
+
+        def restart(server: DatabaseServer) -> dict[str, Any]:
+            record: dict[str, Any] = {"consumer": server.name, "cycle": cycle}
+            record["killed_at"] = killed_at
+            try:
+                self._start(server, run.store)
+                record["ready_at"] = time.time()
+            except ServerError as exc:
+                record["ready_at"], record["error"] = None, str(exc)
+            return record
+
+        with ThreadPoolExecutor(max_workers=min(16, len(servers))) as pool:
+            records = list(pool.map(restart, servers))
+        kills.extend(records)
+        errors = [r["error"] for r in records if r.get("error")]
+        return f"a killed server did not come back (cycle {cycle}): {errors[0]}" if errors else ""
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        self.stop_servers(store)
+        return remove_created(store)
+
+
+def _connection(server: DatabaseServer) -> list[str]:
+    assert isinstance(server, MariaDBServer | PostgreSQLServer)
+    return server.sysbench_options()
+
+
+def _after_cleanup(prepare: list[str]) -> list[str]:
+    """sysbench cannot prepare over an older dataset: clean it up first (same options)."""
+    script = '"$@" cleanup >/dev/null 2>&1; exec "$@" prepare'
+    return ["sh", "-c", script, "sh", *prepare[:-1]]
+
+
+def _wait(run: _StepRun, seconds: float, started: float) -> bool:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if run.stop.wait(0.25):
+            return False
+        run.on_tick(time.time() - started)
+    return True
+
+
+def _by_consumer(commands: list[Command], results: list[ProcessResult]) -> dict[str, Any]:
+    return {c.stdout.name.split(".")[0]: asdict(r) for c, r in zip(commands, results, strict=True)}
+
+
+def _outcome(commands: list[Command], results: list[ProcessResult], what: str) -> StepOutcome:
+    if any(r.interrupted for r in results):
+        return StepOutcome("interrupted", f"stopped on request during the {what}")
+    if any(r.timed_out for r in results):
+        return StepOutcome("failed", f"the {what} did not finish within its timeout")
+    failed = [(c, r) for c, r in zip(commands, results, strict=True) if r.returncode != 0]
+    if failed:
+        return StepOutcome("failed", f"{what} failed: " + _quote_failures(failed))
+    return StepOutcome("done")
+
+
+def _quote_failures(failed: list[tuple[Command, ProcessResult]]) -> str:
+    """Each failed client with what it said, so the step's error quotes the tool."""
+    parts = [
+        f"{c.stdout.name.split('.')[0]} exited {r.returncode}: {what_it_said(c.stdout, c.stderr)}"
+        for c, r in failed
+    ]
+    return redact_text("; ".join(parts))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _copy_from(source: Path, offset: int, target: Path) -> None:
+    """The part of a server's log written during the step goes into the step's raw/."""
+    try:
+        with source.open("rb") as log:
+            log.seek(offset)
+            target.write_bytes(log.read())
+    except OSError:
+        pass
+
+
+def _first_line(argv: list[str]) -> str:
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)  # noqa: S603
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({exc})"
+    return (
+        (out.stdout.strip() or out.stderr.strip()).splitlines()[0]
+        if out.stdout or out.stderr
+        else ""
+    )
