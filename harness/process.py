@@ -104,16 +104,30 @@ def run_processes(
 ERROR_PREFIXES = ("FATAL", "ERROR", "pgbench: error")
 
 
-def what_it_said(*paths: Path, lines: int = 3) -> str:
-    """The last lines in which a tool said what went wrong (sysbench's FATAL, pgbench's
-    error), else the last lines it printed, read from its output files."""
+LINE_CHARS = 240  # sysbench quotes whole INSERT statements in its errors
+
+
+def error_lines(*paths: Path) -> list[str]:
+    """The lines in which a tool said what went wrong (sysbench's FATAL, pgbench's error)."""
+    return [line for line in _lines(paths) if line.startswith(ERROR_PREFIXES)]
+
+
+def _lines(paths: tuple[Path, ...]) -> list[str]:
     text: list[str] = []
     for path in paths:
         try:
             text += path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-    said = [line for line in text if line.startswith(ERROR_PREFIXES)]
-    if not said:
-        said = [line for line in text if line.strip()]
-    return " / ".join(line.strip() for line in said[-lines:])
+    return text
+
+
+def _short(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
+
+
+def what_it_said(*paths: Path, lines: int = 3) -> str:
+    """The last error lines a tool printed, else its last lines, from its output files."""
+    said = error_lines(*paths) or [line for line in _lines(paths) if line.strip()]
+    return " / ".join(_short(line) for line in said[-lines:])

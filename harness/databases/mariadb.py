@@ -30,11 +30,14 @@ class MariaDBServer(DatabaseServer):
             f"--datadir={self.datadir}",
             "--auth-root-authentication-method=normal",  # only reachable on our socket
             "--skip-test-db",
+            *self._options(),  # the bootstrap server sizes its files with them
         ]
         return command + ([f"--user={self.user}"] if self.user else [])
 
+    def _options(self) -> list[str]:
+        return [f"--{key.replace('_', '-')}={value}" for key, value in self.options.items()]
+
     def server_command(self) -> list[str]:
-        options = [f"--{key.replace('_', '-')}={value}" for key, value in self.options.items()]
         return [
             find_program("mariadbd", "/usr/sbin/mariadbd"),
             "--no-defaults",
@@ -43,7 +46,7 @@ class MariaDBServer(DatabaseServer):
             "--skip-networking",
             f"--pid-file={self.socket_dir / 'mysqld.pid'}",
             f"--log-error={self.log}",
-            *options,
+            *self._options(),
         ]
 
     def client(self) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -28,13 +29,18 @@ class ServerError(RuntimeError):
     """A server that would not initialise or start; the message quotes its own log."""
 
 
-def log_tail(path: Path, lines: int = 4) -> str:
+_ERROR_LINE = re.compile(r"\[ERROR\]|\bFATAL\b|\bERROR:|\berror:|PANIC", re.IGNORECASE)
+
+
+def log_tail(path: Path, lines: int = 3) -> str:
+    """The server's own error lines (else its last lines), for a message to the user."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
     kept = [line.strip() for line in text.splitlines() if line.strip()]
-    return redact_text(" / ".join(kept[-lines:]))
+    errors = [line for line in kept if _ERROR_LINE.search(line)]
+    return redact_text(" / ".join((errors or kept)[-lines:]))
 
 
 class DatabaseServer:

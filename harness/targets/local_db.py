@@ -27,13 +27,13 @@ from typing import Any
 from harness.cleanup import remove_created
 from harness.databases.mariadb import MariaDBServer
 from harness.databases.postgresql import PostgreSQLServer
-from harness.databases.server import DatabaseServer, ServerError
+from harness.databases.server import DatabaseServer, ServerError, log_tail
 from harness.environment import mount_of
 from harness.fio.render import size_bytes
 from harness.hoststats import device_for_path
 from harness.pgbench import command as pgbench_command
 from harness.plan import ConsumerPlan, Step
-from harness.process import Command, ProcessResult, run_processes, what_it_said
+from harness.process import Command, ProcessResult, error_lines, run_processes, what_it_said
 from harness.redact import redact_text
 from harness.spec import (
     CampaignSpec,
@@ -246,7 +246,10 @@ class LocalDatabaseTarget:
                 commands, workload.runtime + RUN_MARGIN_S, stop, run.on_tick, signal.SIGTERM
             )
             atomic_write_json(run.raw / "process.json", _by_consumer(commands, results))
-            return _outcome(commands, results, "run")
+            outcome = _outcome(commands, results, "run")
+            if outcome.state == "failed":
+                outcome.error += _dead_servers(servers)
+            return outcome
         except ServerError as exc:
             return StepOutcome("failed", str(exc))
         finally:
@@ -307,8 +310,10 @@ class LocalDatabaseTarget:
             return None
         results = run_processes(commands, LOAD_TIMEOUT_S, run.stop, run.on_tick, signal.SIGTERM)
         atomic_write_json(run.raw / "load.json", _by_consumer(commands, results))
-        failure = _outcome(commands, results, "load")
+        # sysbench's prepare can exit 0 after a thread died with FATAL: trust its words
+        failure = _outcome(commands, results, "load", fatal_fails=True)
         if failure.state != "done":
+            failure.error += _dead_servers(servers)
             return failure
         for place in loaded:
             datasets = run.store.created().get(str(place), {}).get("datasets", {})
@@ -445,12 +450,26 @@ def _by_consumer(commands: list[Command], results: list[ProcessResult]) -> dict[
     return {c.stdout.name.split(".")[0]: asdict(r) for c, r in zip(commands, results, strict=True)}
 
 
-def _outcome(commands: list[Command], results: list[ProcessResult], what: str) -> StepOutcome:
+def _dead_servers(servers: list[DatabaseServer]) -> str:
+    """A server that died under the load says why in its log (a full disk, say)."""
+    dead = [s for s in servers if not s.running]
+    return "".join(
+        f"; {s.engine} {s.name} is no longer running, its log says: {log_tail(s.log)}" for s in dead
+    )
+
+
+def _outcome(
+    commands: list[Command], results: list[ProcessResult], what: str, fatal_fails: bool = False
+) -> StepOutcome:
     if any(r.interrupted for r in results):
         return StepOutcome("interrupted", f"stopped on request during the {what}")
     if any(r.timed_out for r in results):
         return StepOutcome("failed", f"the {what} did not finish within its timeout")
-    failed = [(c, r) for c, r in zip(commands, results, strict=True) if r.returncode != 0]
+    failed = [
+        (c, r)
+        for c, r in zip(commands, results, strict=True)
+        if r.returncode != 0 or (fatal_fails and error_lines(c.stdout, c.stderr))
+    ]
     if failed:
         return StepOutcome("failed", f"{what} failed: " + _quote_failures(failed))
     return StepOutcome("done")
@@ -459,7 +478,7 @@ def _outcome(commands: list[Command], results: list[ProcessResult], what: str) -
 def _quote_failures(failed: list[tuple[Command, ProcessResult]]) -> str:
     """Each failed client with what it said, so the step's error quotes the tool."""
     parts = [
-        f"{c.stdout.name.split('.')[0]} exited {r.returncode}: {what_it_said(c.stdout, c.stderr)}"
+        f"{c.stdout.name.split('.')[0]} (exit {r.returncode}): {what_it_said(c.stdout, c.stderr)}"
         for c, r in failed
     ]
     return redact_text("; ".join(parts))

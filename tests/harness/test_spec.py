@@ -87,7 +87,14 @@ def test_every_profile_makes_a_valid_spec(name, tmp_path):
 
 
 def test_profiles_are_the_promised_ones():
-    assert profiles.names() == ["matrix", "quick", "reference"]
+    assert profiles.names() == ["bare-host", "matrix", "multi-tenant-oltp", "quick", "reference"]
+    bare = profiles.local_spec("bare-host", Path("."), "b")
+    assert [(w.tool, getattr(w, "test", "")) for w in bare.workloads] == [
+        ("sysbench-fileio", "rndrw"), ("sysbench-fileio", "seqrd"),
+        ("sysbench-fileio", "seqwr"), ("pgbench", ""),
+    ]  # fmt: skip
+    tenants = profiles.local_spec("multi-tenant-oltp", Path("."), "m")
+    assert tenants.sweep == [1, 2, 4] and tenants.workloads[0].threads == [1, 2, 4, 8]
     reference = profiles.local_spec("reference", Path("."), "r")
     w = reference.workloads[0]
     assert (w.rw, w.bs, w.iodepth, w.runtime) == (["randread", "randwrite"], "4k", 64, 600)
@@ -100,5 +107,35 @@ def test_profiles_are_the_promised_ones():
 def test_profile_overrides_and_unknown_profile(tmp_path):
     spec = profiles.local_spec("quick", tmp_path, "q", runtime=1, size="8M")
     assert {(w.runtime, w.size) for w in spec.workloads} == {(1, "8M")}
-    with pytest.raises(SpecError, match="unknown; one of matrix, quick, reference"):
+    with pytest.raises(
+        SpecError, match="unknown; one of bare-host, matrix, multi-tenant-oltp, quick, reference"
+    ):
         profiles.load("nope")
+
+
+def test_database_workload_errors_name_the_workload_and_field():
+    data = {
+        "name": "db", "target": {"dir": "."}, "sweep": [1],
+        "workloads": [
+            {"name": "a", "tool": "pgbenchx"},
+            {"name": "b", "tool": "sysbench-fileio", "test": "rnd", "threads": [2, 2]},
+            {"name": "c", "tool": "io-pause", "kills": 0},
+        ],
+    }  # fmt: skip
+    with pytest.raises(SpecError) as caught:
+        validate(data)
+    assert caught.value.problems == [
+        "workloads[0]: unknown tool; one of fio, sysbench-fileio, sysbench-oltp, pgbench, "
+        "io-pause (got {'name': 'a', 'tool': 'pgbenchx'})",
+        "workloads[1].test: Input should be 'rndrd', 'rndwr', 'rndrw', 'seqrd' or 'seqwr' "
+        "(got 'rnd')",
+        "workloads[1].threads: thread counts repeat (got [2, 2])",
+        "workloads[2].kills: Input should be greater than or equal to 1 (got 0)",
+    ]
+
+
+def test_a_spec_without_tool_is_fio_as_before():
+    spec = validate({"name": "f", "target": {"dir": "."}, "sweep": [1],
+                     "workloads": [{"name": "w", "rw": "read"}]})  # fmt: skip
+    assert spec.workloads[0].tool == "fio"
+    assert spec.databases.mariadb.options == {"innodb_buffer_pool_size": "128M"}

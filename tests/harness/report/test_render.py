@@ -143,20 +143,3 @@ def test_no_secret_reaches_the_built_pages(docs, tmp_path):
                 assert secret.encode() not in content, f"{what} in {path}"
     page = (html / "test_results" / "secrets" / "index.html").read_text()
     assert "clouds.devstack.auth" in page and "&lt;redacted&gt;" in page
-
-
-@pytest.mark.functional
-def test_database_and_event_records_get_their_tables(docs, campaign):
-    (campaign.root / "db.csv").write_text("step,consumer,tool,tps\n001,db1,pgbench,812.5\n")
-    (campaign.root / "events.csv").write_text("step,event,seconds\n001,io-pause,4.2\n")
-    try:
-        write_report(campaign, docs)
-        tables = tables_of(build(docs) / "test_results" / "page" / "index.html")
-    finally:
-        (campaign.root / "db.csv").unlink()
-        (campaign.root / "events.csv").unlink()
-    assert tables["Database results"] == [
-        ["step", "consumer", "tool", "tps"],
-        ["001", "db1", "pgbench", "812.5"],
-    ]
-    assert tables["Timed events"][1] == ["001", "io-pause", "4.2"]

@@ -1,0 +1,61 @@
+"""volperf's own MariaDB and PostgreSQL servers, started for real."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.databases.mariadb import MariaDBServer
+from harness.databases.postgresql import PostgreSQLServer
+from harness.databases.server import ServerError
+
+
+def _server(cls, base: Path, sockets: Path, options=None, timeout: float = 60):
+    return cls("c01", base / f"{cls.engine}-c01", sockets / cls.engine, options or {}, timeout)
+
+
+@pytest.mark.parametrize("cls", [MariaDBServer, PostgreSQLServer])
+def test_start_kill_restart_stop(cls, reachable_dir, socket_root):
+    server = _server(cls, reachable_dir, socket_root)
+    server.initialize()
+    assert server.initialized()
+    assert server.start() < 60
+    server.create_databases()
+    server.create_databases()  # again: nothing to do, no error
+    first = server.pid
+    server.kill()
+    assert not server.running and not server.ready()
+    server.start()  # crash recovery on the same data
+    assert server.running and server.pid != first
+    server.stop()
+    assert not server.running
+    assert not os.path.exists(f"/proc/{first}")
+    if os.geteuid() == 0:
+        assert server.datadir.stat().st_uid != 0  # runs as its service user, not root
+
+
+def test_a_bad_option_fails_with_the_server_s_own_words(reachable_dir, socket_root):
+    server = _server(MariaDBServer, reachable_dir, socket_root, {"innodb_buffer_pool_size": "lots"})
+    with pytest.raises(ServerError, match="mariadb c01") as caught:
+        server.initialize()
+        server.start()
+    assert "lots" in str(caught.value) or "ERROR" in str(caught.value)
+
+
+def test_postgresql_bad_setting_is_quoted(reachable_dir, socket_root):
+    server = _server(PostgreSQLServer, reachable_dir, socket_root, {"shared_buffers": "lots"})
+    server.initialize()
+    with pytest.raises(ServerError, match='invalid value for parameter "shared_buffers"'):
+        server.start()
+    assert not server.running
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands data to a service user")
+def test_a_directory_the_service_user_cannot_reach_is_named(tmp_path, socket_root):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    server = _server(PostgreSQLServer, private, socket_root)
+    with pytest.raises(ServerError, match="the postgres user cannot reach it"):
+        server.check_reachable(private)

@@ -1,0 +1,45 @@
+"""io-pause from interval series (pure function, one case per shape)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.iopause import io_pause, lost_time
+from harness.sysbench.parse import parse_file
+
+
+def test_real_kill_gives_one_empty_interval():
+    output = parse_file(Path(__file__).parent / "fixtures" / "db" / "sysbench-iopause.out")
+    series = [(i.time_s, i.tps) for i in output.intervals]
+    pause = io_pause(series, kill_s=3.95)
+    assert (pause.last_ack_s, pause.resumed_s, pause.seconds) == (4.0, 5.0, 1.0)
+    # median before the kill 714.53 tps; 0 + 1 + (1 - 635.27/714.53) + (1 - 669.0/714.53)
+    assert pause.lost_s == pytest.approx(1.1746, abs=1e-3)
+
+
+def test_pause_spans_every_empty_interval():
+    series = [(1, 100), (2, 100), (3, 0), (4, 0), (5, 0), (6, 50), (7, 100)]
+    pause = io_pause(series, kill_s=2.4)
+    assert (pause.last_ack_s, pause.resumed_s, pause.seconds) == (2, 5, 3)
+    assert pause.lost_s == pytest.approx(3.5)  # three empty intervals and half of one
+
+
+def test_never_resumed_is_not_a_number():
+    pause = io_pause([(1, 100), (2, 0), (3, 0)], kill_s=1.5)
+    assert pause.seconds is None and pause.resumed_s is None
+
+
+def test_a_sub_interval_outage_is_no_pause_but_a_dip():
+    pause = io_pause([(1, 100), (2, 100), (3, 40), (4, 100)], kill_s=2.5)
+    assert pause.seconds == 0
+    assert pause.lost_s == pytest.approx(0.6)
+
+
+def test_kill_after_the_output_ends():
+    assert io_pause([(1, 100)], kill_s=5).seconds is None
+
+
+def test_lost_time_needs_a_rate_before_the_kill():
+    assert lost_time([(1, 0), (2, 100)], kill_s=0.5, until_s=2, interval_s=1) is None
