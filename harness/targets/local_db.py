@@ -170,6 +170,8 @@ class LocalDatabaseTarget:
         server = self.servers.get(key)
         if server is not None and server.running:
             return server
+        if server is not None:  # it died (a full disk, a kill): start it again below
+            store.forget_created(f"process:{server.pid}")
         settings = getattr(self.spec.databases, engine)
         datadir = self.path / f"volperf-{self.spec.name}-{key}"
         server = SERVERS[engine](

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from harness.db_records import DB_COLUMNS
 from harness.spec import validate
 from harness.targets.local_any import LocalTarget
 from tests.harness.db_fixtures import make_reachable
+from tests.harness.helpers import volperf
 
 pytestmark = pytest.mark.functional
 
@@ -224,3 +226,30 @@ def test_a_full_disk_fails_the_load_keeps_what_was_measured(small_tmpfs, tmp_pat
     assert "is full" in second["error"] or "Out of disk space" in second["error"]
     assert [r["step"][:3] for r in rows(outcome.store) if r["phase"] == "run"] == ["001"]
     assert servers_of(small_tmpfs) == [] and list(small_tmpfs.iterdir()) == []
+
+
+def test_cleanup_stops_the_servers_a_killed_run_left(tmp_path):
+    storage = make_reachable(tmp_path / "storage")
+    spec_file = tmp_path / "spec.yaml"
+    workloads = [{"name": "pg", "tool": "pgbench", "scale": 1, "runtime": 60, "threads": [1]}]
+    spec_file.write_text(json.dumps(spec(storage, "killed", workloads, sweep=[1]).to_dict()))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", str(spec_file)],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    raw = tmp_path / "results" / "killed" / "steps" / "001-pg-c001-t001-r1" / "raw"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (raw / "c01.out").exists():
+        time.sleep(0.2)
+    assert (raw / "c01.out").exists(), "pgbench never started"
+    process.kill()  # SIGKILL: volperf cannot stop anything itself
+    process.wait()
+    assert any("postgres" in line for line in servers_of(storage))
+    result = volperf("cleanup", "results/killed", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "process:" in result.stderr
+    deadline = time.time() + 10
+    while servers_of(storage) and time.time() < deadline:
+        time.sleep(0.2)
+    assert servers_of(storage) == []
+    assert list(storage.iterdir()) == []
