@@ -4,15 +4,15 @@ derived from its raw output alone, like fio steps: `volperf reparse` rebuilds th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.aggregate import Warning
-from harness.db_records import DbRecord, EventRecord
+from harness.db_records import DB_COLUMNS, DbRecord, EventRecord
 from harness.iopause import io_pause
 from harness.pgbench.parse import PgbenchParseError, parse_init, parse_run
-from harness.process import what_it_said
+from harness.process import read_output, what_it_said
 from harness.redact import redact_text
 from harness.stats import mean
 from harness.sysbench.parse import SysbenchParseError, parse_file
@@ -110,7 +110,7 @@ def _load_record(
         load_time = None
     elif tool == "pgbench":
         try:  # pgbench times its own phases; its total is the load time the studies quote
-            load_time = parse_init(_read(raw / f"{consumer}.load.err")).load_time_s
+            load_time = parse_init(read_output(raw / f"{consumer}.load.err")).load_time_s
         except PgbenchParseError as exc:
             error = str(exc)
     return DbRecord(**base, consumer=consumer, phase="load", load_time_s=load_time, error=error)
@@ -122,7 +122,7 @@ def _run_record(
     out, err = raw / f"{consumer}.out", raw / f"{consumer}.err"
     try:
         if tool == "pgbench":
-            run = parse_run(_read(out), _read(err), str(out))
+            run = parse_run(read_output(out), read_output(err), str(out))
             return DbRecord(
                 **base,
                 consumer=consumer,
@@ -141,22 +141,10 @@ def _run_record(
     if summary is None:
         said = " / ".join(output.fatal[-3:]) or "no summary: sysbench ended early"
         return DbRecord(**base, consumer=consumer, phase="run", error=redact_text(said))
+    # the summary's figures go to the record's columns of the same name
+    figures = {k: v for k, v in asdict(summary).items() if k in DB_COLUMNS}
     return DbRecord(
-        **base,
-        consumer=consumer,
-        phase="run",
-        tps=summary.tps,
-        qps=summary.qps,
-        latency_avg_ms=summary.latency_avg_ms,
-        latency_p95_ms=summary.latency_p95_ms,
-        errors_per_s=summary.errors_per_s,
-        reconnects_per_s=summary.reconnects_per_s,
-        reads_per_s=summary.reads_per_s,
-        writes_per_s=summary.writes_per_s,
-        fsyncs_per_s=summary.fsyncs_per_s,
-        read_mib_s=summary.read_mib_s,
-        written_mib_s=summary.written_mib_s,
-        duration_s=summary.total_time_s,
+        **base, consumer=consumer, phase="run", duration_s=summary.total_time_s, **figures
     )
 
 
@@ -217,10 +205,3 @@ def _io_pause_events(
                 detail if pause.seconds is not None else "transactions never resumed; " + detail,
             )
         )
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,16 @@ def storage(path: Path) -> dict[str, Any]:
             "size_bytes": int(_read(f"{sys_block}/size") or 0) * 512,
         }
     return info
+
+
+def tool_version(argv: list[str]) -> str:
+    """The first line a tool prints of its version, or why there is none."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)  # noqa: S603
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({exc})"
+    lines = (out.stdout.strip() or out.stderr.strip()).splitlines()
+    return lines[0] if lines else ""
 
 
 def snapshot(target_path: Path | None, fio: str = "fio") -> dict[str, Any]:

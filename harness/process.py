@@ -112,14 +112,16 @@ def error_lines(*paths: Path) -> list[str]:
     return [line for line in _lines(paths) if line.startswith(ERROR_PREFIXES)]
 
 
+def read_output(path: Path) -> str:
+    """A tool's output file as text; "" if it was never written."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def _lines(paths: tuple[Path, ...]) -> list[str]:
-    text: list[str] = []
-    for path in paths:
-        try:
-            text += path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-    return text
+    return [line for path in paths for line in read_output(path).splitlines()]
 
 
 def _short(line: str) -> str:

@@ -13,6 +13,7 @@ import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -53,16 +54,26 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _size_text(value: str) -> str:
+    if not _SIZE.match(value):
+        raise ValueError("expected a size such as 4k, 1M, 512, 10G")
+    return value
+
+
+# sizes are text (4k, 1M, 10G); a plain number from YAML becomes its text
+Size = Annotated[str, BeforeValidator(str), AfterValidator(_size_text)]
+
+
 class FioWorkload(_Strict):
     """fio options of one workload; consumers of a step are assigned ``rw`` round-robin."""
 
     tool: Literal["fio"] = "fio"
     name: Name
     rw: list[str] = Field(min_length=1)
-    bs: str = "4k"
+    bs: Size = "4k"
     iodepth: int = Field(1, ge=1, le=65536)
     numjobs: int = Field(1, ge=1, le=1024)
-    size: str = "1G"
+    size: Size = "1G"
     mode: Literal["time", "size"] = "time"
     runtime: int | None = Field(60, ge=1, description="seconds, for mode: time")
     ramp_time: int = Field(0, ge=0)
@@ -86,14 +97,6 @@ class FioWorkload(_Strict):
                 raise ValueError(f"unknown rw {mode!r}; one of {', '.join(sorted(RW_MODES))}")
         return value
 
-    @field_validator("bs", "size")
-    @classmethod
-    def _size(cls, value: str | int) -> str:
-        value = str(value)
-        if not _SIZE.match(value):
-            raise ValueError("expected a size such as 4k, 1M, 512, 10G")
-        return value
-
     @model_validator(mode="after")
     def _mode(self) -> FioWorkload:
         if self.mode == "time" and self.runtime is None:
@@ -101,14 +104,6 @@ class FioWorkload(_Strict):
         return self
 
 
-def _size_text(value: str | int) -> str:
-    value = str(value)
-    if not _SIZE.match(value):
-        raise ValueError("expected a size such as 4k, 1M, 512, 10G")
-    return value
-
-
-Size = Annotated[str | int, AfterValidator(_size_text)]
 ThreadCounts = Annotated[list[Annotated[int, Field(ge=1, le=4096)]], Field(min_length=1)]
 
 

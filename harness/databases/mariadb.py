@@ -37,9 +37,13 @@ class MariaDBServer(DatabaseServer):
     def _options(self) -> list[str]:
         return [f"--{key.replace('_', '-')}={value}" for key, value in self.options.items()]
 
+    @classmethod
+    def server_program(cls) -> str:
+        return find_program("mariadbd", "/usr/sbin/mariadbd")
+
     def server_command(self) -> list[str]:
         return [
-            find_program("mariadbd", "/usr/sbin/mariadbd"),
+            self.server_program(),
             "--no-defaults",
             f"--datadir={self.datadir}",
             f"--socket={self.socket}",

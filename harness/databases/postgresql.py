@@ -8,8 +8,9 @@ import signal
 from pathlib import Path
 
 from harness.databases.server import DatabaseServer, ServerError, find_program, run_client
+from harness.pgbench import command as pgbench_command
 
-DATABASES = ("sbtest", "pgbench")
+DATABASES = ("sbtest", pgbench_command.DATABASE)
 SUPERUSER = "postgres"
 
 
@@ -30,11 +31,16 @@ class PostgreSQLServer(DatabaseServer):
     service_user = "postgres"
     stop_signal = signal.SIGINT  # "fast" shutdown: roll back clients, checkpoint, exit
 
-    def _program(self, name: str) -> str:
+    @staticmethod
+    def _program(name: str) -> str:
         program = bindir() / name
         if not program.is_file():
             raise ServerError(f"{program} is not installed (run tools/setup.sh)")
         return str(program)
+
+    @classmethod
+    def server_program(cls) -> str:
+        return cls._program("postgres")
 
     def initialized(self) -> bool:
         return (self.datadir / "PG_VERSION").is_file()
@@ -53,7 +59,7 @@ class PostgreSQLServer(DatabaseServer):
     def server_command(self) -> list[str]:
         settings = {"listen_addresses": "", "unix_socket_directories": str(self.socket_dir)}
         settings.update({key: str(value) for key, value in self.options.items()})
-        command = [self._program("postgres"), "-D", str(self.datadir)]
+        command = [self.server_program(), "-D", str(self.datadir)]
         for key, value in settings.items():
             command += ["-c", f"{key}={value}"]
         return command

@@ -67,9 +67,13 @@ class DatabaseServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     # who the server runs as
+    @classmethod
+    def run_user(cls) -> str | None:
+        return cls.service_user if os.geteuid() == 0 else None
+
     @property
     def user(self) -> str | None:
-        return self.service_user if os.geteuid() == 0 else None
+        return self.run_user()
 
     def own(self, *paths: Path) -> None:
         if self.user is None:
@@ -78,25 +82,32 @@ class DatabaseServer:
         for path in paths:
             os.chown(path, entry.pw_uid, entry.pw_gid)
 
-    def check_reachable(self, directory: Path) -> None:
+    @classmethod
+    def check_reachable(cls, directory: Path) -> None:
         """The service user must reach ``directory``; volperf makes the data directory
         inside it and hands it over."""
-        if self.user is None:
+        user = cls.run_user()
+        if user is None:
             return
         probe = subprocess.run(  # noqa: S603 - fixed argv
             ["sh", "-c", 'test -x "$1"', "sh", str(directory)],
-            user=self.user,
+            user=user,
             check=False,
         )
         if probe.returncode != 0:
             raise ServerError(
-                f"{directory}: the {self.user} user cannot reach it (volperf runs as "
-                f"root, so {self.engine} runs as {self.user}); make the directory and its "
+                f"{directory}: the {user} user cannot reach it (volperf runs as "
+                f"root, so {cls.engine} runs as {user}); make the directory and its "
                 "parents reachable by it, e.g. chmod o+x on the parents, or choose another "
                 "--dir"
             )
 
     # to be provided by each engine
+    @classmethod
+    def server_program(cls) -> str:
+        """The server binary; ServerError if it is not installed."""
+        raise NotImplementedError
+
     def initialized(self) -> bool:
         raise NotImplementedError
 

@@ -31,6 +31,15 @@ DEFAULT_TIMEOUT_MARGIN_S = 120
 SIZE_MODE_TIMEOUT_S = 3600
 
 
+def describe_directory(path: Path, is_device: bool = False) -> str:
+    """The backend label of a local target: local:<file system>:<device>."""
+    if is_device:
+        return f"local:{path.name}"
+    mount = mount_of(path)
+    device = device_for_path(path)
+    return ":".join(["local", mount.get("fstype", "?"), device.name if device else "nodev"])
+
+
 def step_timeout(spec: CampaignSpec, workload: FioWorkload) -> float:
     if spec.step_timeout is not None:
         return spec.step_timeout
@@ -70,7 +79,7 @@ class LocalFioTarget:
             raise TargetError(f"{self.path}: directory is not writable")
         self._check_space()
         if "backend" not in spec.labels:
-            self.backend = self._describe()
+            self.backend = describe_directory(self.path, self.is_device)
 
     def _needed_bytes(self) -> int:
         largest = max(size_bytes(w.size) for w in self.spec.workloads)
@@ -97,13 +106,6 @@ class LocalFioTarget:
 
     def _files_of_campaign(self) -> list[Path]:
         return list(self.path.glob(f"volperf-{self.spec.name}-c*.dat"))
-
-    def _describe(self) -> str:
-        if self.is_device:
-            return f"local:{self.path.name}"
-        mount = mount_of(self.path)
-        device = device_for_path(self.path)
-        return ":".join(["local", mount.get("fstype", "?"), device.name if device else "nodev"])
 
     # one step
     def _job_targets(self, step: Step) -> list[JobTarget]:

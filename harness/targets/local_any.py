@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 
-from harness.cleanup import remove_created
 from harness.plan import Step
 from harness.spec import CampaignSpec, FioWorkload
 from harness.store import CampaignStore
@@ -42,5 +41,4 @@ class LocalTarget:
         return target.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        self.db.stop_servers(store)
-        return remove_created(store)
+        return self.db.cleanup(store)  # its servers first, then everything created

@@ -15,7 +15,6 @@ import os
 import shutil
 import signal
 import stat
-import subprocess
 import tempfile
 import threading
 import time
@@ -28,9 +27,8 @@ from harness.cleanup import remove_created
 from harness.databases.mariadb import MariaDBServer
 from harness.databases.postgresql import PostgreSQLServer
 from harness.databases.server import DatabaseServer, ServerError, log_tail
-from harness.environment import mount_of
+from harness.environment import tool_version
 from harness.fio.render import size_bytes
-from harness.hoststats import device_for_path
 from harness.pgbench import command as pgbench_command
 from harness.plan import ConsumerPlan, Step
 from harness.process import Command, ProcessResult, error_lines, run_processes, what_it_said
@@ -46,6 +44,7 @@ from harness.spec import (
 from harness.store import CampaignStore, atomic_write_json
 from harness.sysbench import command as sysbench_command
 from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.local import describe_directory
 
 RUN_MARGIN_S = 120
 LOAD_TIMEOUT_S = 3600
@@ -59,7 +58,7 @@ DbWorkload = FileioWorkload | OltpWorkload | PgbenchWorkload | IoPauseWorkload
 def dataset_of(workload: DbWorkload) -> tuple[str, dict[str, Any]]:
     """What a consumer's loaded data depends on; a step whose dataset differs loads anew."""
     if isinstance(workload, FileioWorkload):
-        files = {"file_total_size": str(workload.file_total_size), "file_num": workload.file_num}
+        files = {"file_total_size": workload.file_total_size, "file_num": workload.file_num}
         return "fileio", files
     if isinstance(workload, PgbenchWorkload):
         return "pgbench", {"scale": workload.scale}
@@ -120,24 +119,20 @@ class LocalDatabaseTarget:
         if needs_sysbench and shutil.which("sysbench") is None:
             raise TargetError("sysbench is not installed (tools/setup.sh installs it)")
         for engine in self.engines():
-            probe = SERVERS[engine]("probe", self.path / "probe", self.path, {}, 1)
             try:
-                probe.server_command()
-                probe.check_reachable(self.path)
+                SERVERS[engine].server_program()
+                SERVERS[engine].check_reachable(self.path)
             except ServerError as exc:
                 raise TargetError(str(exc)) from None
         self._check_space()
         if "backend" not in spec.labels:
-            mount = mount_of(self.path)
-            device = device_for_path(self.path)
-            parts = ["local", mount.get("fstype", "?"), device.name if device else "nodev"]
-            self.backend = ":".join(parts)
+            self.backend = describe_directory(self.path)
 
     def _check_space(self) -> None:
         files = [w for w in self.workloads if isinstance(w, FileioWorkload)]
         if not files:
             return
-        needed = max(size_bytes(str(w.file_total_size)) for w in files) * max(self.spec.sweep)
+        needed = max(size_bytes(w.file_total_size) for w in files) * max(self.spec.sweep)
         st = os.statvfs(self.path)
         available = st.f_bavail * st.f_frsize
         if needed > available:
@@ -150,10 +145,9 @@ class LocalDatabaseTarget:
     def tool_versions(self) -> dict[str, str]:
         versions = {}
         if any(not isinstance(w, PgbenchWorkload) for w in self.workloads):
-            versions["sysbench"] = _first_line(["sysbench", "--version"])
+            versions["sysbench"] = tool_version(["sysbench", "--version"])
         for engine in self.engines():
-            probe = SERVERS[engine]("probe", self.path, self.path, {}, 1)
-            versions[engine] = _first_line([probe.server_command()[0], "--version"])
+            versions[engine] = tool_version([SERVERS[engine].server_program(), "--version"])
         return versions
 
     # servers
@@ -501,15 +495,3 @@ def _copy_from(source: Path, offset: int, target: Path) -> None:
             target.write_bytes(log.read())
     except OSError:
         pass
-
-
-def _first_line(argv: list[str]) -> str:
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)  # noqa: S603
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"unknown ({exc})"
-    return (
-        (out.stdout.strip() or out.stderr.strip()).splitlines()[0]
-        if out.stdout or out.stderr
-        else ""
-    )
