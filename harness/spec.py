@@ -112,7 +112,6 @@ class _DbWorkload(_Strict):
     except for fileio, its own database server); ``threads`` adds a sweep inside it."""
 
     name: Name
-    runtime: int = Field(60, ge=1, description="seconds of measured run")
     report_interval: int = Field(1, ge=1, description="seconds between interval reports")
 
     @field_validator("threads", check_fields=False)
@@ -129,6 +128,7 @@ class FileioWorkload(_DbWorkload):
     tool: Literal["sysbench-fileio"]
     test: Literal["rndrd", "rndwr", "rndrw", "seqrd", "seqwr"]
     threads: ThreadCounts = [1]
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
     file_total_size: Size = "1G"
     file_num: int = Field(16, ge=1, le=100000)
     file_block_size: Size = "16k"
@@ -150,6 +150,7 @@ class OltpWorkload(_DbWorkload):
     tables: int = Field(10, ge=1, le=10000)
     table_size: int = Field(10000, ge=1)
     threads: ThreadCounts = [1]
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
 
 
 class PgbenchWorkload(_DbWorkload):
@@ -159,6 +160,7 @@ class PgbenchWorkload(_DbWorkload):
     tool: Literal["pgbench"]
     scale: int = Field(10, ge=1)
     threads: ThreadCounts = Field([1], description="pgbench clients (-c)")
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
     jobs: int | None = Field(None, ge=1, description="pgbench worker threads (-j)")
     protocol: Literal["simple", "extended", "prepared"] = "prepared"
 
@@ -178,8 +180,16 @@ class IoPauseWorkload(_DbWorkload):
     after: int = Field(5, ge=2, description="seconds of load after the server is back")
     restart_delay: float = Field(0, ge=0, description="seconds between kill and restart")
     recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
-    report_interval: Literal[1] = 1
-    runtime: int = Field(0, ge=0, description="unused: the kill cycles set the length")
+    report_interval: Literal[1] = 1  # io-pause is read from 1-second reports
+
+
+WORKLOAD_MODELS: dict[str, type[_Strict]] = {
+    "fio": FioWorkload,
+    "sysbench-fileio": FileioWorkload,
+    "sysbench-oltp": OltpWorkload,
+    "pgbench": PgbenchWorkload,
+    "io-pause": IoPauseWorkload,
+}
 
 
 def _tool_of(value: Any) -> str:
@@ -199,17 +209,9 @@ Workload = Annotated[
     Discriminator(
         _tool_of,
         custom_error_type="unknown-tool",
-        custom_error_message="unknown tool; one of fio, sysbench-fileio, sysbench-oltp, "
-        "pgbench, io-pause",
+        custom_error_message=f"unknown tool; one of {', '.join(WORKLOAD_MODELS)}",
     ),
 ]
-WORKLOAD_MODELS: dict[str, type[_Strict]] = {
-    "fio": FioWorkload,
-    "sysbench-fileio": FileioWorkload,
-    "sysbench-oltp": OltpWorkload,
-    "pgbench": PgbenchWorkload,
-    "io-pause": IoPauseWorkload,
-}
 
 
 class DatabaseServerSettings(_Strict):
