@@ -13,18 +13,12 @@ import shutil
 import signal
 from pathlib import Path
 
+from harness.process import command_line
 from harness.store import CampaignStore
 
 
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
 def _kill_server(pid: int, marker: str) -> bool:
-    if marker and marker in _cmdline(pid):
+    if marker and marker in command_line(pid):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
         return True

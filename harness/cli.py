@@ -26,6 +26,7 @@ from harness.spec import CampaignSpec, SpecError
 from harness.store import CampaignError, CampaignStore
 from harness.targets.base import Target, TargetError
 from harness.targets.local_any import LocalTarget
+from harness.testbed_cli import testbed
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 # Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
@@ -314,6 +315,8 @@ def list_profiles() -> None:
         more = "…" if len(data["workloads"]) > 4 else ""
         click.echo(f"{name}: sweep {data['sweep']}; workloads {workloads}{more}")
 
+
+main.add_command(testbed)
 
 if __name__ == "__main__":
     main()

@@ -101,6 +101,14 @@ def run_processes(
     ]
 
 
+def command_line(pid: int) -> str:
+    """A process's command line, arguments joined by spaces; "" if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 ERROR_PREFIXES = ("FATAL", "ERROR", "pgbench: error")
 
 

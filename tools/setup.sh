@@ -15,7 +15,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "volperf setup: installing ${missing[*]}"
   $sudo apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 python=${PYTHON:-python3}
@@ -25,4 +25,5 @@ python=${PYTHON:-python3}
 }
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
+tools/link-ceph-bindings.sh .venv
 echo "volperf setup: $(fio --version), $(.venv/bin/volperf --version)"

@@ -1,0 +1,415 @@
+"""A real single-node Ceph (Debian's pacific packages): one mon, one mgr and 1 or 3
+BlueStore OSDs on sparse files, cephx, loopback only, every file under one state dir.
+
+No systemd, cephadm or containers: the daemons are started by hand the way the trial
+bring-up in ../shared/testbeds/ceph.notes.txt did it, and stopped by their pid files.
+Ready means HEALTH_OK *and* every PG active+clean (HEALTH_OK alone came while PGs were
+still peering). `up` on an existing state dir starts what is not running; `down` keeps the
+data unless asked to purge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.testbeds import TestbedError
+from harness.testbeds.daemons import Daemon
+
+MARKER = "testbed.json"  # a state dir without it is not ours: never purged
+POOL = "volumes"
+CINDER_USER = "cinder"
+PG_COUNT = 32
+OSD_BLOCK_BYTES = 10 << 30  # sparse: only what is written takes disk space
+OSD_MEMORY_TARGET = 1 << 30
+TCMALLOC = Path("/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4")
+COMMAND_TIMEOUT_S = 120
+READY_TIMEOUT_S = 300
+PACKAGES = "ceph-mon ceph-mgr ceph-osd ceph-common python3-rados python3-rbd"
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Ports:
+    mon_v2: int = 40100
+    mon_v1: int = 40101
+    daemons_min: int = 40200  # mgr and OSDs bind here, away from Ceph's 6789/6800-7300
+    daemons_max: int = 40400
+
+
+def ceph_conf(state: Path, fsid: str, osds: int, ports: Ports) -> str:
+    mon_host = f"[v2:127.0.0.1:{ports.mon_v2},v1:127.0.0.1:{ports.mon_v1}]"
+    # no `admin socket` in [global]: clients would share one socket path (see the notes)
+    return f"""\
+# written by `volperf testbed up ceph`; daemons and clients use it via -c or CEPH_CONF
+[global]
+fsid = {fsid}
+mon host = {mon_host}
+public addr = 127.0.0.1
+cluster addr = 127.0.0.1
+ms bind port min = {ports.daemons_min}
+ms bind port max = {ports.daemons_max}
+auth cluster required = cephx
+auth service required = cephx
+auth client required = cephx
+auth allow insecure global id reclaim = false
+run dir = {state}/run
+pid file = {state}/run/$name.pid
+log file = {state}/log/$cluster-$name.log
+crash dir = {state}/crash
+osd pool default size = {osds}
+osd pool default min size = 1
+osd pool default pg autoscale mode = off
+osd crush chooseleaf type = 0
+mon allow pool size one = true
+mon warn on pool no redundancy = false
+# the host's disk may be well filled; Ceph's 30 % default would warn MON_DISK_LOW
+mon data avail warn = 2
+mon data avail crit = 1
+# one host: without these a stopped OSD is never reported down
+mon osd reporter subtree level = osd
+mon osd min down reporters = 1
+
+[client]
+keyring = {state}/keyring
+
+[client.{CINDER_USER}]
+keyring = {state}/ceph.client.{CINDER_USER}.keyring
+
+[mon]
+mon data = {state}/mon/$cluster-$id
+keyring = {state}/mon/$cluster-$id/keyring
+
+[mgr]
+mgr data = {state}/mgr/$cluster-$id
+keyring = {state}/mgr/$cluster-$id/keyring
+
+[osd]
+osd data = {state}/osd/$cluster-$id
+keyring = {state}/osd/$cluster-$id/keyring
+osd objectstore = bluestore
+bluestore block create = true
+bluestore block size = {OSD_BLOCK_BYTES}
+osd memory target = {OSD_MEMORY_TARGET}
+# file-backed OSDs count as hdd, whose 0.1 s sleep per recovery op makes recovery crawl
+osd recovery sleep hdd = 0
+"""
+
+
+def readiness(status: dict[str, Any]) -> tuple[bool, str]:
+    """Whether `ceph -s -f json` shows a ready cluster, and what it shows in words."""
+    health = status.get("health", {}).get("status", "?")
+    pgmap = status.get("pgmap", {})
+    states = {s["state_name"]: s["count"] for s in pgmap.get("pgs_by_state", [])}
+    total = pgmap.get("num_pgs", 0)
+    clean = states.get("active+clean", 0)
+    osdmap = status.get("osdmap", {})
+    osdmap = osdmap.get("osdmap", osdmap)  # pacific nests it once more in some outputs
+    words = (
+        f"{health}, OSDs {osdmap.get('num_up_osds', 0)}/{osdmap.get('num_osds', 0)} up, "
+        f"PGs {clean}/{total} active+clean"
+    )
+    others = ", ".join(f"{n} {s}" for s, n in sorted(states.items()) if s != "active+clean")
+    if others:
+        words += f" ({others})"
+    return health == "HEALTH_OK" and total > 0 and clean == total, words
+
+
+class CephTestbed:
+    def __init__(self, state: Path, osds: int = 1, ports: Ports | None = None):
+        if osds not in (1, 3):
+            raise TestbedError(f"--osds {osds}: the Ceph testbed runs 1 or 3 OSDs")
+        self.state = state.resolve()
+        self.osds = osds
+        self.ports = ports or Ports()
+        self.conf = self.state / "ceph.conf"
+
+    # what is there
+    @property
+    def marker(self) -> Path:
+        return self.state / MARKER
+
+    def recorded(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.marker.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def daemons(self) -> list[Daemon]:
+        osds = int(self.recorded().get("osds", self.osds))
+        names = ["mon.a", "mgr.x"] + [f"osd.{i}" for i in range(osds)]
+        return [Daemon(n, self.state / "run" / f"{n}.pid", str(self.conf)) for n in names]
+
+    # commands
+    def run(self, *argv: str, timeout_s: float = COMMAND_TIMEOUT_S, **env: str) -> str:
+        """Run a Ceph command on this cluster; its stdout, or a TestbedError quoting it."""
+        command = [argv[0], "-c", str(self.conf), *argv[1:]]
+        try:
+            done = subprocess.run(  # noqa: S603 - argv list
+                command,
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                env={**os.environ, **env},
+                check=False,
+            )
+        except FileNotFoundError:
+            raise TestbedError(
+                f"{argv[0]} is not installed: apt-get install {PACKAGES} (tools/setup.sh does)"
+            ) from None
+        except subprocess.TimeoutExpired:
+            raise TestbedError(f"`{' '.join(argv)}` did not finish in {timeout_s:.0f} s") from None
+        if done.returncode != 0:
+            said = (done.stderr.strip() or done.stdout.strip()).splitlines()[-3:]
+            raise TestbedError(f"`{' '.join(argv)}` exited {done.returncode}: {' / '.join(said)}")
+        return done.stdout
+
+    def status_json(self, timeout_s: float = 20) -> dict[str, Any]:
+        out = self.run(
+            "ceph", "--connect-timeout", str(int(timeout_s)), "-s", "-f", "json",
+            timeout_s=timeout_s + 10,
+        )  # fmt: skip
+        return json.loads(out)
+
+    # bring-up
+    def up(self, progress: Progress = print, timeout_s: float = READY_TIMEOUT_S) -> dict[str, Any]:
+        started = time.monotonic()
+
+        def say(what: str) -> None:
+            progress(f"[{time.monotonic() - started:5.1f} s] {what}")
+
+        recorded = self.recorded()
+        if recorded:
+            if recorded.get("osds") != self.osds:
+                raise TestbedError(
+                    f"{self.state} holds a Ceph testbed with {recorded.get('osds')} OSD(s), "
+                    f"not {self.osds}: `volperf testbed down ceph --purge --state {self.state}` "
+                    "first"
+                )
+        else:
+            self._create(say)
+        self._start_daemons(say)
+        self._ensure_pool_and_user(say)
+        status = self.wait_ready(timeout_s - (time.monotonic() - started), say)
+        say("ready")
+        return status
+
+    def _create(self, say: Progress) -> None:
+        if self.state.exists() and any(self.state.iterdir()):
+            raise TestbedError(
+                f"{self.state} exists and is not empty: give an empty or new --state directory"
+            )
+        self._check_ports()
+        for sub in ("run", "log", "crash", "mon/ceph-a", "mgr/ceph-x"):
+            (self.state / sub).mkdir(parents=True, exist_ok=True)
+        fsid = str(uuid.uuid4())
+        self.conf.write_text(ceph_conf(self.state, fsid, self.osds, self.ports))
+        self.marker.write_text(
+            json.dumps(
+                {"osds": self.osds, "fsid": fsid, "created": time.time(), "ports": vars(self.ports)}
+            )
+        )
+        old_umask = os.umask(0o077)  # keyrings: owner only
+        try:
+            self._make_keys_and_mon(fsid)
+        finally:
+            os.umask(old_umask)
+        say(f"created cluster {fsid} in {self.state}")
+
+    def _check_ports(self) -> None:
+        for port in (self.ports.mon_v2, self.ports.mon_v1):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    raise TestbedError(
+                        f"127.0.0.1:{port} is in use: another Ceph (or testbed) is listening "
+                        "there; stop it or choose other ports"
+                    )
+
+    def _make_keys_and_mon(self, fsid: str) -> None:
+        s = self.state
+        authtool = ["ceph-authtool"]
+        self._tool(*authtool, "--create-keyring", f"{s}/mon.keyring", "--gen-key", "-n", "mon.",
+                   "--cap", "mon", "allow *")  # fmt: skip
+        self._tool(*authtool, "--create-keyring", f"{s}/keyring", "--gen-key",
+                   "-n", "client.admin", "--cap", "mon", "allow *", "--cap", "osd", "allow *",
+                   "--cap", "mds", "allow *", "--cap", "mgr", "allow *")  # fmt: skip
+        self._tool(*authtool, f"{s}/mon.keyring", "--import-keyring", f"{s}/keyring")
+        mon_addr = f"[v2:127.0.0.1:{self.ports.mon_v2},v1:127.0.0.1:{self.ports.mon_v1}]"
+        self._tool("monmaptool", "--create", "--fsid", fsid, "--addv", "a", mon_addr,
+                   f"{s}/monmap")  # fmt: skip
+        self.run("ceph-mon", "--mkfs", "-i", "a", "--monmap", f"{s}/monmap",
+                 "--keyring", f"{s}/mon.keyring")  # fmt: skip
+        shutil.copy(f"{s}/mon.keyring", f"{s}/mon/ceph-a/keyring")
+
+    def _tool(self, *argv: str) -> None:
+        """Tools that take no -c (ceph-authtool, monmaptool)."""
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)  # noqa: S603
+        except FileNotFoundError:
+            raise TestbedError(f"{argv[0]} is not installed: apt-get install {PACKAGES}") from None
+        if done.returncode != 0:
+            raise TestbedError(f"`{argv[0]}` exited {done.returncode}: {done.stderr.strip()}")
+
+    def _start_daemons(self, say: Progress) -> None:
+        for daemon in self.daemons():
+            if daemon.pid() is not None:
+                say(f"{daemon.name} already running (pid {daemon.pid()})")
+                continue
+            kind, ident = daemon.name.split(".")
+            if kind == "mgr":
+                self._make_mgr_key()
+            if kind == "osd":
+                self._make_osd(int(ident))
+            self.run(f"ceph-{kind}", "-i", ident, **self._daemon_env(kind))
+            say(f"{daemon.name} started (pid {self._wait_pid(daemon)})")
+
+    def _daemon_env(self, kind: str) -> dict[str, str]:
+        if kind != "osd":
+            return {}
+        # Debian's ceph-osd is not linked with tcmalloc; glibc malloc took it to 2 GB
+        if TCMALLOC.exists():
+            return {"LD_PRELOAD": str(TCMALLOC)}
+        return {"MALLOC_ARENA_MAX": "2"}
+
+    def _wait_pid(self, daemon: Daemon, timeout_s: float = 30) -> int:
+        deadline = time.monotonic() + timeout_s
+        while (pid := daemon.pid()) is None:
+            if time.monotonic() > deadline:
+                raise TestbedError(
+                    f"{daemon.name} did not start within {timeout_s:.0f} s; "
+                    f"its log: {self.state}/log/ceph-{daemon.name}.log"
+                )
+            time.sleep(0.1)
+        return pid
+
+    def _make_mgr_key(self) -> None:
+        keyring = self.state / "mgr/ceph-x/keyring"
+        if keyring.exists():
+            return
+        key = self.run("ceph", "auth", "get-or-create", "mgr.x", "mon", "allow profile mgr",
+                       "osd", "allow *", "mds", "allow *")  # fmt: skip
+        _write_secret(keyring, key)
+
+    def _make_osd(self, number: int) -> None:
+        data = self.state / f"osd/ceph-{number}"
+        if (data / "keyring").exists():
+            return
+        data.mkdir(parents=True, exist_ok=True)
+        osd_uuid = str(uuid.uuid4())
+        secret = subprocess.run(
+            ["ceph-authtool", "--gen-print-key"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        secret_file = data / "new-osd-secret.json"  # given with -i so it is not on a command line
+        _write_secret(secret_file, json.dumps({"cephx_secret": secret}))
+        given = self.run("ceph", "osd", "new", osd_uuid, str(number), "-i", str(secret_file))
+        secret_file.unlink()
+        if int(given.strip()) != number:
+            raise TestbedError(f"ceph gave OSD id {given.strip()}, expected {number}")
+        self._tool("ceph-authtool", "--create-keyring", f"{data}/keyring", "--name",
+                   f"osd.{number}", "--add-key", secret)  # fmt: skip
+        self.run("ceph-osd", "-i", str(number), "--mkfs", "--osd-uuid", osd_uuid)
+
+    def _ensure_pool_and_user(self, say: Progress) -> None:
+        pools = json.loads(self.run("ceph", "osd", "pool", "ls", "-f", "json"))
+        if POOL not in pools:
+            self.run("ceph", "osd", "pool", "create", POOL, str(PG_COUNT), str(PG_COUNT),
+                     "replicated")  # fmt: skip
+            self.run("ceph", "osd", "pool", "set", POOL, "size", str(self.osds),
+                     "--yes-i-really-mean-it")  # fmt: skip
+            self.run("ceph", "osd", "pool", "application", "enable", POOL, "rbd")
+            self.run("rbd", "pool", "init", POOL)
+            say(f"pool {POOL} (rbd, size {self.osds}, {PG_COUNT} PGs) created")
+        keyring = self.state / f"ceph.client.{CINDER_USER}.keyring"
+        if not keyring.exists():
+            key = self.run("ceph", "auth", "get-or-create", f"client.{CINDER_USER}",
+                           "mon", "profile rbd", "osd", f"profile rbd pool={POOL}",
+                           "mgr", f"profile rbd pool={POOL}")  # fmt: skip
+            _write_secret(keyring, key)
+            say(f"user client.{CINDER_USER} (profile rbd on {POOL}) created")
+
+    def wait_ready(self, timeout_s: float, say: Progress = print) -> dict[str, Any]:
+        deadline = time.monotonic() + max(timeout_s, 1)
+        last = ""
+        while True:
+            try:
+                status = self.status_json(timeout_s=10)
+                ready, words = readiness(status)
+            except (TestbedError, ValueError) as exc:
+                status, ready, words = {}, False, f"no status yet ({exc})"
+            if words != last:
+                say(words)
+                last = words
+            if ready:
+                return status
+            if time.monotonic() > deadline:
+                raise TestbedError(
+                    f"Ceph was not ready (HEALTH_OK with every PG active+clean) within "
+                    f"{timeout_s:.0f} s: {words}; logs in {self.state}/log"
+                )
+            time.sleep(1)
+
+    # take down
+    def down(self, purge: bool = False, progress: Progress = print) -> list[str]:
+        stopped = []
+        for daemon in reversed(self.daemons()):  # OSDs, then mgr, then mon
+            if daemon.stop():
+                stopped.append(daemon.name)
+                progress(f"{daemon.name} stopped")
+        if purge and self.state.exists():
+            if not self.marker.exists():
+                raise TestbedError(
+                    f"{self.state} has no {MARKER}: not a volperf Ceph testbed, not removing it"
+                )
+            shutil.rmtree(self.state)
+            progress(f"removed {self.state}")
+        return stopped
+
+    # status
+    def status(self) -> dict[str, Any]:
+        recorded = self.recorded()
+        daemons = [
+            {"name": d.name, "pid": d.pid(), **d.memory_kib()} for d in self.daemons()
+        ] if recorded else []  # fmt: skip
+        report: dict[str, Any] = {
+            "state": str(self.state),
+            "conf": str(self.conf) if recorded else None,
+            "exists": bool(recorded),
+            "osds": recorded.get("osds"),
+            "daemons": daemons,
+            "ready": False,
+        }
+        if daemons and daemons[0]["pid"] is not None:
+            try:
+                status = self.status_json(timeout_s=10)
+            except (TestbedError, ValueError) as exc:
+                report["health"] = f"unknown ({exc})"
+            else:
+                report["ready"], report["health"] = readiness(status)
+                report["checks"] = {
+                    code: check.get("summary", {}).get("message", "")
+                    for code, check in status.get("health", {}).get("checks", {}).items()
+                }
+        return report
+
+    def usage(self) -> Sequence[str]:
+        return [
+            f"export CEPH_CONF={self.conf}",
+            "ceph -s; rbd ls volumes",
+            f"volperf run rbd --ceph-conf {self.conf} --ceph-user {CINDER_USER} --pool {POOL}",
+        ]
+
+
+def _write_secret(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
