@@ -2,7 +2,10 @@
 
 Servers go first (a process is only killed if its command line still names the data
 directory it was started on, so a recycled pid is left alone), then files and
-directories volperf made. A user's file or a device region stays; only the note goes.
+directories volperf made, then RBD images: those noted, and any other image in a noted
+pool that carries the campaign's tag. A user's file or a device region stays; only the
+note goes. What cannot be removed now (a cluster that does not answer) stays noted, and
+the returned list says so in a line starting with "NOT removed".
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ def remove_created(store: CampaignStore) -> list[str]:
         if _kill_server(int(details["pid"]), str(details.get("marker", ""))):
             removed.append(f"{resource} ({details.get('marker')})")
         store.forget_created(resource)
+    rbd = {k: v for k, v in created.items() if str(v.get("kind", "")).startswith("rbd-")}
     for resource, details in created.items():
         kind = details.get("kind")
-        if kind == "process":
+        if kind == "process" or resource in rbd:
             continue
         if details.get("ours", False):
             if kind == "file":
@@ -45,4 +49,39 @@ def remove_created(store: CampaignStore) -> list[str]:
                 shutil.rmtree(resource, ignore_errors=True)
                 removed.append(resource)
         store.forget_created(resource)
+    return removed + _remove_rbd_images(store, rbd)
+
+
+def _remove_rbd_images(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
+    from harness.ceph import images  # Ceph's bindings only when a campaign used Ceph
+    from harness.ceph.access import CephAccess, CephError
+
+    removed: list[str] = []
+    places = {(n["conf"], n["user"], n["pool"]) for n in notes.values()}
+    for conf, user, pool in sorted(places):
+        here = {
+            k: n
+            for k, n in notes.items()
+            if (n["conf"], n["user"], n["pool"]) == (conf, user, pool)
+        }
+        names = {n["image"]: k for k, n in here.items() if n["kind"] == "rbd-image"}
+        scans = [n["campaign"] for n in here.values() if n["kind"] == "rbd-pool"]
+        try:
+            with CephAccess(Path(conf), user, pool).pool_io() as ioctx:
+                for campaign in scans:
+                    names.update(
+                        {name: "" for name in images.tagged(ioctx, campaign) if name not in names}
+                    )
+                for name, key in sorted(names.items()):
+                    if images.remove(ioctx, name):
+                        removed.append(f"rbd {pool}/{name}")
+                    if key:
+                        store.forget_created(key)
+        except CephError as exc:
+            removed.append(
+                f"NOT removed: RBD images of {pool} ({exc}); run `volperf cleanup` again"
+            )
+            continue
+        for key in here:
+            store.forget_created(key)
     return removed

@@ -26,6 +26,7 @@ from harness.spec import CampaignSpec, SpecError
 from harness.store import CampaignError, CampaignStore
 from harness.targets.base import Target, TargetError
 from harness.targets.local_any import LocalTarget
+from harness.targets.rbd import RbdFioTarget, resolve
 from harness.testbed_cli import testbed
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -34,9 +35,9 @@ console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
 
 def make_target(spec: CampaignSpec) -> Target:
-    if spec.target.type == "local":
-        return LocalTarget(spec)
-    raise TargetError(f"target type {spec.target.type!r} is not available yet")
+    if spec.target.type == "rbd":
+        return RbdFioTarget(spec)
+    return LocalTarget(spec)
 
 
 def _campaign(path: Path) -> CampaignStore:
@@ -67,7 +68,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("what", metavar="SPEC.yaml|local")
+@click.argument("what", metavar="SPEC.yaml|local|rbd")
 @click.option(
     "--dir",
     "directory",
@@ -79,7 +80,7 @@ def main() -> None:
     type=click.Choice(profiles.names()),
     default="quick",
     show_default=True,
-    help="local: built-in workload profile",
+    help="local, rbd: built-in workload profile",
 )
 @click.option("--name", help="campaign name (local default: PROFILE-YYYYmmdd-HHMMSS)")
 @click.option(
@@ -103,6 +104,18 @@ def main() -> None:
 @click.option(
     "--allow-existing", is_flag=True, help="let fio overwrite files volperf did not create"
 )
+@click.option(
+    "--prefill/--no-prefill",
+    default=None,
+    help="local, rbd: write every block once before measuring (default: the profile's)",
+)
+@click.option(
+    "--ceph-conf",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="rbd: ceph.conf (default $CEPH_CONF, the Ceph testbed's, /etc/ceph/ceph.conf)",
+)
+@click.option("--ceph-user", default="admin", show_default=True, help="rbd: cephx user")
+@click.option("--pool", default="volumes", show_default=True, help="rbd: pool for the images")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
 def run(
     what: str,
@@ -116,31 +129,45 @@ def run(
     settings: tuple[str, ...],
     allow_device: bool,
     allow_existing: bool,
+    prefill: bool | None,
+    ceph_conf: Path | None,
+    ceph_user: str,
+    pool: str,
     as_json: bool,
 ) -> None:
-    """Run a campaign from SPEC.yaml, or `run local --dir DIR --profile NAME`.
+    """Run a campaign from SPEC.yaml, or from a built-in profile: `run local --dir DIR`
+    on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool).
 
     Re-running an interrupted campaign (same spec, same --name) resumes at the first
     step not done.
     """
+    overrides = {
+        "runtime": runtime,
+        "size": size,
+        "sweep": sweep,
+        "settings": settings
+        + ((f"prefill={str(prefill).lower()}",) if prefill is not None else ()),
+    }
     try:
+        name = name or f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
         if what == "local":
             if directory is None:
                 raise click.UsageError("run local needs --dir DIR (the storage under test)")
-            name = name or f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
             spec = profiles.local_spec(
                 profile,
                 directory,
                 name,
                 allow_device=allow_device,
                 allow_existing=allow_existing,
-                runtime=runtime,
-                size=size,
-                sweep=sweep,
-                settings=settings,
+                **overrides,
             )
+        elif what == "rbd":
+            target = {"type": "rbd", "ceph_conf": ceph_conf and str(ceph_conf.resolve()),
+                      "user": ceph_user, "pool": pool}  # fmt: skip
+            spec = profiles.profile_spec(profile, target, name, **overrides)
         else:
             spec = spec_module.load(Path(what))
+        spec = resolve(spec)
         display: Display = RichDisplay(console)
         outcome = run_campaign(spec, results, make_target, display)
     except (SpecError, CampaignError, TargetError) as exc:
@@ -223,9 +250,12 @@ def cleanup(campaign: Path) -> None:
     store = _measured(campaign)
     with store.lock():
         removed = remove_created(store)
-    for path in removed:
-        console.print(f"removed {path}", highlight=False)
-    console.print(f"{len(removed)} resources removed")
+    kept = [line for line in removed if line.startswith("NOT removed")]
+    for line in removed:
+        console.print(line if line in kept else f"removed {line}", highlight=False)
+    console.print(f"{len(removed) - len(kept)} resources removed")
+    if kept:
+        sys.exit(EXIT_FAILED)
 
 
 doc_source_option = click.option(

@@ -14,6 +14,7 @@ from typing import Any
 
 from harness import __version__
 from harness.aggregate import Warning, aggregate_step
+from harness.ceph.step import ceph_step
 from harness.db_records import DbRecord, EventRecord, db_csv, events_csv
 from harness.db_results import build_db_step
 from harness.device_check import GAP_WARNING, compare, host_load, read_samples
@@ -64,6 +65,22 @@ def build_step(
         summary.update(db.summary())
         summary["warnings"] += [asdict(w) for w in db.warnings]
         return StepResult(summary, db_records=db.records, events=db.events)
+    ceph = ceph_step(store.raw_dir(step_id), step_id, status.started)
+    summary.update(ceph.summary)
+    summary["warnings"] += [asdict(w) for w in ceph.warnings]
+    result = _fio_step(store, step_id, backend, rate_iops, plan, summary)
+    result.events += ceph.events
+    return result
+
+
+def _fio_step(
+    store: CampaignStore,
+    step_id: str,
+    backend: str,
+    rate_iops: int | None,
+    plan: dict[str, Any],
+    summary: dict[str, Any],
+) -> StepResult:
     output_path = store.raw_dir(step_id) / "fio.out"
     if not output_path.exists():
         return StepResult(summary)

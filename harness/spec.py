@@ -242,9 +242,48 @@ class LocalTarget(_Strict):
     allow_existing: bool = False
 
 
+def _cephx_user(value: str) -> str:
+    return value.removeprefix("client.")
+
+
+class RbdTarget(_Strict):
+    """RBD images volperf creates in ``pool``, one per consumer, driven by fio's rbd
+    engine; the cluster's health is sampled during every step."""
+
+    type: Literal["rbd"]
+    ceph_conf: Path | None = Field(
+        None, description="default: $CEPH_CONF, the Ceph testbed's, /etc/ceph/ceph.conf"
+    )
+    user: Annotated[str, AfterValidator(_cephx_user)] = Field(
+        "admin", description="cephx user, with or without 'client.'"
+    )
+    pool: Name = "volumes"
+    health_interval: float = Field(2.0, ge=0.5, le=60, description="seconds between samples")
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("type", "local"))
+    return str(getattr(value, "type", "local"))
+
+
+TARGET_TYPES = ("local", "rbd")
+Target = Annotated[
+    Union[  # noqa: UP007 - Annotated needs the Union spelled out for the tags
+        Annotated[LocalTarget, Tag("local")],
+        Annotated[RbdTarget, Tag("rbd")],
+    ],
+    Discriminator(
+        _type_of,
+        custom_error_type="unknown-target",
+        custom_error_message=f"unknown target type; one of {', '.join(TARGET_TYPES)}",
+    ),
+]
+
+
 class CampaignSpec(_Strict):
     name: Name
-    target: LocalTarget
+    target: Target
     workloads: list[Workload] = Field(min_length=1)
     databases: Databases = Field(default_factory=Databases)
     sweep: list[int] = Field(min_length=1, description="consumer counts, one step each")
@@ -271,11 +310,22 @@ class CampaignSpec(_Strict):
             raise ValueError(f"workload names repeat: {', '.join(duplicates)}")
         return self
 
+    @model_validator(mode="after")
+    def _rbd_runs_fio(self) -> CampaignSpec:
+        if self.target.type == "rbd":
+            others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]
+            if others:
+                raise ValueError(
+                    f"workloads {', '.join(others)}: the rbd target runs fio only (database "
+                    "workloads need a file system: use a local target on a mounted RBD device)"
+                )
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
 
-_TOOL_TAGS = frozenset(WORKLOAD_MODELS)
+_TAGS = frozenset(WORKLOAD_MODELS) | frozenset(TARGET_TYPES)
 
 
 def _location(loc: tuple[Any, ...]) -> str:
@@ -283,8 +333,8 @@ def _location(loc: tuple[Any, ...]) -> str:
     for item in loc:
         if isinstance(item, int):
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
-        elif item in _TOOL_TAGS:
-            continue  # the discriminator's tag: the index already names the workload
+        elif item in _TAGS:
+            continue  # a discriminator's tag: the place already names the workload or target
         elif item not in ("function-after", "function-before") and not str(item).startswith(
             ("function-", "union[")
         ):
@@ -302,7 +352,7 @@ def validate(data: Any, source: str = "<spec>") -> CampaignSpec:
         for error in exc.errors():
             message = error["msg"].removeprefix("Value error, ")
             problem = f"{_location(error['loc'])}: {message}"
-            if error["type"] != "missing":
+            if error["type"] != "missing" and error["loc"]:  # not the whole spec
                 problem += f" (got {error['input']!r})"
             problems.append(problem)
         raise SpecError(source, problems) from None

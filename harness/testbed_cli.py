@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 
 from harness.testbeds import TestbedError, default_state_dir
-from harness.testbeds.ceph import READY_TIMEOUT_S, CephTestbed
+from harness.testbeds.ceph import READY_TIMEOUT_S, CephTestbed, Ports
 
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
@@ -23,8 +23,11 @@ state_option = click.option(
 )
 
 
-def _testbed(name: str, state: Path | None, osds: int = 1) -> CephTestbed:
-    return CephTestbed(state or default_state_dir(name), osds=osds)
+def _testbed(
+    name: str, state: Path | None, osds: int = 1, mon_port: int | None = None
+) -> CephTestbed:
+    ports = Ports.from_mon_port(mon_port) if mon_port else None
+    return CephTestbed(state or default_state_dir(name), osds=osds, ports=ports)
 
 
 def _say(line: str) -> None:
@@ -42,9 +45,12 @@ def testbed() -> None:
 @state_option
 @click.option("--timeout", type=int, default=READY_TIMEOUT_S, show_default=True,
               help="seconds to wait for the cluster to be ready")  # fmt: skip
-def up(name: str, osds: str, state: Path | None, timeout: int) -> None:
+@click.option("--mon-port", type=click.IntRange(1024, 65000),
+              help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
+              "the other daemons bind 100 to 300 above it")  # fmt: skip
+def up(name: str, osds: str, state: Path | None, timeout: int, mon_port: int | None) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
-    bed = _testbed(name, state, int(osds))
+    bed = _testbed(name, state, int(osds), mon_port)
     started = time.monotonic()
     try:
         bed.up(_say, timeout)

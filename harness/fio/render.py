@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.spec import FioWorkload
@@ -22,18 +22,38 @@ def size_bytes(size: str) -> int:
 
 @dataclass(frozen=True)
 class JobTarget:
-    """Where one consumer does its I/O: its own file, or a region of a device."""
+    """Where one consumer does its I/O: its own file, a region of a device, or an RBD
+    image (with the rbd engine)."""
 
     jobname: str
     rw: str
-    filename: str
+    filename: str = ""
     offset: int | None = None  # bytes, for a shared block device
+    rbdname: str | None = None
 
 
-def _global_section(workload: FioWorkload, numjobs: int) -> list[str]:
+# how fio reaches the storage: the workload's ioengine, or e.g. rbd with its pool and user
+Engine = Mapping[str, str]
+
+
+def _engine_lines(workload: FioWorkload, engine: Engine | None) -> list[str]:
+    engine = engine or {"ioengine": workload.ioengine}
+    return [f"{key}={value}" for key, value in engine.items()]
+
+
+def _where(target: JobTarget) -> list[str]:
+    if target.rbdname is not None:
+        return [f"rbdname={target.rbdname}"]
+    lines = [f"filename={target.filename}"]
+    if target.offset is not None:
+        lines.append(f"offset={target.offset}")
+    return lines
+
+
+def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) -> list[str]:
     lines = [
         "[global]",
-        f"ioengine={workload.ioengine}",
+        *_engine_lines(workload, engine),
         f"direct={int(workload.direct)}",
         f"bs={workload.bs}",
         f"iodepth={workload.iodepth}",
@@ -57,27 +77,29 @@ def _global_section(workload: FioWorkload, numjobs: int) -> list[str]:
 
 
 def _job_section(target: JobTarget, numjobs: int) -> list[str]:
-    lines = ["", f"[{target.jobname}]", f"rw={target.rw}", f"filename={target.filename}"]
-    if target.offset is not None:
-        lines.append(f"offset={target.offset}")
+    lines = ["", f"[{target.jobname}]", f"rw={target.rw}", *_where(target)]
     if numjobs > 1:
         lines.append("new_group")
     return lines
 
 
-def render_job(workload: FioWorkload, targets: Sequence[JobTarget]) -> str:
+def render_job(
+    workload: FioWorkload, targets: Sequence[JobTarget], engine: Engine | None = None
+) -> str:
     """The measured job: one section per consumer, all starting together."""
-    lines = _global_section(workload, workload.numjobs)
+    lines = _global_section(workload, workload.numjobs, engine)
     for target in targets:
         lines += _job_section(target, workload.numjobs)
     return "\n".join(lines) + "\n"
 
 
-def render_prefill(workload: FioWorkload, targets: Sequence[JobTarget]) -> str:
+def render_prefill(
+    workload: FioWorkload, targets: Sequence[JobTarget], engine: Engine | None = None
+) -> str:
     """Write every block of every consumer's file once, so reads hit real data."""
     lines = [
         "[global]",
-        f"ioengine={workload.ioengine}",
+        *_engine_lines(workload, engine),
         "direct=1",
         "bs=1M",
         "iodepth=16",
@@ -85,7 +107,5 @@ def render_prefill(workload: FioWorkload, targets: Sequence[JobTarget]) -> str:
         "rw=write",
     ]
     for target in targets:
-        lines += ["", f"[prefill-{target.jobname}]", f"filename={target.filename}"]
-        if target.offset is not None:
-            lines.append(f"offset={target.offset}")
+        lines += ["", f"[prefill-{target.jobname}]", *_where(target)]
     return "\n".join(lines) + "\n"

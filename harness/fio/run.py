@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from harness.process import Command, ProcessResult, run_processes
@@ -27,7 +27,9 @@ def run_fio(
     stop: threading.Event,
     fio: str = "fio",
     on_tick: Callable[[float], None] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ProcessResult:
     """Run ``fio --output-format=json+ JOBFILE``; stdout and stderr go to files untouched."""
-    command = Command([fio, "--output-format=json+", str(jobfile)], stdout_path, stderr_path)
+    argv = [fio, "--output-format=json+", str(jobfile)]
+    command = Command(argv, stdout_path, stderr_path, env=env)
     return run_processes([command], timeout_s, stop, on_tick)[0]

@@ -1,4 +1,4 @@
-"""Built-in campaign profiles: partial specs completed by `volperf run local`."""
+"""Built-in campaign profiles: partial specs completed by `volperf run local|rbd`."""
 
 from __future__ import annotations
 
@@ -31,19 +31,31 @@ def local_spec(
     *,
     allow_device: bool = False,
     allow_existing: bool = False,
-    runtime: int | None = None,
-    size: str | None = None,
-    sweep: str | None = None,
-    settings: Sequence[str] = (),
+    **overrides: Any,
 ) -> CampaignSpec:
-    data = load(profile)
-    data["name"] = name
-    data["target"] = {
+    target = {
         "type": "local",
         "dir": str(directory.resolve()),
         "allow_device": allow_device,
         "allow_existing": allow_existing,
     }
+    return profile_spec(profile, target, name, **overrides)
+
+
+def profile_spec(
+    profile: str,
+    target: dict[str, Any],
+    name: str,
+    *,
+    runtime: int | None = None,
+    size: str | None = None,
+    sweep: str | None = None,
+    settings: Sequence[str] = (),
+) -> CampaignSpec:
+    """A profile completed with a target, a name and the command line's overrides."""
+    data = load(profile)
+    data["name"] = name
+    data["target"] = target
     source = f"profile {profile!r}"
     if sweep is not None:
         data["sweep"] = _values(sweep, source, "--sweep")

@@ -11,24 +11,18 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from dataclasses import asdict
 from pathlib import Path
 
 from harness.cleanup import remove_created
 from harness.environment import mount_of
-from harness.fio.parse import FioParseError, parse_file
 from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.fio.run import run_fio
 from harness.hoststats import device_for_path
 from harness.plan import Step
-from harness.process import ProcessResult
 from harness.sampler import HostSampler
-from harness.spec import CampaignSpec, FioWorkload, LocalTarget
-from harness.store import CampaignStore, atomic_write_json
+from harness.spec import CampaignSpec, LocalTarget
+from harness.store import CampaignStore
 from harness.targets.base import StepOutcome, TargetError, Tick
-
-DEFAULT_TIMEOUT_MARGIN_S = 120
-SIZE_MODE_TIMEOUT_S = 3600
+from harness.targets.fio_step import run_measured, run_prefill
 
 
 def describe_directory(path: Path, is_device: bool = False) -> str:
@@ -38,14 +32,6 @@ def describe_directory(path: Path, is_device: bool = False) -> str:
     mount = mount_of(path)
     device = device_for_path(path)
     return ":".join(["local", mount.get("fstype", "?"), device.name if device else "nodev"])
-
-
-def step_timeout(spec: CampaignSpec, workload: FioWorkload) -> float:
-    if spec.step_timeout is not None:
-        return spec.step_timeout
-    if workload.mode == "time" and workload.runtime is not None:
-        return workload.runtime + workload.ramp_time + DEFAULT_TIMEOUT_MARGIN_S
-    return SIZE_MODE_TIMEOUT_S
 
 
 class LocalFioTarget:
@@ -163,91 +149,25 @@ class LocalFioTarget:
         raw = store.raw_dir(step.id)
         targets = self._job_targets(step)
         self._claim_files(targets, store)
-        timeout = step_timeout(self.spec, step.workload)
         notes: list[str] = []
 
         unfilled = self._unfilled(step, targets, store)
         if unfilled:
-            (raw / "prefill.job").write_text(render_prefill(step.workload, unfilled))
-            result = run_fio(
-                raw / "prefill.job",
-                raw / "prefill.out",
-                raw / "prefill.err",
-                SIZE_MODE_TIMEOUT_S,
-                stop,
-                fio=self.spec.fio,
-                on_tick=lambda elapsed: tick(elapsed, None),
-            )
-            failure = self._failure(result, raw / "prefill.out", raw / "prefill.err", "prefill")
+            job = render_prefill(step.workload, unfilled)
+            failure, seconds = run_prefill(self.spec, raw, job, stop, tick)
             if failure is not None:
                 return failure
             self._mark_prefilled(step, unfilled, store)
-            notes.append(
-                f"prefilled {len(unfilled)} x {step.workload.size} in {result.duration_s:.1f} s"
-            )
+            notes.append(f"prefilled {len(unfilled)} x {step.workload.size} in {seconds:.1f} s")
 
-        (raw / "fio.job").write_text(render_job(step.workload, targets))
-        device = device_for_path(self.path)
-        with HostSampler(raw / "host.jsonl", device) as sampler:
-            result = run_fio(
-                raw / "fio.job",
-                raw / "fio.out",
-                raw / "fio.err",
-                timeout,
-                stop,
-                fio=self.spec.fio,
-                on_tick=lambda elapsed: tick(elapsed, sampler.live_iops),
-            )
-        atomic_write_json(raw / "process.json", asdict(result))
-        failure = self._failure(result, raw / "fio.out", raw / "fio.err", "fio")
+        job = render_job(step.workload, targets)
+        with HostSampler(raw / "host.jsonl", device_for_path(self.path)) as sampler:
+            failure = run_measured(self.spec, step.workload, raw, job, stop, tick,
+                                   sampler=sampler)  # fmt: skip
         if failure is not None:
             failure.notes[:0] = notes
             return failure
         return StepOutcome("done", notes=notes)
 
-    def _failure(
-        self, result: ProcessResult, out: Path, err: Path, what: str
-    ) -> StepOutcome | None:
-        if result.interrupted:
-            return StepOutcome(
-                "interrupted",
-                f"{what} stopped on request after "
-                f"{result.duration_s:.1f} s; its partial output is in raw/",
-            )
-        if result.timed_out:
-            return StepOutcome(
-                "failed",
-                f"{what} did not finish within its timeout "
-                f"({result.duration_s:.0f} s) and was stopped",
-            )
-        try:
-            output = parse_file(out)
-        except FioParseError as exc:
-            stderr = _tail(err)
-            return StepOutcome(
-                "failed",
-                f"{what} exited {result.returncode}: {exc}"
-                + (f"; fio said: {stderr}" if stderr else ""),
-            )
-        failed = [j for j in output.jobs if j.error]
-        if failed:
-            names = ", ".join(f"{j.jobname} ({j.error_message})" for j in failed)
-            return StepOutcome(
-                "failed",
-                f"{len(failed)} of {len(output.jobs)} {what} jobs "
-                f"failed: {names}; fio said: {_tail(err)}",
-            )
-        if result.returncode != 0:
-            return StepOutcome("failed", f"{what} exited {result.returncode}: {_tail(err)}")
-        return None
-
     def cleanup(self, store: CampaignStore) -> list[str]:
         return remove_created(store)
-
-
-def _tail(path: Path, lines: int = 3) -> str:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return ""
-    return " / ".join(text.splitlines()[-lines:])

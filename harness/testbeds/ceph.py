@@ -46,6 +46,10 @@ class Ports:
     daemons_min: int = 40200  # mgr and OSDs bind here, away from Ceph's 6789/6800-7300
     daemons_max: int = 40400
 
+    @classmethod
+    def from_mon_port(cls, port: int) -> Ports:
+        return cls(port, port + 1, port + 100, port + 300)
+
 
 def ceph_conf(state: Path, fsid: str, osds: int, ports: Ports) -> str:
     mon_host = f"[v2:127.0.0.1:{ports.mon_v2},v1:127.0.0.1:{ports.mon_v1}]"

@@ -1,0 +1,111 @@
+"""Which cluster, as whom, which pool; and a librados connection that cannot hang.
+
+The python rados/rbd bindings come from Debian (python3-rados, python3-rbd); tools/setup.sh
+links them into volperf's virtualenv. Every call has a timeout: a cluster that is down or
+unreachable gives an error after seconds, not a hang (librados waits 300 s by default).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from harness.testbeds import default_state_dir
+
+CONNECT_TIMEOUT_S = 10
+MON_TIMEOUT_S = 10
+OSD_TIMEOUT_S = 60
+
+
+class CephError(RuntimeError):
+    """The cluster cannot be reached or refused a request (the message says which)."""
+
+
+def default_conf() -> Path:
+    """$CEPH_CONF, else the Ceph testbed's ceph.conf if there is one, else Ceph's default."""
+    if os.environ.get("CEPH_CONF"):
+        return Path(os.environ["CEPH_CONF"])
+    testbed = default_state_dir("ceph") / "ceph.conf"
+    return testbed if testbed.exists() else Path("/etc/ceph/ceph.conf")
+
+
+def bindings() -> tuple[ModuleType, ModuleType]:
+    try:
+        import rados
+        import rbd
+    except ImportError as exc:
+        raise CephError(
+            f"the Python rados/rbd bindings do not import ({exc}): apt-get install "
+            "python3-rados python3-rbd, then tools/link-ceph-bindings.sh .venv (setup does both)"
+        ) from None
+    return rados, rbd
+
+
+@dataclass(frozen=True)
+class CephAccess:
+    conf: Path
+    user: str  # cephx id without "client."
+    pool: str
+
+    def env(self) -> dict[str, str]:
+        """Environment for Ceph's own tools (fio's rbd engine has no conf-path option)."""
+        return {**os.environ, "CEPH_CONF": str(self.conf)}
+
+    def where(self) -> str:
+        return f"pool {self.pool!r} as client.{self.user} ({self.conf})"
+
+    @contextmanager
+    def cluster(self, connect_timeout_s: float = CONNECT_TIMEOUT_S) -> Iterator[Any]:
+        rados, _ = bindings()
+        if not self.conf.exists():
+            raise CephError(f"{self.conf}: no such Ceph configuration file (give --ceph-conf)")
+        try:
+            cluster = rados.Rados(
+                conffile=str(self.conf),
+                name=f"client.{self.user}",
+                conf={
+                    "client_mount_timeout": str(int(connect_timeout_s)),
+                    "rados_mon_op_timeout": str(MON_TIMEOUT_S),
+                    "rados_osd_op_timeout": str(OSD_TIMEOUT_S),
+                    "log_to_stderr": "false",
+                    "err_to_stderr": "false",
+                },
+            )
+            cluster.connect(timeout=connect_timeout_s)
+        except rados.Error as exc:
+            raise CephError(f"cannot connect to Ceph for {self.where()}: {exc}") from None
+        try:
+            yield cluster
+        finally:
+            cluster.shutdown()
+
+    @contextmanager
+    def pool_io(self) -> Iterator[Any]:
+        rados, _ = bindings()
+        with self.cluster() as cluster:
+            try:
+                ioctx = cluster.open_ioctx(self.pool)
+            except rados.ObjectNotFound:
+                pools = ", ".join(cluster.list_pools()) or "none"
+                raise CephError(f"pool {self.pool!r} does not exist (pools: {pools})") from None
+            except rados.Error as exc:
+                raise CephError(f"cannot open {self.where()}: {exc}") from None
+            try:
+                yield ioctx
+            finally:
+                ioctx.close()
+
+
+def mon_command(cluster: Any, prefix: str, timeout_s: float = MON_TIMEOUT_S, **args: Any) -> Any:
+    """A monitor command's JSON answer, e.g. mon_command(c, "status")."""
+    command = json.dumps({"prefix": prefix, "format": "json", **args})
+    ret, out, said = cluster.mon_command(command, b"", timeout=int(timeout_s))
+    if ret != 0:
+        raise CephError(f"ceph {prefix} failed ({ret}): {said}")
+    return json.loads(out)

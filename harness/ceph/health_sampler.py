@@ -1,0 +1,75 @@
+"""Sample the cluster's health every few seconds during a step, into raw/ceph-health.jsonl.
+
+One librados connection on a thread of its own, asking the monitors for `status` (what
+`ceph -s -f json` prints) without starting a `ceph` process each time (~0.3 CPU-s each).
+Each line is written as taken, with what taking it cost (wall time, and the CPU time
+volperf's process used meanwhile: an upper bound, since librados works on threads of its
+own). An unreachable cluster gives {t, error} lines and the step goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from harness.ceph.access import CephAccess, CephError, mon_command
+from harness.ceph.health import sample_of
+
+CONNECT_TIMEOUT_S = 5
+
+
+class CephHealthSampler:
+    def __init__(self, output: Path, access: CephAccess, interval_s: float = 2.0):
+        self.output = output
+        self.access = access
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ceph-health", daemon=True)
+
+    def __enter__(self) -> CephHealthSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=CONNECT_TIMEOUT_S + 15)
+
+    def _run(self) -> None:
+        with self.output.open("a", encoding="utf-8") as out, contextlib.ExitStack() as stack:
+            cluster: Any = None
+            while True:
+                t, wall, cpu = time.time(), time.monotonic(), time.process_time()
+                try:
+                    if cluster is None:
+                        cluster = stack.enter_context(self.access.cluster(CONNECT_TIMEOUT_S))
+                    sample = sample_of(mon_command(cluster, "status"), t)
+                except (CephError, OSError, ValueError) as exc:
+                    sample = {"t": t, "error": str(exc)}
+                except Exception as exc:  # librados' own errors: keep sampling regardless
+                    sample = {"t": t, "error": f"{type(exc).__name__}: {exc}"}
+                sample["wall_ms"] = round((time.monotonic() - wall) * 1000, 3)
+                sample["cpu_ms"] = round((time.process_time() - cpu) * 1000, 3)
+                out.write(json.dumps(sample) + "\n")
+                out.flush()
+                if self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - wall))):
+                    return
+
+
+def read_samples(path: Path) -> list[dict[str, Any]]:
+    """The samples of a step; a line cut short by a crash is skipped."""
+    samples = []
+    with contextlib.suppress(OSError):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError):
+                samples.append(json.loads(line))
+    return samples

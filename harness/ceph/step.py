@@ -1,0 +1,67 @@
+"""What a step's Ceph-side raw files add to its results: health events and warnings
+(raw/ceph-health.jsonl) and a warning when consumers read blocks never written
+(raw/images.json)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.aggregate import Warning
+from harness.ceph.health import UNREACHABLE, describe, health_events, sampling_cost
+from harness.ceph.health_sampler import read_samples
+from harness.db_records import EventRecord
+
+
+@dataclass
+class CephStepResult:
+    summary: dict[str, Any] = field(default_factory=dict)
+    events: list[EventRecord] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+
+
+def ceph_step(raw: Path, step_id: str, step_start: float | None) -> CephStepResult:
+    result = CephStepResult()
+    samples = read_samples(raw / "ceph-health.jsonl")
+    if samples:
+        start = step_start if step_start is not None else min(s["t"] for s in samples)
+        seen: Counter[str] = Counter()
+        for event in health_events(samples):
+            seen[event.code] += 1
+            text = describe(event, start)
+            result.events.append(
+                EventRecord(
+                    step_id,
+                    "cluster",
+                    f"ceph {event.code}",
+                    seen[event.code],
+                    round(event.first_t * 1000),
+                    event.seconds,
+                    text,
+                )  # fmt: skip
+            )
+            kind = "ceph-unreachable" if event.code == UNREACHABLE else "ceph-health"
+            result.warnings.append(Warning(kind, text))
+        result.summary["ceph_health"] = {**sampling_cost(samples), "checks": dict(seen)}
+    unwritten = _unwritten_readers(raw / "images.json")
+    if unwritten:
+        result.warnings.append(
+            Warning(
+                "unwritten-reads",
+                f"{', '.join(unwritten)} read RBD images not written in full first: RBD answers "
+                "reads of never-written blocks with zeros without reaching the OSDs, so read "
+                "figures are inflated; prefill the images (prefill: true) for real reads",
+            )
+        )
+    return result
+
+
+def _unwritten_readers(path: Path) -> list[str]:
+    try:
+        images = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [i["consumer"] for i in images if i.get("reads") and not i.get("written_in_full")]

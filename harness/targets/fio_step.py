@@ -1,0 +1,120 @@
+"""What every fio-driven target does in a step: an optional prefill pass, the measured
+job under a timeout, and one verdict from fio's exit, JSON and stderr."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict
+from pathlib import Path
+
+from harness.fio.parse import FioParseError, parse_file
+from harness.fio.run import run_fio
+from harness.process import ProcessResult
+from harness.sampler import HostSampler
+from harness.spec import CampaignSpec, FioWorkload
+from harness.store import atomic_write_json
+from harness.targets.base import StepOutcome, Tick
+
+DEFAULT_TIMEOUT_MARGIN_S = 120
+SIZE_MODE_TIMEOUT_S = 3600
+
+
+def step_timeout(spec: CampaignSpec, workload: FioWorkload) -> float:
+    if spec.step_timeout is not None:
+        return spec.step_timeout
+    if workload.mode == "time" and workload.runtime is not None:
+        return workload.runtime + workload.ramp_time + DEFAULT_TIMEOUT_MARGIN_S
+    return SIZE_MODE_TIMEOUT_S
+
+
+def run_prefill(
+    spec: CampaignSpec,
+    raw: Path,
+    job: str,
+    stop: threading.Event,
+    tick: Tick,
+    env: Mapping[str, str] | None = None,
+) -> tuple[StepOutcome | None, float]:
+    """Write every block once (raw/prefill.*); a failure outcome or None, and seconds."""
+    (raw / "prefill.job").write_text(job)
+    timeout = spec.step_timeout if spec.step_timeout is not None else SIZE_MODE_TIMEOUT_S
+    result = run_fio(
+        raw / "prefill.job",
+        raw / "prefill.out",
+        raw / "prefill.err",
+        timeout,
+        stop,
+        fio=spec.fio,
+        on_tick=lambda elapsed: tick(elapsed, None),
+        env=env,
+    )
+    return fio_failure(
+        result, raw / "prefill.out", raw / "prefill.err", "prefill"
+    ), result.duration_s
+
+
+def run_measured(
+    spec: CampaignSpec,
+    workload: FioWorkload,
+    raw: Path,
+    job: str,
+    stop: threading.Event,
+    tick: Tick,
+    env: Mapping[str, str] | None = None,
+    sampler: HostSampler | None = None,
+) -> StepOutcome | None:
+    """The measured job (raw/fio.*, process.json); a failure outcome or None. The host
+    sampler, if any, gives the live IOPS shown while it runs."""
+    (raw / "fio.job").write_text(job)
+
+    def on_tick(elapsed: float) -> None:
+        tick(elapsed, sampler.live_iops if sampler is not None else None)
+
+    result = run_fio(raw / "fio.job", raw / "fio.out", raw / "fio.err",
+                     step_timeout(spec, workload), stop, fio=spec.fio, on_tick=on_tick,
+                     env=env)  # fmt: skip
+    atomic_write_json(raw / "process.json", asdict(result))
+    return fio_failure(result, raw / "fio.out", raw / "fio.err", "fio")
+
+
+def fio_failure(result: ProcessResult, out: Path, err: Path, what: str) -> StepOutcome | None:
+    if result.interrupted:
+        return StepOutcome(
+            "interrupted",
+            f"{what} stopped on request after "
+            f"{result.duration_s:.1f} s; its partial output is in raw/",
+        )
+    if result.timed_out:
+        return StepOutcome(
+            "failed",
+            f"{what} did not finish within its timeout ({result.duration_s:.0f} s) and was stopped",
+        )
+    try:
+        output = parse_file(out)
+    except FioParseError as exc:
+        stderr = _tail(err)
+        return StepOutcome(
+            "failed",
+            f"{what} exited {result.returncode}: {exc}"
+            + (f"; fio said: {stderr}" if stderr else ""),
+        )
+    failed = [j for j in output.jobs if j.error]
+    if failed:
+        names = ", ".join(f"{j.jobname} ({j.error_message})" for j in failed)
+        return StepOutcome(
+            "failed",
+            f"{len(failed)} of {len(output.jobs)} {what} jobs "
+            f"failed: {names}; fio said: {_tail(err)}",
+        )
+    if result.returncode != 0:
+        return StepOutcome("failed", f"{what} exited {result.returncode}: {_tail(err)}")
+    return None
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return " / ".join(text.splitlines()[-lines:])

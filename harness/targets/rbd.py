@@ -1,0 +1,182 @@
+"""RBD target: N consumers are N RBD images volperf creates, driven by fio's rbd engine.
+
+Images are named volperf-<campaign>-<consumer>, tagged with the campaign in their
+metadata and noted in created.json before they are made; they are reused across steps
+and removed when the campaign ends (or by `volperf cleanup` after a crash, which also
+finds tagged images the notes missed). An image volperf did not create is never written.
+The cluster's health is sampled during every step (raw/ceph-health.jsonl).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from harness.ceph import images
+from harness.ceph.access import CephAccess, CephError, bindings, default_conf, mon_command
+from harness.ceph.health_sampler import CephHealthSampler
+from harness.cleanup import remove_created
+from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
+from harness.plan import Step
+from harness.sampler import HostSampler
+from harness.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
+from harness.store import CampaignStore, atomic_write_json
+from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.fio_step import run_measured, run_prefill
+
+READING_MODES = RW_MODES - WRITE_MODES  # read, randread and the mixed modes
+
+
+def resolve(spec: CampaignSpec) -> CampaignSpec:
+    """The spec with the Ceph configuration file it will use written in (campaign.yaml
+    then says which cluster, and cleanup finds it again)."""
+    if spec.target.type != "rbd" or spec.target.ceph_conf is not None:
+        return spec
+    target = spec.target.model_copy(update={"ceph_conf": default_conf().resolve()})
+    return spec.model_copy(update={"target": target})
+
+
+class RbdFioTarget:
+    def __init__(self, spec: CampaignSpec):
+        options: RbdTarget = resolve(spec).target
+        assert options.ceph_conf is not None
+        self.spec = spec
+        self.options = options
+        self.access = CephAccess(options.ceph_conf, options.user, options.pool)
+        self.backend = spec.labels.get("backend", f"rbd:{options.pool}")
+        self._versions: dict[str, str] = {}
+
+    # preparation
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        try:
+            with self.access.cluster() as cluster:
+                pools = mon_command(cluster, "df", detail="detail").get("pools", [])
+                version = mon_command(cluster, "version").get("version", "")
+                fsid = cluster.get_fsid()
+            with self.access.pool_io():
+                pass  # the pool exists and we may open it
+        except CephError as exc:
+            raise TargetError(str(exc)) from None
+        self._versions = {"ceph cluster": version, "ceph fsid": fsid}
+        self._check_space(pools)
+        if "backend" not in spec.labels:
+            self.backend = f"rbd:{self.access.pool}:{version.split()[2] if version else '?'}"
+        # a standing note: cleanup scans the pool for images tagged with this campaign
+        store.record_created(f"rbd-pool:{self.access.conf}:{self.access.pool}", **self._note(),
+                             kind="rbd-pool", campaign=spec.name)  # fmt: skip
+
+    def _note(self) -> dict[str, Any]:
+        return {"ours": True, "conf": str(self.access.conf), "user": self.access.user,
+                "pool": self.access.pool}  # fmt: skip
+
+    def _check_space(self, pools: list[dict[str, Any]]) -> None:
+        stats = next((p["stats"] for p in pools if p.get("name") == self.access.pool), None)
+        if stats is None:
+            return
+        needed = max(size_bytes(w.size) for w in self.spec.workloads) * max(self.spec.sweep)
+        available = int(stats.get("max_avail", 0)) + int(stats.get("stored", 0))
+        if needed > available:
+            raise TargetError(
+                f"pool {self.access.pool!r} cannot hold the campaign: it needs "
+                f"{needed / 2**30:.2f} GiB (largest size x most consumers), the pool has "
+                f"{available / 2**30:.2f} GiB (max_avail + stored, after replication)"
+            )
+
+    def tool_versions(self) -> dict[str, str]:
+        _, rbd = bindings()
+        librbd = ".".join(str(n) for n in rbd.RBD().version())
+        return {**self._versions, "librbd": librbd}
+
+    # one step
+    def _targets(self, step: Step) -> list[JobTarget]:
+        return [
+            JobTarget(c.jobname, c.rw, rbdname=images.image_name(self.spec.name, c.name))
+            for c in step.consumers
+        ]
+
+    def _key(self, target: JobTarget) -> str:
+        return f"rbd:{self.access.pool}/{target.rbdname}"
+
+    def _engine(self) -> dict[str, str]:
+        return {"ioengine": "rbd", "clientname": self.access.user, "pool": self.access.pool}
+
+    def _ensure_images(self, targets: list[JobTarget], size: int, store: CampaignStore) -> None:
+        created = store.created()
+        try:
+            with self.access.pool_io() as ioctx:
+                there = images.existing(ioctx)
+                for target in targets:
+                    name, key = str(target.rbdname), self._key(target)
+                    if name in there:
+                        if key not in created:
+                            raise TargetError(
+                                f"RBD image {self.access.pool}/{name} exists and volperf did not "
+                                "create it for this campaign: remove it or choose another --name"
+                            )
+                        images.grow(ioctx, name, size)
+                    else:
+                        store.record_created(key, kind="rbd-image", image=name, **self._note())
+                        images.create(ioctx, name, size, self.spec.name)
+        except CephError as exc:
+            raise TargetError(str(exc)) from None
+
+    def _unfilled(
+        self, step: Step, targets: list[JobTarget], store: CampaignStore
+    ) -> list[JobTarget]:
+        created, size = store.created(), size_bytes(step.workload.size)
+        return [
+            t for t in targets if created.get(self._key(t), {}).get("prefilled_bytes", 0) < size
+        ]
+
+    def _write_images_note(
+        self, step: Step, targets: list[JobTarget], store: CampaignStore
+    ) -> None:
+        """raw/images.json: which consumers read images not written in full first (RBD
+        answers reads of never-written blocks with zeros, without reaching the OSDs)."""
+        unfilled = {t.rbdname for t in self._unfilled(step, targets, store)}
+        size = size_bytes(step.workload.size)
+        note = [
+            {
+                "consumer": consumer.name,
+                "image": target.rbdname,
+                "pool": self.access.pool,
+                "size_bytes": size,
+                "written_in_full": target.rbdname not in unfilled,
+                "reads": consumer.rw in READING_MODES,
+            }
+            for consumer, target in zip(step.consumers, targets, strict=True)
+        ]
+        atomic_write_json(store.raw_dir(step.id) / "images.json", note)
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        raw = store.raw_dir(step.id)
+        workload = step.workload
+        targets = self._targets(step)
+        self._ensure_images(targets, size_bytes(workload.size), store)
+        env = self.access.env()
+        notes: list[str] = []
+        health = CephHealthSampler(raw / "ceph-health.jsonl", self.access,
+                                   self.options.health_interval)  # fmt: skip
+        with health:
+            unfilled = self._unfilled(step, targets, store) if workload.prefill else []
+            if unfilled:
+                job = render_prefill(workload, unfilled, self._engine())
+                failure, seconds = run_prefill(self.spec, raw, job, stop, tick, env)
+                if failure is not None:
+                    return failure
+                for t in unfilled:
+                    store.record_created(self._key(t), prefilled_bytes=size_bytes(workload.size))
+                notes.append(f"prefilled {len(unfilled)} x {workload.size} in {seconds:.1f} s")
+            self._write_images_note(step, targets, store)
+            job = render_job(workload, targets, self._engine())
+            with HostSampler(raw / "host.jsonl", None) as sampler:
+                failure = run_measured(self.spec, workload, raw, job, stop, tick, env, sampler)
+        if failure is not None:
+            failure.notes[:0] = notes
+            return failure
+        return StepOutcome("done", notes=notes)
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return remove_created(store)

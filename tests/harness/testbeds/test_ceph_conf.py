@@ -1,0 +1,62 @@
+"""The Ceph testbed's pure parts and its refusals; bring-up itself is in test_ceph.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.testbeds import TestbedError
+from harness.testbeds.ceph import CephTestbed, Ports, ceph_conf, readiness
+from tests.harness.ceph.fixtures import ceph_status
+
+
+def test_ready_needs_health_ok_and_every_pg_active_clean():
+    assert readiness(ceph_status("status-ok")) == (
+        True, "HEALTH_OK, OSDs 1/1 up, PGs 33/33 active+clean")  # fmt: skip
+    ready, words = readiness(ceph_status("status-peering"))  # HEALTH_OK while PGs peer
+    assert not ready
+    assert words == ("HEALTH_OK, OSDs 1/1 up, PGs 0/33 active+clean "
+                     "(32 creating+peering, 1 unknown)")  # fmt: skip
+    ready, words = readiness(ceph_status("status-slow-ops"))
+    assert not ready and words.startswith("HEALTH_WARN")
+    assert readiness({}) == (False, "?, OSDs 0/0 up, PGs 0/0 active+clean")
+
+
+def test_conf_keeps_files_under_the_state_dir_and_daemons_on_loopback(tmp_path: Path):
+    text = ceph_conf(tmp_path, "fsid-1", 3, Ports.from_mon_port(41000))
+    assert "mon host = [v2:127.0.0.1:41000,v1:127.0.0.1:41001]" in text
+    assert "ms bind port min = 41100" in text and "ms bind port max = 41300" in text
+    assert "osd pool default size = 3" in text
+    for line in text.splitlines():
+        if re.match(
+            r"(run dir|pid file|log file|crash dir|keyring|mon data|mgr data|osd data) =", line
+        ):
+            assert line.split(" = ")[1].startswith(str(tmp_path)), line
+    assert "admin socket" not in text  # clients would fight over one socket path
+    assert "auth client required = cephx" in text
+
+
+def test_only_1_or_3_osds(tmp_path: Path):
+    with pytest.raises(TestbedError, match="1 or 3 OSDs"):
+        CephTestbed(tmp_path, osds=2)
+
+
+def test_up_refuses_a_directory_that_is_not_a_testbed(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(TestbedError, match="exists and is not empty"):
+        CephTestbed(tmp_path).up(progress=lambda line: None)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_purge_refuses_a_directory_without_the_marker(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(TestbedError, match="not a volperf Ceph testbed"):
+        CephTestbed(tmp_path).down(purge=True, progress=lambda line: None)
+    assert (tmp_path / "notes.txt").exists()
+
+
+def test_status_of_nothing(tmp_path: Path):
+    report = CephTestbed(tmp_path / "none").status()
+    assert report["exists"] is False and report["ready"] is False and report["daemons"] == []
