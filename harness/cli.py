@@ -186,8 +186,14 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
         for s in steps:
             for w in s.get("warnings", []):
                 console.print(f"[yellow]warning[/] {s['step']}: {w['message']}", highlight=False)
-    if outcome.removed:
-        console.print(f"removed {len(outcome.removed)} files, directories and servers it made")
+    kept = [line for line in outcome.removed if line.startswith("NOT removed")]
+    if len(outcome.removed) > len(kept):
+        console.print(
+            f"removed {len(outcome.removed) - len(kept)} resources it made "
+            "(files, directories, servers, RBD images)"
+        )
+    for line in kept:
+        console.print(f"[yellow]warning[/] {line}", highlight=False)
     record_files = [n for n in ("fio.csv", "db.csv", "events.csv", "summary.json")
                     if (outcome.store.root / n).exists()]  # fmt: skip
     console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")

@@ -24,7 +24,7 @@ state_option = click.option(
 
 
 def _testbed(
-    name: str, state: Path | None, osds: int = 1, mon_port: int | None = None
+    name: str, state: Path | None, osds: int | None = None, mon_port: int | None = None
 ) -> CephTestbed:
     ports = Ports.from_mon_port(mon_port) if mon_port else None
     return CephTestbed(state or default_state_dir(name), osds=osds, ports=ports)
@@ -41,16 +41,16 @@ def testbed() -> None:
 
 @testbed.command()
 @name_argument
-@click.option("--osds", type=click.Choice(["1", "3"]), default="1", show_default=True)
+@click.option("--osds", type=click.Choice(["1", "3"]), help="OSDs of a new testbed  [default: 1]")
 @state_option
 @click.option("--timeout", type=int, default=READY_TIMEOUT_S, show_default=True,
               help="seconds to wait for the cluster to be ready")  # fmt: skip
 @click.option("--mon-port", type=click.IntRange(1024, 65000),
               help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
               "the other daemons bind 100 to 300 above it")  # fmt: skip
-def up(name: str, osds: str, state: Path | None, timeout: int, mon_port: int | None) -> None:
+def up(name: str, osds: str | None, state: Path | None, timeout: int, mon_port: int | None) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
-    bed = _testbed(name, state, int(osds), mon_port)
+    bed = _testbed(name, state, int(osds) if osds else None, mon_port)
     started = time.monotonic()
     try:
         bed.up(_say, timeout)

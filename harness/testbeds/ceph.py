@@ -130,11 +130,13 @@ def readiness(status: dict[str, Any]) -> tuple[bool, str]:
 
 
 class CephTestbed:
-    def __init__(self, state: Path, osds: int = 1, ports: Ports | None = None):
-        if osds not in (1, 3):
+    def __init__(self, state: Path, osds: int | None = None, ports: Ports | None = None):
+        """``osds``: 1 or 3 for a new testbed (default 1); an existing one keeps its own."""
+        if osds not in (None, 1, 3):
             raise TestbedError(f"--osds {osds}: the Ceph testbed runs 1 or 3 OSDs")
         self.state = state.resolve()
-        self.osds = osds
+        self.asked_osds = osds
+        self.osds = osds or int(self.recorded().get("osds", 1))
         self.ports = ports or Ports()
         self.conf = self.state / "ceph.conf"
 
@@ -150,8 +152,9 @@ class CephTestbed:
             return {}
 
     def daemons(self) -> list[Daemon]:
-        osds = int(self.recorded().get("osds", self.osds))
-        names = ["mon.a", "mgr.x"] + [f"osd.{i}" for i in range(osds)]
+        names = ["mon.a", "mgr.x"] + [f"osd.{i}" for i in range(self.osds)]
+        # and any other daemon with a pid file here, so that down never leaves one running
+        names += sorted({p.stem for p in (self.state / "run").glob("*.pid")} - set(names))
         return [Daemon(n, self.state / "run" / f"{n}.pid", str(self.conf)) for n in names]
 
     # commands
@@ -194,11 +197,11 @@ class CephTestbed:
 
         recorded = self.recorded()
         if recorded:
-            if recorded.get("osds") != self.osds:
+            if self.asked_osds not in (None, recorded.get("osds")):
                 raise TestbedError(
                     f"{self.state} holds a Ceph testbed with {recorded.get('osds')} OSD(s), "
-                    f"not {self.osds}: `volperf testbed down ceph --purge --state {self.state}` "
-                    "first"
+                    f"not {self.asked_osds}: "
+                    f"`volperf testbed down ceph --purge --state {self.state}` first"
                 )
         else:
             self._create(say)

@@ -60,3 +60,12 @@ def test_purge_refuses_a_directory_without_the_marker(tmp_path: Path):
 def test_status_of_nothing(tmp_path: Path):
     report = CephTestbed(tmp_path / "none").status()
     assert report["exists"] is False and report["ready"] is False and report["daemons"] == []
+
+
+def test_every_daemon_with_a_pid_file_is_known_so_down_stops_it(tmp_path: Path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "testbed.json").write_text('{"osds": 1}')
+    (tmp_path / "run" / "osd.7.pid").write_text("1")
+    names = [d.name for d in CephTestbed(tmp_path).daemons()]
+    assert names == ["mon.a", "mgr.x", "osd.0", "osd.7"]
+    assert CephTestbed(tmp_path).daemons()[3].pid() is None  # pid 1 does not name our conf

@@ -1,0 +1,185 @@
+"""The RBD target on the suite's real Ceph testbed: a small campaign at 1 and 4 consumers
+through the CLI, checked against fio's own JSON; images made, tagged and removed."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+import yaml
+
+from harness.ceph import images
+from harness.spec import validate
+from harness.store import CampaignStore
+from harness.targets.rbd import RbdFioTarget
+from tests.conftest import CephTestbedInfo
+from tests.harness.helpers import fio_json, volperf
+
+
+def rbd_spec(testbed: CephTestbedInfo, name: str, workloads: list[dict], **extra) -> dict:
+    return {
+        "name": name,
+        "target": {
+            "type": "rbd",
+            "ceph_conf": str(testbed.conf),
+            "user": "cinder",
+            "pool": "volumes",
+            "health_interval": 1,
+        },  # fmt: skip
+        "workloads": workloads,
+        "sweep": [1, 4],
+        **extra,
+    }
+
+
+SMALL = {"bs": "4k", "iodepth": 8, "size": "16M", "runtime": 2}
+
+
+@pytest.fixture(scope="module")
+def campaign(ceph_testbed: CephTestbedInfo, tmp_path_factory: pytest.TempPathFactory):
+    work = tmp_path_factory.mktemp("rbd")
+    spec = rbd_spec(ceph_testbed, "rbd-small", [
+        # first: the images are new, so these reads find blocks never written
+        {"name": "unwritten", "rw": "randread", "prefill": False, **SMALL},
+        {"name": "randrw", "rw": ["randread", "randwrite"], "prefill": True, **SMALL},
+    ])  # fmt: skip
+    (work / "spec.yaml").write_text(yaml.safe_dump(spec))
+    run = volperf("run", "spec.yaml", "--results", "results", cwd=work)
+    with ceph_testbed.access().pool_io() as ioctx:
+        left = images.existing(ioctx)
+    return work / "results" / "rbd-small", run, left
+
+
+def test_campaign_runs_every_step(campaign):
+    root, run, _ = campaign
+    assert run.returncode == 0, run.stderr
+    steps = json.loads((root / "summary.json").read_text())["steps"]
+    assert [(s["workload"], s["concurrency"], s["state"]) for s in steps] == [
+        ("unwritten", 1, "done"), ("unwritten", 4, "done"),
+        ("randrw", 1, "done"), ("randrw", 4, "done"),
+    ]  # fmt: skip
+
+
+def test_records_are_fios_own_numbers(campaign):
+    root, _, _ = campaign
+    rows = list(csv.DictReader((root / "fio.csv").open()))
+    assert len(rows) == 1 + 4 + 1 + 4
+    for step in sorted((root / "steps").iterdir()):
+        jobs = {j["jobname"]: j for j in fio_json(step / "raw" / "fio.out")["jobs"]}
+        job_text = (step / "raw" / "fio.job").read_text()
+        assert "ioengine=rbd" in job_text and "clientname=cinder" in job_text
+        assert "pool=volumes" in job_text
+        mine = [r for r in rows if r["step"] == step.name]
+        assert len(mine) == len(jobs)
+        for row in mine:
+            job = jobs[row["jobname"]]
+            assert job["job options"]["rbdname"] == f"volperf-rbd-small-{row['consumer']}"
+            for direction in ("read", "write"):
+                figures = job[direction]
+                assert float(row[f"{direction}_iops"]) == pytest.approx(figures["iops"], rel=1e-6)
+                assert float(row[f"{direction}_bandwidth"]) == figures["bw"]
+                if figures["total_ios"]:
+                    clat_ms = figures["clat_ns"]["mean"] / 1e6
+                    mean = float(row[f"{direction}_complelatency_mean"])
+                    assert mean == pytest.approx(clat_ms, rel=1e-3)
+                    p99 = figures["clat_ns"]["percentile"]["99.000000"] / 1e6
+                    assert float(row[f"{direction}_complelatency_99%ile"]) == pytest.approx(p99)
+        assert all(r["backend"].startswith("rbd:volumes:16.2") for r in mine)
+
+
+def test_reads_of_unwritten_images_are_flagged_prefilled_ones_are_not(campaign):
+    root, _, _ = campaign
+    steps = {s["step"]: s for s in json.loads((root / "summary.json").read_text())["steps"]}
+    for step_id, step in steps.items():
+        flagged = [w for w in step["warnings"] if w["code"] == "unwritten-reads"]
+        note = json.loads((root / "steps" / step_id / "raw" / "images.json").read_text())
+        if step["workload"] == "randrw":
+            assert not flagged and all(i["written_in_full"] for i in note)
+        else:
+            readers = [i["consumer"] for i in note if not i["written_in_full"]]
+            assert readers and flagged and flagged[0]["message"].startswith(", ".join(readers))
+    assert any("prefilled 3 x 16M" in n for s in steps.values() for n in s["notes"])
+
+
+def test_health_is_sampled_in_every_step(campaign):
+    root, _, _ = campaign
+    for step in json.loads((root / "summary.json").read_text())["steps"]:
+        health = step["ceph_health"]
+        assert health["samples"] >= 2 and health["unanswered"] == 0
+        assert health["worst"] == "HEALTH_OK"
+        assert health["cpu_ms"] / health["samples"] < 100  # a mon_command, not a `ceph` process
+
+
+def test_images_are_removed_and_no_secret_is_kept(campaign, ceph_testbed: CephTestbedInfo):
+    root, run, left = campaign
+    assert not [n for n in left if n.startswith("volperf-rbd-small-")]
+    assert json.loads((root / "created.json").read_text()) == {}
+    assert "removed 4 resources" in run.stderr  # one image per consumer, shared by workloads
+    document = yaml.safe_load((root / "campaign.yaml").read_text())
+    assert document["spec"]["target"]["ceph_conf"] == str(ceph_testbed.conf)
+    assert document["environment"]["tools"]["ceph cluster"].startswith("ceph version 16.2")
+    keys = [line.split("=", 1)[1].strip() for keyring in ceph_testbed.state.glob("*keyring")
+            for line in keyring.read_text().splitlines() if "key =" in line]  # fmt: skip
+    assert keys
+    for path in root.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert not any(key in text for key in keys), path
+
+
+def test_an_image_volperf_did_not_create_is_refused_and_kept(ceph_testbed, tmp_path):
+    spec = rbd_spec(ceph_testbed, "theirs", [{"name": "w", "rw": "randwrite", **SMALL}],
+                    sweep=[1])  # fmt: skip
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    with ceph_testbed.access().pool_io() as ioctx:
+        ioctx_images = images.existing(ioctx)
+        assert "volperf-theirs-c01" not in ioctx_images
+        import rbd
+
+        rbd.RBD().create(ioctx, "volperf-theirs-c01", 1 << 20)  # someone else's image
+    try:
+        run = volperf("run", "spec.yaml", "--results", "results", cwd=tmp_path)
+        assert run.returncode == 2, run.stderr  # the target refuses: the campaign stops
+        said = " ".join(run.stderr.split())
+        assert "RBD image volumes/volperf-theirs-c01 exists and volperf did not create it" in said
+        with ceph_testbed.access().pool_io() as ioctx:
+            assert "volperf-theirs-c01" in images.existing(ioctx)  # still there
+    finally:
+        with ceph_testbed.access().pool_io() as ioctx:
+            images.remove(ioctx, "volperf-theirs-c01")
+
+
+def test_cleanup_finds_tagged_images_its_notes_missed(ceph_testbed, tmp_path):
+    data = rbd_spec(ceph_testbed, "crashed", [{"name": "w", "rw": "randwrite", **SMALL}])
+    spec = validate(data)
+    store = CampaignStore(tmp_path / "crashed")
+    target = RbdFioTarget(spec)
+    target.prepare(spec, store)  # notes the pool to scan
+    store.write_campaign(spec.to_dict(), {}, target.backend)
+    with ceph_testbed.access().pool_io() as ioctx:
+        # made but never noted (as if the run died between the two), plus a look-alike
+        images.create(ioctx, "volperf-crashed-c01", 1 << 20, "crashed")
+        images.create(ioctx, "volperf-crashed-other-c01", 1 << 20, "crashed-other")
+    try:
+        clean = volperf("cleanup", str(store.root), cwd=tmp_path)
+        assert clean.returncode == 0, clean.stderr
+        assert "removed rbd volumes/volperf-crashed-c01" in clean.stderr
+        with ceph_testbed.access().pool_io() as ioctx:
+            there = images.existing(ioctx)
+        assert "volperf-crashed-c01" not in there
+        assert "volperf-crashed-other-c01" in there  # another campaign's tag: left alone
+    finally:
+        with ceph_testbed.access().pool_io() as ioctx:
+            images.remove(ioctx, "volperf-crashed-other-c01")
+
+
+def test_an_unreachable_cluster_is_a_clear_error(tmp_path):
+    conf = tmp_path / "ceph.conf"
+    conf.write_text("[global]\nmon host = 127.0.0.1:1\n")
+    run = volperf("run", "rbd", "--ceph-conf", str(conf), "--sweep", "1", "--name", "nowhere",
+                  "--results", "results", cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 2
+    said = " ".join(run.stderr.split())
+    assert "cannot connect to Ceph for pool 'volumes' as client.admin" in said
+    assert str(conf) in said.replace(" ", "")

@@ -1,0 +1,72 @@
+"""The Ceph testbed brought up for real: the suite's own (1 OSD, shared by the Ceph
+tests) and a 3-OSD one taken through its whole life here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.conftest import CephTestbedInfo, ceph_daemons
+from tests.harness.helpers import volperf
+
+
+def test_the_suite_testbed_is_ready_with_its_daemons(ceph_testbed: CephTestbedInfo, tmp_path: Path):
+    status = volperf("testbed", "status", "ceph", "--state", str(ceph_testbed.state), "--json",
+                     cwd=tmp_path)  # fmt: skip
+    assert status.returncode == 0, status.stdout + status.stderr
+    report = json.loads(status.stdout)
+    assert report["ready"] and report["osds"] == 1
+    assert [d["name"] for d in report["daemons"]] == ["mon.a", "mgr.x", "osd.0"]
+    assert all(d["pid"] and d["VmRSS"] > 0 for d in report["daemons"])
+    assert report["health"] == "HEALTH_OK, OSDs 1/1 up, PGs 33/33 active+clean"
+    # keyrings are the owner's alone
+    for keyring in ("keyring", "ceph.client.cinder.keyring", "mon.keyring"):
+        assert (ceph_testbed.state / keyring).stat().st_mode & 0o077 == 0, keyring
+
+
+def test_up_again_only_checks_what_runs(ceph_testbed: CephTestbedInfo, tmp_path: Path):
+    again = volperf("testbed", "up", "ceph", "--state", str(ceph_testbed.state), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.count("already running") == 3
+    assert "created cluster" not in again.stderr
+
+
+def _pool_size(conf: Path) -> int:
+    argv = ["ceph", "-c", str(conf), "osd", "pool", "get", "volumes", "size", "-f", "json"]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(out.stdout)["size"]
+
+
+def test_three_osds_from_nothing_to_restart_to_purged(tmp_path: Path):
+    state = tmp_path / "ceph3"
+    conf = state / "ceph.conf"
+
+    def testbed(*args: str):
+        return volperf("testbed", *args, "ceph", "--state", str(state), cwd=tmp_path)
+
+    up = volperf("testbed", "up", "ceph", "--osds", "3", "--state", str(state),
+                 "--mon-port", "40800", cwd=tmp_path)  # fmt: skip
+    try:
+        assert up.returncode == 0, up.stderr
+        assert "HEALTH_OK, OSDs 3/3 up, PGs 33/33 active+clean" in up.stderr
+        assert _pool_size(conf) == 3
+        assert f"export CEPH_CONF={conf}" in up.stderr
+
+        down = testbed("down")
+        assert down.returncode == 0 and "5 daemon(s) stopped" in down.stderr
+        assert not ceph_daemons(conf)
+        assert testbed("status").returncode == 1
+        assert (state / "osd" / "ceph-2" / "block").exists()  # data kept without --purge
+
+        again = testbed("up")  # starts the same cluster on its data
+        assert again.returncode == 0, again.stderr
+        assert "created cluster" not in again.stderr and "osd.2 started" in again.stderr
+
+        other = volperf("testbed", "up", "ceph", "--osds", "1", "--state", str(state), cwd=tmp_path)
+        assert other.returncode == 1 and "holds a Ceph testbed with 3 OSD(s), not 1" in other.stderr
+    finally:
+        purge = testbed("down", "--purge")
+    assert purge.returncode == 0, purge.stderr
+    assert not ceph_daemons(conf)
+    assert not state.exists()
