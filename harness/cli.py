@@ -252,7 +252,8 @@ def status(campaign: Path, as_json: bool) -> None:
 @main.command()
 @click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
 def cleanup(campaign: Path) -> None:
-    """Remove every file CAMPAIGN created that is still there (e.g. after a crash)."""
+    """Remove what CAMPAIGN created that is still there (e.g. after a crash): files,
+    directories, servers, RBD images (also those in its pool tagged with it)."""
     store = _measured(campaign)
     with store.lock():
         removed = remove_created(store)

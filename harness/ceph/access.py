@@ -85,15 +85,18 @@ class CephAccess:
         finally:
             cluster.shutdown()
 
+    def check_pool(self, cluster: Any) -> None:
+        if not cluster.pool_exists(self.pool):
+            pools = ", ".join(cluster.list_pools()) or "none"
+            raise CephError(f"pool {self.pool!r} does not exist (pools: {pools})")
+
     @contextmanager
     def pool_io(self) -> Iterator[Any]:
         rados, _ = bindings()
         with self.cluster() as cluster:
+            self.check_pool(cluster)
             try:
                 ioctx = cluster.open_ioctx(self.pool)
-            except rados.ObjectNotFound:
-                pools = ", ".join(cluster.list_pools()) or "none"
-                raise CephError(f"pool {self.pool!r} does not exist (pools: {pools})") from None
             except rados.Error as exc:
                 raise CephError(f"cannot open {self.where()}: {exc}") from None
             try:

@@ -50,11 +50,10 @@ class RbdFioTarget:
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         try:
             with self.access.cluster() as cluster:
+                self.access.check_pool(cluster)
                 pools = mon_command(cluster, "df", detail="detail").get("pools", [])
                 version = mon_command(cluster, "version").get("version", "")
                 fsid = cluster.get_fsid()
-            with self.access.pool_io():
-                pass  # the pool exists and we may open it
         except CephError as exc:
             raise TargetError(str(exc)) from None
         self._versions = {"ceph cluster": version, "ceph fsid": fsid}

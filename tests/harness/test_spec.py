@@ -44,7 +44,14 @@ def test_single_rw_becomes_a_list():
         ),
         ({"sweep": [2, 0]}, "sweep: consumer count 0 must be at least 1 (got [2, 0])"),
         ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
-        ({"target": {"type": "nfs"}}, "target.type: Input should be 'local' (got 'nfs')"),
+        (
+            {"target": {"type": "nfs"}},
+            "target: unknown target type; one of local, rbd (got {'type': 'nfs'})",
+        ),
+        (
+            {"target": {"type": "rbd", "health_interval": 0.1}},
+            "target.health_interval: Input should be greater than or equal to 0.5 (got 0.1)",
+        ),
         ({"name": "a b"}, "name: use letters, digits"),
         ({"runtime": 5}, "runtime: Extra inputs are not permitted (got 5)"),
         (
@@ -139,3 +146,17 @@ def test_a_spec_without_tool_is_fio_as_before():
                      "workloads": [{"name": "w", "rw": "read"}]})  # fmt: skip
     assert spec.workloads[0].tool == "fio"
     assert spec.databases.mariadb.options == {"innodb_buffer_pool_size": "128M"}
+
+
+def test_rbd_target_takes_the_user_with_or_without_client_and_runs_fio_only():
+    base = {"name": "r", "workloads": [{"name": "w", "rw": "randread"}], "sweep": [1]}
+    spec = validate({**base, "target": {"type": "rbd", "user": "client.cinder"}})
+    assert (spec.target.type, spec.target.user, spec.target.pool) == ("rbd", "cinder", "volumes")
+    assert spec.target.ceph_conf is None  # resolved when a run starts (harness.targets.rbd)
+    db = {**base, "target": {"type": "rbd"}, "workloads": [{"name": "pg", "tool": "pgbench"}]}
+    with pytest.raises(SpecError) as caught:
+        validate(db)
+    assert caught.value.problems == [
+        "(spec): workloads pg: the rbd target runs fio only (database workloads need a file "
+        "system: use a local target on a mounted RBD device)"
+    ]

@@ -183,3 +183,11 @@ def test_an_unreachable_cluster_is_a_clear_error(tmp_path):
     said = " ".join(run.stderr.split())
     assert "cannot connect to Ceph for pool 'volumes' as client.admin" in said
     assert str(conf) in said.replace(" ", "")
+
+
+def test_an_unknown_pool_is_named_with_the_pools_there(ceph_testbed, tmp_path):
+    where = ["--ceph-conf", str(ceph_testbed.conf), "--ceph-user", "cinder", "--pool", "nope"]
+    run = volperf("run", "rbd", *where, "--sweep", "1", "--results", "results", cwd=tmp_path)
+    assert run.returncode == 2
+    said = " ".join(run.stderr.split())
+    assert "pool 'nope' does not exist (pools: device_health_metrics, volumes)" in said
