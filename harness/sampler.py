@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from harness.hoststats import (
     BlockDevice,
@@ -43,16 +44,18 @@ def disk_counters(sample: dict[str, object]) -> DiskCounters | None:
     return DiskCounters(disk["reads"], disk["read_sectors"], disk["writes"], disk["write_sectors"])
 
 
-class HostSampler:
-    def __init__(self, output: Path, device: BlockDevice | None, interval_s: float = INTERVAL_S):
-        self.output = output
-        self.device = device
-        self.interval_s = interval_s
-        self.live_iops: float | None = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="host-sampler", daemon=True)
+class SamplerThread:
+    """A daemon thread that writes samples to a JSON-lines file until its block ends."""
 
-    def __enter__(self) -> HostSampler:
+    join_timeout_s = 5.0
+
+    def __init__(self, output: Path, interval_s: float, name: str):
+        self.output = output
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -63,7 +66,17 @@ class HostSampler:
         tb: TracebackType | None,
     ) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=self.join_timeout_s)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class HostSampler(SamplerThread):
+    def __init__(self, output: Path, device: BlockDevice | None, interval_s: float = INTERVAL_S):
+        super().__init__(output, interval_s, "host-sampler")
+        self.device = device
+        self.live_iops: float | None = None
 
     def _run(self) -> None:
         previous: dict[str, object] | None = None

@@ -87,7 +87,7 @@ class CephAccess:
 
     def check_pool(self, cluster: Any) -> None:
         if not cluster.pool_exists(self.pool):
-            pools = ", ".join(cluster.list_pools()) or "none"
+            pools = ", ".join(sorted(cluster.list_pools())) or "none"
             raise CephError(f"pool {self.pool!r} does not exist (pools: {pools})")
 
     @contextmanager

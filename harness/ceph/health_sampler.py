@@ -11,38 +11,23 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from harness.ceph.access import CephAccess, CephError, mon_command
 from harness.ceph.health import sample_of
+from harness.sampler import SamplerThread
 
 CONNECT_TIMEOUT_S = 5
 
 
-class CephHealthSampler:
+class CephHealthSampler(SamplerThread):
+    join_timeout_s = CONNECT_TIMEOUT_S + 15  # a sample under way may be a connect attempt
+
     def __init__(self, output: Path, access: CephAccess, interval_s: float = 2.0):
-        self.output = output
+        super().__init__(output, interval_s, "ceph-health")
         self.access = access
-        self.interval_s = interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="ceph-health", daemon=True)
-
-    def __enter__(self) -> CephHealthSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop.set()
-        self._thread.join(timeout=CONNECT_TIMEOUT_S + 15)
 
     def _run(self) -> None:
         with self.output.open("a", encoding="utf-8") as out, contextlib.ExitStack() as stack:

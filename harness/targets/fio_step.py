@@ -118,3 +118,15 @@ def _tail(path: Path, lines: int = 3) -> str:
     except OSError:
         return ""
     return " / ".join(text.splitlines()[-lines:])
+
+
+def finished(failure: StepOutcome | None, notes: list[str]) -> StepOutcome:
+    """The step's outcome: the failure, if any, with the notes taken before it."""
+    if failure is not None:
+        failure.notes[:0] = notes
+        return failure
+    return StepOutcome("done", notes=notes)
+
+
+def prefill_note(count: int, size: str, seconds: float) -> str:
+    return f"prefilled {count} x {size} in {seconds:.1f} s"

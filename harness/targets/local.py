@@ -22,7 +22,7 @@ from harness.sampler import HostSampler
 from harness.spec import CampaignSpec, LocalTarget
 from harness.store import CampaignStore
 from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.targets.fio_step import run_measured, run_prefill
+from harness.targets.fio_step import finished, prefill_note, run_measured, run_prefill
 
 
 def describe_directory(path: Path, is_device: bool = False) -> str:
@@ -158,16 +158,13 @@ class LocalFioTarget:
             if failure is not None:
                 return failure
             self._mark_prefilled(step, unfilled, store)
-            notes.append(f"prefilled {len(unfilled)} x {step.workload.size} in {seconds:.1f} s")
+            notes.append(prefill_note(len(unfilled), step.workload.size, seconds))
 
         job = render_job(step.workload, targets)
         with HostSampler(raw / "host.jsonl", device_for_path(self.path)) as sampler:
             failure = run_measured(self.spec, step.workload, raw, job, stop, tick,
                                    sampler=sampler)  # fmt: skip
-        if failure is not None:
-            failure.notes[:0] = notes
-            return failure
-        return StepOutcome("done", notes=notes)
+        return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return remove_created(store)

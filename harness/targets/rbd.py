@@ -22,7 +22,7 @@ from harness.sampler import HostSampler
 from harness.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
 from harness.store import CampaignStore, atomic_write_json
 from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.targets.fio_step import run_measured, run_prefill
+from harness.targets.fio_step import finished, prefill_note, run_measured, run_prefill
 
 READING_MODES = RW_MODES - WRITE_MODES  # read, randread and the mixed modes
 
@@ -167,15 +167,12 @@ class RbdFioTarget:
                     return failure
                 for t in unfilled:
                     store.record_created(self._key(t), prefilled_bytes=size_bytes(workload.size))
-                notes.append(f"prefilled {len(unfilled)} x {workload.size} in {seconds:.1f} s")
+                notes.append(prefill_note(len(unfilled), workload.size, seconds))
             self._write_images_note(step, targets, store)
             job = render_job(workload, targets, self._engine())
             with HostSampler(raw / "host.jsonl", None) as sampler:
                 failure = run_measured(self.spec, workload, raw, job, stop, tick, env, sampler)
-        if failure is not None:
-            failure.notes[:0] = notes
-            return failure
-        return StepOutcome("done", notes=notes)
+        return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return remove_created(store)
