@@ -56,6 +56,8 @@ def up(name: str, osds: str | None, state: Path | None, timeout: int, mon_port: 
         bed.up(_say, timeout)
     except TestbedError as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
+        if bed.marker.exists():
+            _say(f"`volperf testbed down ceph --purge --state {bed.state}` removes what was made")
         sys.exit(1)
     _say(f"ceph testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
     _say("use it:")
