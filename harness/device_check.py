@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from harness import stats
 from harness.hoststats import DiskCounters, interpolate, rates_between
@@ -29,18 +27,6 @@ class DeviceComparison:
 class HostLoad:
     cpu_busy: float | None  # share of all CPUs busy over the step
     mem_available_min_kib: int | None
-
-
-def read_samples(path: Path) -> list[dict[str, object]]:
-    if not path.exists():
-        return []
-    samples = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            samples.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut short by a crash; the rest still count
-    return samples
 
 
 def compare(

@@ -17,12 +17,13 @@ from harness.aggregate import Warning, aggregate_step
 from harness.ceph.step import ceph_step
 from harness.db_records import DbRecord, EventRecord, db_csv, events_csv
 from harness.db_results import build_db_step
-from harness.device_check import GAP_WARNING, compare, host_load, read_samples
+from harness.device_check import GAP_WARNING, compare, host_load
 from harness.fio.histogram import top_bucket_ns
 from harness.fio.parse import FioParseError, parse_file
 from harness.plan import plan_steps
 from harness.records import ConsumerContext, FioConsumerRecord, fio_csv
 from harness.redact import redact
+from harness.sampler import read_samples
 from harness.spec import validate
 from harness.store import CampaignStore, atomic_write_json, atomic_write_text
 

@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from harness.hoststats import (
     BlockDevice,
@@ -42,6 +42,21 @@ def disk_counters(sample: dict[str, object]) -> DiskCounters | None:
     if not isinstance(disk, dict):
         return None
     return DiskCounters(disk["reads"], disk["read_sectors"], disk["writes"], disk["write_sectors"])
+
+
+def read_samples(path: Path) -> list[dict[str, Any]]:
+    """The samples a sampler wrote; a line cut short by a crash is skipped."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    samples = []
+    for line in lines:
+        try:
+            samples.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # the rest still count
+    return samples
 
 
 class SamplerThread:

@@ -192,26 +192,27 @@ WORKLOAD_MODELS: dict[str, type[_Strict]] = {
 }
 
 
-def _tool_of(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("tool", "fio"))
-    return str(getattr(value, "tool", "fio"))
+def tagged_union(models: dict[str, type[_Strict]], field: str, default: str, what: str) -> Any:
+    """A union of models told apart by ``field`` (``default`` when it is missing), whose
+    error for an unknown value lists the known ones."""
+
+    def tag_of(value: Any) -> str:
+        if isinstance(value, dict):
+            return str(value.get(field, default))
+        return str(getattr(value, field, default))
+
+    members = tuple(Annotated[model, Tag(tag)] for tag, model in models.items())
+    return Annotated[
+        Union[members],  # noqa: UP007 - Annotated needs the Union spelled out for the tags
+        Discriminator(
+            tag_of,
+            custom_error_type=f"unknown-{what.replace(' ', '-')}",
+            custom_error_message=f"unknown {what}; one of {', '.join(models)}",
+        ),
+    ]
 
 
-Workload = Annotated[
-    Union[  # noqa: UP007 - Annotated needs the Union spelled out for the tags
-        Annotated[FioWorkload, Tag("fio")],
-        Annotated[FileioWorkload, Tag("sysbench-fileio")],
-        Annotated[OltpWorkload, Tag("sysbench-oltp")],
-        Annotated[PgbenchWorkload, Tag("pgbench")],
-        Annotated[IoPauseWorkload, Tag("io-pause")],
-    ],
-    Discriminator(
-        _tool_of,
-        custom_error_type="unknown-tool",
-        custom_error_message=f"unknown tool; one of {', '.join(WORKLOAD_MODELS)}",
-    ),
-]
+Workload = tagged_union(WORKLOAD_MODELS, "tool", "fio", "tool")
 
 
 class DatabaseServerSettings(_Strict):
@@ -261,24 +262,8 @@ class RbdTarget(_Strict):
     health_interval: float = Field(2.0, ge=0.5, le=60, description="seconds between samples")
 
 
-def _type_of(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("type", "local"))
-    return str(getattr(value, "type", "local"))
-
-
-TARGET_TYPES = ("local", "rbd")
-Target = Annotated[
-    Union[  # noqa: UP007 - Annotated needs the Union spelled out for the tags
-        Annotated[LocalTarget, Tag("local")],
-        Annotated[RbdTarget, Tag("rbd")],
-    ],
-    Discriminator(
-        _type_of,
-        custom_error_type="unknown-target",
-        custom_error_message=f"unknown target type; one of {', '.join(TARGET_TYPES)}",
-    ),
-]
+TARGET_MODELS: dict[str, type[_Strict]] = {"local": LocalTarget, "rbd": RbdTarget}
+Target = tagged_union(TARGET_MODELS, "type", "local", "target type")
 
 
 class CampaignSpec(_Strict):
@@ -325,7 +310,7 @@ class CampaignSpec(_Strict):
         return self.model_dump(mode="json")
 
 
-_TAGS = frozenset(WORKLOAD_MODELS) | frozenset(TARGET_TYPES)
+_TAGS = frozenset(WORKLOAD_MODELS) | frozenset(TARGET_MODELS)
 
 
 def _location(loc: tuple[Any, ...]) -> str:

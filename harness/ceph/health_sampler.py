@@ -48,13 +48,3 @@ class CephHealthSampler(SamplerThread):
                 out.flush()
                 if self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - wall))):
                     return
-
-
-def read_samples(path: Path) -> list[dict[str, Any]]:
-    """The samples of a step; a line cut short by a crash is skipped."""
-    samples = []
-    with contextlib.suppress(OSError):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError):
-                samples.append(json.loads(line))
-    return samples

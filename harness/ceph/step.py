@@ -12,8 +12,8 @@ from typing import Any
 
 from harness.aggregate import Warning
 from harness.ceph.health import UNREACHABLE, describe, health_events, sampling_cost
-from harness.ceph.health_sampler import read_samples
 from harness.db_records import EventRecord
+from harness.sampler import read_samples
 
 
 @dataclass

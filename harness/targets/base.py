@@ -39,3 +39,12 @@ class Target(Protocol):
 
 class TargetError(RuntimeError):
     """The target cannot run the campaign as asked (the message says why and what)."""
+
+
+def require_space(problem: str, needed: int, basis: str, available: int, counted: str = "") -> None:
+    """Refuse a campaign that cannot fit: ``problem`` says where and what ran short."""
+    if needed > available:
+        raise TargetError(
+            f"{problem}: it needs {needed / 2**30:.2f} GiB ({basis}), "
+            f"{available / 2**30:.2f} GiB available{counted}"
+        )

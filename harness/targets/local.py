@@ -19,9 +19,9 @@ from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
 from harness.hoststats import device_for_path
 from harness.plan import Step
 from harness.sampler import HostSampler
-from harness.spec import CampaignSpec, LocalTarget
+from harness.spec import CampaignSpec, FioWorkload, LocalTarget
 from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.base import StepOutcome, TargetError, Tick, require_space
 from harness.targets.fio_step import finished, prefill_note, run_measured, run_prefill
 
 
@@ -68,8 +68,8 @@ class LocalFioTarget:
             self.backend = describe_directory(self.path, self.is_device)
 
     def _needed_bytes(self) -> int:
-        largest = max(size_bytes(w.size) for w in self.spec.workloads)
-        return largest * max(self.spec.sweep)
+        fio = [w for w in self.spec.workloads if isinstance(w, FioWorkload)]  # not db ones
+        return max(size_bytes(w.size) for w in fio) * max(self.spec.sweep)
 
     def _check_space(self) -> None:
         needed = self._needed_bytes()
@@ -83,12 +83,8 @@ class LocalFioTarget:
             # files volperf already made count as available: they are reused
             available += sum(p.stat().st_size for p in self._files_of_campaign() if p.exists())
             what = "free space"
-        if needed > available:
-            raise TargetError(
-                f"{self.path}: not enough {what} for the campaign: it needs "
-                f"{needed / 2**30:.2f} GiB (largest size x most consumers), "
-                f"{available / 2**30:.2f} GiB available"
-            )
+        require_space(f"{self.path}: not enough {what} for the campaign", needed,
+                      "largest size x most consumers", available)  # fmt: skip
 
     def _files_of_campaign(self) -> list[Path]:
         return list(self.path.glob(f"volperf-{self.spec.name}-c*.dat"))

@@ -43,7 +43,7 @@ from harness.spec import (
 )
 from harness.store import CampaignStore, atomic_write_json
 from harness.sysbench import command as sysbench_command
-from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.base import StepOutcome, TargetError, Tick, require_space
 from harness.targets.local import describe_directory
 
 RUN_MARGIN_S = 120
@@ -135,12 +135,8 @@ class LocalDatabaseTarget:
         needed = max(size_bytes(w.file_total_size) for w in files) * max(self.spec.sweep)
         st = os.statvfs(self.path)
         available = st.f_bavail * st.f_frsize
-        if needed > available:
-            raise TargetError(
-                f"{self.path}: not enough free space for the fileio workloads: they need "
-                f"{needed / 2**30:.2f} GiB (largest file_total_size x most consumers), "
-                f"{available / 2**30:.2f} GiB available"
-            )
+        require_space(f"{self.path}: not enough free space for the fileio workloads", needed,
+                      "largest file_total_size x most consumers", available)  # fmt: skip
 
     def tool_versions(self) -> dict[str, str]:
         versions = {}

@@ -21,7 +21,7 @@ from harness.plan import Step
 from harness.sampler import HostSampler
 from harness.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
 from harness.store import CampaignStore, atomic_write_json
-from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.base import StepOutcome, TargetError, Tick, require_space
 from harness.targets.fio_step import finished, prefill_note, run_measured, run_prefill
 
 READING_MODES = RW_MODES - WRITE_MODES  # read, randread and the mixed modes
@@ -74,12 +74,9 @@ class RbdFioTarget:
             return
         needed = max(size_bytes(w.size) for w in self.spec.workloads) * max(self.spec.sweep)
         available = int(stats.get("max_avail", 0)) + int(stats.get("stored", 0))
-        if needed > available:
-            raise TargetError(
-                f"pool {self.access.pool!r} cannot hold the campaign: it needs "
-                f"{needed / 2**30:.2f} GiB (largest size x most consumers), the pool has "
-                f"{available / 2**30:.2f} GiB (max_avail + stored, after replication)"
-            )
+        require_space(f"pool {self.access.pool!r} cannot hold the campaign", needed,
+                      "largest size x most consumers", available,
+                      " (max_avail + stored, after replication)")  # fmt: skip
 
     def tool_versions(self) -> dict[str, str]:
         _, rbd = bindings()

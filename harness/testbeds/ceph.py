@@ -159,15 +159,23 @@ class CephTestbed:
 
     # commands
     def run(self, *argv: str, timeout_s: float = COMMAND_TIMEOUT_S, **env: str) -> str:
-        """Run a Ceph command on this cluster; its stdout, or a TestbedError quoting it."""
-        command = [argv[0], "-c", str(self.conf), *argv[1:]]
+        """Run a Ceph command on this cluster (-c our ceph.conf); its stdout."""
+        return self._execute([argv[0], "-c", str(self.conf), *argv[1:]], timeout_s, env)
+
+    def _execute(
+        self,
+        argv: list[str],
+        timeout_s: float = COMMAND_TIMEOUT_S,
+        env: dict[str, str] | None = None,
+    ) -> str:
+        """Run a command; its stdout, or a TestbedError quoting what it said."""
         try:
             done = subprocess.run(  # noqa: S603 - argv list
-                command,
+                argv,
                 capture_output=True,
                 text=True,
                 timeout=timeout_s,
-                env={**os.environ, **env},
+                env={**os.environ, **(env or {})},
                 check=False,
             )
         except FileNotFoundError:
@@ -244,28 +252,19 @@ class CephTestbed:
 
     def _make_keys_and_mon(self, fsid: str) -> None:
         s = self.state
-        authtool = ["ceph-authtool"]
-        self._tool(*authtool, "--create-keyring", f"{s}/mon.keyring", "--gen-key", "-n", "mon.",
-                   "--cap", "mon", "allow *")  # fmt: skip
-        self._tool(*authtool, "--create-keyring", f"{s}/keyring", "--gen-key",
-                   "-n", "client.admin", "--cap", "mon", "allow *", "--cap", "osd", "allow *",
-                   "--cap", "mds", "allow *", "--cap", "mgr", "allow *")  # fmt: skip
-        self._tool(*authtool, f"{s}/mon.keyring", "--import-keyring", f"{s}/keyring")
+        authtool = ["ceph-authtool", "--create-keyring"]
+        self._execute([*authtool, f"{s}/mon.keyring", "--gen-key", "-n", "mon.",
+                       "--cap", "mon", "allow *"])  # fmt: skip
+        self._execute([*authtool, f"{s}/keyring", "--gen-key", "-n", "client.admin",
+                       "--cap", "mon", "allow *", "--cap", "osd", "allow *",
+                       "--cap", "mds", "allow *", "--cap", "mgr", "allow *"])  # fmt: skip
+        self._execute(["ceph-authtool", f"{s}/mon.keyring", "--import-keyring", f"{s}/keyring"])
         mon_addr = f"[v2:127.0.0.1:{self.ports.mon_v2},v1:127.0.0.1:{self.ports.mon_v1}]"
-        self._tool("monmaptool", "--create", "--fsid", fsid, "--addv", "a", mon_addr,
-                   f"{s}/monmap")  # fmt: skip
+        self._execute(["monmaptool", "--create", "--fsid", fsid, "--addv", "a", mon_addr,
+                       f"{s}/monmap"])  # fmt: skip
         self.run("ceph-mon", "--mkfs", "-i", "a", "--monmap", f"{s}/monmap",
                  "--keyring", f"{s}/mon.keyring")  # fmt: skip
         shutil.copy(f"{s}/mon.keyring", f"{s}/mon/ceph-a/keyring")
-
-    def _tool(self, *argv: str) -> None:
-        """Tools that take no -c (ceph-authtool, monmaptool)."""
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)  # noqa: S603
-        except FileNotFoundError:
-            raise TestbedError(f"{argv[0]} is not installed: apt-get install {PACKAGES}") from None
-        if done.returncode != 0:
-            raise TestbedError(f"`{argv[0]}` exited {done.returncode}: {done.stderr.strip()}")
 
     def _start_daemons(self, say: Progress) -> None:
         for daemon in self.daemons():
@@ -313,17 +312,15 @@ class CephTestbed:
             return
         data.mkdir(parents=True, exist_ok=True)
         osd_uuid = str(uuid.uuid4())
-        secret = subprocess.run(
-            ["ceph-authtool", "--gen-print-key"], capture_output=True, text=True, check=True
-        ).stdout.strip()
+        secret = self._execute(["ceph-authtool", "--gen-print-key"]).strip()
         secret_file = data / "new-osd-secret.json"  # given with -i so it is not on a command line
         _write_secret(secret_file, json.dumps({"cephx_secret": secret}))
         given = self.run("ceph", "osd", "new", osd_uuid, str(number), "-i", str(secret_file))
         secret_file.unlink()
         if int(given.strip()) != number:
             raise TestbedError(f"ceph gave OSD id {given.strip()}, expected {number}")
-        self._tool("ceph-authtool", "--create-keyring", f"{data}/keyring", "--name",
-                   f"osd.{number}", "--add-key", secret)  # fmt: skip
+        self._execute(["ceph-authtool", "--create-keyring", f"{data}/keyring", "--name",
+                   f"osd.{number}", "--add-key", secret])  # fmt: skip
         self.run("ceph-osd", "-i", str(number), "--mkfs", "--osd-uuid", osd_uuid)
 
     def _ensure_pool_and_user(self, say: Progress) -> None:

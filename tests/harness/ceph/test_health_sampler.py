@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 
 from harness.ceph.access import CephAccess
-from harness.ceph.health_sampler import CONNECT_TIMEOUT_S, CephHealthSampler, read_samples
+from harness.ceph.health_sampler import CONNECT_TIMEOUT_S, CephHealthSampler
+from harness.sampler import read_samples
 
 
 def _closed_port() -> int:

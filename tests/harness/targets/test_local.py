@@ -12,6 +12,7 @@ import pytest
 
 from harness.campaign import run_campaign
 from harness.records import FIO_COLUMNS
+from harness.spec import validate
 from harness.store import CampaignStore
 from harness.targets.base import TargetError
 from harness.targets.local import LocalFioTarget
@@ -178,3 +179,14 @@ def test_a_device_given_explicitly_is_split_between_consumers(tmp_path, loop_dev
     assert f"filename={loop_device}" in job and "offset=8388608" in job
     assert outcome.results[-1].summary["device"]["device"] == loop_device.name
     assert outcome.removed == []  # volperf made no files; the device stays as it is
+
+
+def test_space_check_counts_fio_workloads_only_in_a_mixed_campaign(tmp_path):
+    mixed = validate({
+        "name": "mixed", "target": {"type": "local", "dir": str(tmp_path)}, "sweep": [1, 2],
+        "workloads": [{"name": "f", "rw": "randread", "size": "2M"},
+                      {"name": "pg", "tool": "pgbench", "scale": 1}],
+    })  # fmt: skip
+    target = LocalFioTarget(mixed)
+    target.prepare(mixed, CampaignStore(tmp_path / "results" / "mixed"))  # pgbench has no size
+    assert target._needed_bytes() == 2 * 2**20 * 2  # 2M x 2 consumers
