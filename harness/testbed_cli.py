@@ -12,10 +12,12 @@ from rich.console import Console
 
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import READY_TIMEOUT_S, CephTestbed, Ports
+from harness.testbeds.openstack.testbed import READY_TIMEOUT_S as OS_READY_TIMEOUT_S
+from harness.testbeds.openstack.testbed import OpenStackTestbed
 
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
-name_argument = click.argument("name", type=click.Choice(["ceph"]))
+name_argument = click.argument("name", type=click.Choice(["ceph", "openstack"]))
 state_option = click.option(
     "--state",
     type=click.Path(path_type=Path, file_okay=False),
@@ -24,8 +26,15 @@ state_option = click.option(
 
 
 def _testbed(
-    name: str, state: Path | None, osds: int | None = None, mon_port: int | None = None
-) -> CephTestbed:
+    name: str,
+    state: Path | None,
+    osds: int | None = None,
+    mon_port: int | None = None,
+    ceph_state: Path | None = None,
+    base_port: int | None = None,
+) -> CephTestbed | OpenStackTestbed:
+    if name == "openstack":
+        return OpenStackTestbed(state or default_state_dir(name), ceph_state, base_port)
     ports = Ports.from_mon_port(mon_port) if mon_port else None
     return CephTestbed(state or default_state_dir(name), osds=osds, ports=ports)
 
@@ -43,23 +52,29 @@ def testbed() -> None:
 @name_argument
 @click.option("--osds", type=click.Choice(["1", "3"]), help="OSDs of a new testbed  [default: 1]")
 @state_option
-@click.option("--timeout", type=int, default=READY_TIMEOUT_S, show_default=True,
-              help="seconds to wait for the cluster to be ready")  # fmt: skip
+@click.option("--timeout", type=int, help="seconds to wait until it is ready  "
+              "[default: ceph 300, openstack 600]")  # fmt: skip
 @click.option("--mon-port", type=click.IntRange(1024, 65000),
               help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
               "the other daemons bind 100 to 300 above it")  # fmt: skip
-def up(name: str, osds: str | None, state: Path | None, timeout: int, mon_port: int | None) -> None:
+@click.option("--ceph-state", type=click.Path(path_type=Path, file_okay=False),
+              help="openstack: the Ceph testbed Cinder uses (brought up if it is not running)  "
+              "[default: the default ceph state dir]")  # fmt: skip
+@click.option("--base-port", type=click.IntRange(1024, 65000),
+              help="openstack: first of its ten loopback ports  [default: 41000]")  # fmt: skip
+def up(name: str, osds: str | None, state: Path | None, timeout: int | None,
+       mon_port: int | None, ceph_state: Path | None, base_port: int | None) -> None:  # fmt: skip
     """Start NAME (create it first if its state directory is new) and wait until ready."""
-    bed = _testbed(name, state, int(osds) if osds else None, mon_port)
+    bed = _testbed(name, state, int(osds) if osds else None, mon_port, ceph_state, base_port)
     started = time.monotonic()
     try:
-        bed.up(_say, timeout)
+        bed.up(_say, timeout or (READY_TIMEOUT_S if name == "ceph" else OS_READY_TIMEOUT_S))
     except TestbedError as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         if bed.marker.exists():
-            _say(f"`volperf testbed down ceph --purge --state {bed.state}` removes what was made")
+            _say(f"`volperf testbed down {name} --purge --state {bed.state}` removes what was made")
         sys.exit(1)
-    _say(f"ceph testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
+    _say(f"{name} testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
     _say("use it:")
     for line in bed.usage():
         _say(f"  {line}")
@@ -75,7 +90,9 @@ def status(name: str, state: Path | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report, indent=2))
     elif not report["exists"]:
-        _say(f"no ceph testbed in {report['state']}")
+        _say(f"no {name} testbed in {report['state']}")
+    elif name == "openstack":
+        _openstack_status(report)
     else:
         _say(f"ceph testbed in {report['state']} ({report['osds']} OSD(s)), conf {report['conf']}")
         for d in report["daemons"]:
@@ -86,6 +103,18 @@ def status(name: str, state: Path | None, as_json: bool) -> None:
         for code, message in report.get("checks", {}).items():
             _say(f"    {code}: {message}")
     sys.exit(0 if report["ready"] else 1)
+
+
+def _openstack_status(report: dict) -> None:
+    _say(f"openstack testbed in {report['state']}; clouds.yaml {report['clouds_yaml']}")
+    total = 0
+    for d in report["daemons"]:
+        total += d["rss_kib"]
+        running = f"pid {d['pid']}, RSS {d['rss_kib'] / 1024:.0f} MiB" if d["pid"] else None
+        _say(f"  {d['name']}: {running or 'not running'}")
+    _say(f"  memory: {total / 1024:.0f} MiB RSS in all (workers included)")
+    for name in report.get("services_down", []):
+        _say(f"  not up: {name}")
 
 
 @testbed.command()

@@ -24,6 +24,7 @@ python=${PYTHON:-python3}
   exit 1
 }
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rally]' \
+  -c tools/rally-constraints.txt
 tools/link-ceph-bindings.sh .venv
 echo "volperf setup: $(fio --version), $(.venv/bin/volperf --version)"

@@ -21,6 +21,7 @@ class Daemon:
     name: str  # mon.a, mgr.x, osd.0
     pid_file: Path
     marker: str  # text its command line must contain (the testbed's config path)
+    group: bool = False  # a session leader: signals go to its whole process group
 
     def pid(self) -> int | None:
         """The daemon's pid if it is running as ours, else None."""
@@ -50,16 +51,38 @@ class Daemon:
         pid = self.pid()
         if pid is None:
             return False
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
+        self._signal(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
-        while self.pid() == pid and _alive(pid):
+        while _alive(pid):  # not self.pid(): some daemons remove their pid file early
             if time.monotonic() > deadline:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+                self._signal(pid, signal.SIGKILL)
                 deadline = time.monotonic() + timeout_s
             time.sleep(0.1)
+        if self.group:
+            self._signal(pid, signal.SIGKILL)  # workers the leader left behind
         return True
+
+    def _signal(self, pid: int, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if self.group:
+                os.killpg(pid, signum)
+            else:
+                os.kill(pid, signum)
+
+    def group_rss_kib(self) -> int:
+        """Resident memory of the daemon and every process of its group (workers), KiB."""
+        pid = self.pid()
+        if pid is None:
+            return 0
+        total = 0
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == pid or proc.name == str(pid):
+                    total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
+        return total
 
 
 def _alive(pid: int) -> bool:

@@ -1,0 +1,82 @@
+"""What runs in the OpenStack testbed: one uWSGI per API (the trial bring-up's settings,
+with `Connection: close`, as keep-alive connections were reset under load) and the
+daemons, each a session leader started from the services' venv."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PORT_NAMES = ("keystone", "glance", "placement", "nova", "neutron", "cinder", "heat",
+              "amqp", "amqp_dist", "epmd")  # fmt: skip
+DEFAULT_BASE_PORT = 41000
+
+
+def ports_from_base(base: int) -> dict[str, int]:
+    return {name: base + offset for offset, name in enumerate(PORT_NAMES)}
+
+
+@dataclass(frozen=True)
+class Api:
+    name: str
+    module: str
+    processes: int = 2
+    config_env: str = ""  # the service reads its config dir from this variable
+    config_argv: str = ""  # else from --pyargv (its config file under etc/)
+    shim: bool = False  # the module is one of ours, in wsgi/ beside this file
+
+    def command(self, venv: Path, state: Path, port: int) -> list[str]:
+        argv = [
+            str(venv / "bin" / "uwsgi"), "--http-socket", f"127.0.0.1:{port}",
+            "--module", self.module, "--virtualenv", str(venv), "--master",
+            "--processes", str(self.processes), "--threads", "4", "--enable-threads",
+            "--lazy-apps", "--die-on-term", "--buffer-size", "65535",
+            "--add-header", "Connection: close",
+            "--chdir", str(state),  # also what marks the process as this testbed's
+        ]  # fmt: skip
+        if self.shim:
+            argv += ["--pythonpath", str(Path(__file__).with_name("wsgi"))]
+        if self.config_argv:
+            config = state / "etc" / self.config_argv
+            argv += ["--pyargv", f"--config-file {config}"]
+        return argv
+
+
+APIS = (
+    Api("keystone", "keystone.wsgi.api:application", config_env="OS_KEYSTONE_CONFIG_DIR"),
+    Api("glance-api", "glance.wsgi.api:application", 1, config_env="OS_GLANCE_CONFIG_DIR"),
+    Api("placement-api", "placement.wsgi.api:application", config_env="OS_PLACEMENT_CONFIG_DIR"),
+    Api("nova-api", "nova.wsgi.osapi_compute:application", config_env="OS_NOVA_CONFIG_DIR"),
+    Api(
+        "neutron-api",
+        "volperf_neutron_wsgi:application",
+        1,
+        config_env="OS_NEUTRON_CONFIG_DIR",
+        shim=True,
+    ),
+    Api("cinder-api", "cinder.wsgi.api:application", config_argv="cinder/cinder.conf"),
+    Api("heat-api", "heat.wsgi.api:application", 1, config_argv="heat/heat.conf"),
+)
+API_PORT = {"keystone": "keystone", "glance-api": "glance", "placement-api": "placement",
+            "nova-api": "nova", "neutron-api": "neutron", "cinder-api": "cinder",
+            "heat-api": "heat"}  # fmt: skip
+CONFIG_DIRS = {"keystone": "keystone", "glance-api": "glance", "placement-api": "placement",
+               "nova-api": "nova", "neutron-api": "neutron"}  # fmt: skip
+
+# name -> (program, config files under etc/)
+DAEMONS = {
+    "nova-conductor": ("nova-conductor", ("nova/nova.conf",)),
+    "nova-scheduler": ("nova-scheduler", ("nova/nova.conf",)),
+    "nova-compute": ("nova-compute", ("nova/nova.conf",)),
+    "cinder-scheduler": ("cinder-scheduler", ("cinder/cinder.conf",)),
+    "cinder-volume": ("cinder-volume", ("cinder/cinder.conf",)),
+    "heat-engine": ("heat-engine", ("heat/heat.conf",)),
+}
+
+
+def daemon_command(name: str, venv: Path, state: Path) -> list[str]:
+    program, configs = DAEMONS[name]
+    argv = [str(venv / "bin" / program)]
+    for config in configs:
+        argv += ["--config-file", str(state / "etc" / config)]
+    return argv + ["--log-file", str(state / "log" / f"{name}.log")]

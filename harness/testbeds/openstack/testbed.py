@@ -1,0 +1,470 @@
+"""A real OpenStack control plane on one machine: Keystone, Glance, Placement, Nova (fake
+virt driver: no guest boots), Neutron (API only), Cinder on RBD (the Ceph testbed) and
+Heat, pinned from PyPI, with their own MariaDB and RabbitMQ, all on 127.0.0.1 and every
+file under one state dir. Follows the trial bring-up in ../shared/testbeds/openstack.notes.txt.
+
+`up` is idempotent: on an existing state dir it starts only what is not running; the
+one-off setup (databases, catalog, image, flavors) is done once and recorded. `down` stops
+only the processes whose pid files are here and whose command lines name this state dir.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from harness.testbeds import TestbedError, default_state_dir
+from harness.testbeds.ceph import CINDER_USER, POOL, CephTestbed
+from harness.testbeds.daemons import Daemon
+from harness.testbeds.openstack import catalog, infra
+from harness.testbeds.openstack.services import (
+    API_PORT,
+    APIS,
+    CONFIG_DIRS,
+    DAEMONS,
+    DEFAULT_BASE_PORT,
+    daemon_command,
+    ports_from_base,
+)  # fmt: skip
+from harness.testbeds.openstack.venv import ensure_venv
+
+MARKER = "testbed.json"
+READY_TIMEOUT_S = 600
+COMMAND_TIMEOUT_S = 600
+CLOUD = "volperf-testbed"
+DATABASES = ("keystone", "glance", "placement", "nova_api", "nova", "nova_cell0", "neutron",
+             "cinder", "heat")  # fmt: skip
+PASSWORD_NAMES = ("admin", "rabbit", "glance", "placement", "nova", "neutron", "cinder", "heat",
+                  "heat_domain_admin")  # fmt: skip
+CONFIG_FILES = {  # template -> file under etc/
+    "keystone.conf.j2": "keystone/keystone.conf",
+    "glance-api.conf.j2": "glance/glance-api.conf",
+    "placement.conf.j2": "placement/placement.conf",
+    "nova.conf.j2": "nova/nova.conf",
+    "neutron.conf.j2": "neutron/neutron.conf",
+    "ml2_conf.ini.j2": "neutron/ml2_conf.ini",
+    "cinder.conf.j2": "cinder/cinder.conf",
+    "heat.conf.j2": "heat/heat.conf",
+}
+PASTE_FILES = ("nova/api-paste.ini", "neutron/api-paste.ini", "glance/glance-api-paste.ini",
+               "heat/api-paste.ini", "cinder/api-paste.ini")  # fmt: skip
+# services whose registration with their peers `up` waits for: (binary, listing)
+COMPUTE_SERVICES = ("nova-conductor", "nova-scheduler", "nova-compute")
+VOLUME_SERVICES = ("cinder-scheduler", "cinder-volume")
+
+Progress = Callable[[str], None]
+
+
+class OpenStackTestbed:
+    def __init__(self, state: Path, ceph_state: Path | None = None, base_port: int | None = None):
+        self.state = state
+        self.marker = state / MARKER
+        self._record = self._load()
+        self._started: dict[str, subprocess.Popen[bytes]] = {}  # by this `up`
+        self._since: dict[str, str] = {}  # when (UTC, ISO) this `up` started each
+        self.ceph_state = Path(self._record.get("ceph_state") or ceph_state
+                               or default_state_dir("ceph"))  # fmt: skip
+        self.ports: dict[str, int] = self._record.get("ports") or ports_from_base(
+            base_port or DEFAULT_BASE_PORT)  # fmt: skip
+
+    # paths
+    @property
+    def etc(self) -> Path:
+        return self.state / "etc"
+
+    @property
+    def clouds_yaml(self) -> Path:
+        return self.state / "clouds.yaml"
+
+    @property
+    def openrc(self) -> Path:
+        return self.state / "openrc"
+
+    @property
+    def keystone_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports['keystone']}"
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.marker.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _save(self) -> None:
+        self.marker.write_text(json.dumps(self._record, indent=2) + "\n")
+        self.marker.chmod(0o600)
+
+    # processes
+    def daemons(self) -> list[Daemon]:
+        run = self.state / "run"
+        marker = str(self.state)
+        found = [Daemon("mariadb", run / "mariadb.pid", marker, group=True),
+                 Daemon("rabbitmq", run / "rabbitmq.pid", marker)]  # fmt: skip
+        found += [Daemon(api.name, run / f"{api.name}.pid", marker, group=True) for api in APIS]
+        found += [Daemon(name, run / f"{name}.pid", marker, group=True) for name in DAEMONS]
+        return found
+
+    def _daemon(self, name: str) -> Daemon:
+        return next(d for d in self.daemons() if d.name == name)
+
+    def _start(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+        log = self.state / "log" / f"{name}.out"
+        with log.open("ab") as out:
+            process = subprocess.Popen(  # noqa: S603 - argv list
+                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, cwd=self.state, start_new_session=True,
+            )  # fmt: skip
+        (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
+        self._started[name] = process
+        self._since[name] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+    def _exited(self, name: str) -> bool:
+        # what this `up` started is asked directly: right after exec, /proc/PID/cmdline
+        # can read empty, which Daemon.pid() would take for a process that is gone
+        if name in self._started:
+            return self._started[name].poll() is not None
+        return self._daemon(name).pid() is None
+
+    def _environment(self, venv: Path) -> dict[str, str]:
+        # bin/ first: a sudo that runs the command itself (we are root; see _write_sudo)
+        path = f"{self.state / 'bin'}:{venv / 'bin'}:{os.environ.get('PATH', '')}"
+        return {**os.environ, "PATH": path, "CEPH_CONF": str(self._ceph_conf())}
+
+    # up
+    def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
+        started = time.monotonic()
+        if os.geteuid() != 0:
+            raise TestbedError("the OpenStack testbed runs its services as root: run as root")
+        ceph = CephTestbed(self.ceph_state)
+        if not ceph.status()["ready"]:
+            say(f"bringing up the Ceph testbed in {self.ceph_state} (Cinder's RBD backend)")
+            ceph.up(say)
+        venv = ensure_venv(say)
+        _link_ceph_bindings(venv)
+        self._prepare(venv)
+        env = self._environment(venv)
+        self._start_infrastructure(say)
+        if not self._record.get("databases_synced"):
+            self._sync_databases(venv, env, say)
+        self._start_apis(venv, env, ("keystone",), say)
+        self._wait_http("keystone", f"{self.keystone_url}/v3", deadline=started + timeout)
+        if not self._record.get("catalog_registered"):
+            say("registering users, services and endpoints in Keystone")
+            catalog.register(self.connection(), self.ports, self._record["passwords"])
+            self._record["catalog_registered"] = True
+            self._save()
+        self._start_apis(venv, env, tuple(api.name for api in APIS[1:]), say)
+        for name in DAEMONS:
+            if self._daemon(name).pid() is None:
+                self._start(name, daemon_command(name, venv, self.state), env)
+        self._wait_ready(venv, env, say, started + timeout)
+        if not self._record.get("image_and_flavors"):
+            catalog.image_and_flavors(self.connection())
+            self._record["image_and_flavors"] = True
+            self._save()
+        self._write_client_files()
+        say(f"OpenStack ready in {time.monotonic() - started:.0f} s")
+
+    def _prepare(self, venv: Path) -> None:
+        if not self.marker.exists():
+            self.state.mkdir(parents=True, exist_ok=True)
+            self._record = {
+                "kind": "openstack", "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "ports": self.ports, "ceph_state": str(self.ceph_state),
+                "passwords": {name: secrets.token_hex(12) for name in PASSWORD_NAMES},
+            }  # fmt: skip
+            self._save()
+        self._record["venv"] = str(venv)
+        self._save()
+        for sub in ("etc", "run", "log", "bin", "data/glance/images", "data/nova/instances",
+                    "data/cinder/conversion", "log/rabbitmq", "etc/keystone/fernet-keys",
+                    "etc/keystone/credential-keys"):  # fmt: skip
+            (self.state / sub).mkdir(parents=True, exist_ok=True)
+        self._write_configs(venv)
+        _write_sudo(self.state / "bin" / "sudo")
+        # nova-compute's node identity, written before its first start: a restart without
+        # it refuses to start ("not our first startup on this host")
+        compute_id = self.state / "data" / "nova" / "compute_id"
+        if not compute_id.exists():
+            compute_id.write_text(f"{uuid.uuid4()}\n")
+
+    def _ceph_conf(self) -> Path:
+        return self.ceph_state / "ceph.conf"
+
+    def _write_configs(self, venv: Path) -> None:
+        templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+        )  # fmt: skip
+        socket_path = infra.mariadb(self.state).socket
+        passwords = self._record["passwords"]
+        values = {
+            "etc": self.etc, "log": self.state / "log", "data": self.state / "data",
+            "venv": venv, "keystone_url": self.keystone_url, "passwords": passwords,
+            "db": lambda name: infra.database_url(socket_path, name),
+            "transport_url": f"rabbit://{infra.RABBIT_USER}:{passwords['rabbit']}"
+                             f"@127.0.0.1:{self.ports['amqp']}/",
+            "ceph": {"conf": self._ceph_conf(), "user": CINDER_USER, "pool": POOL},
+        }  # fmt: skip
+        for template, target in CONFIG_FILES.items():
+            path = self.etc / target
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(templates.get_template(template).render(values))
+            path.chmod(0o600)
+        for paste in PASTE_FILES:
+            shutil.copyfile(venv / "etc" / paste, self.etc / paste)
+
+    def _start_infrastructure(self, say: Progress) -> None:
+        if self._daemon("mariadb").pid() is None:
+            say("starting MariaDB")
+            server = infra.mariadb(self.state)
+            infra.start_mariadb(server, self.state / "run" / "mariadb.pid")
+            server.create(list(DATABASES))
+        if self._daemon("rabbitmq").pid() is None:
+            say("starting RabbitMQ")
+            infra.start_rabbitmq(self.state, self.ports, self._record["passwords"]["rabbit"],
+                                 self.state / "log" / "rabbitmq.out")  # fmt: skip
+
+    def _sync_databases(self, venv: Path, env: dict[str, str], say: Progress) -> None:
+        say("creating the services' database schemas (about a minute)")
+        etc, bin_ = self.etc, venv / "bin"
+        socket_path = infra.mariadb(self.state).socket
+        keystone = ["--config-file", str(etc / "keystone/keystone.conf")]
+        nova = ["--config-file", str(etc / "nova/nova.conf")]
+        env = {**env, "OS_BOOTSTRAP_PASSWORD": self._record["passwords"]["admin"]}
+        chains = {
+            "keystone": [
+                [bin_ / "keystone-manage", *keystone, "db_sync"],
+                [bin_ / "keystone-manage", *keystone, "fernet_setup", "--keystone-user", "root",
+                 "--keystone-group", "root"],
+                [bin_ / "keystone-manage", *keystone, "credential_setup", "--keystone-user",
+                 "root", "--keystone-group", "root"],
+                [bin_ / "keystone-manage", *keystone, "bootstrap",  # password from env
+                 "--bootstrap-region-id", "RegionOne",
+                 "--bootstrap-admin-url", f"{self.keystone_url}/v3/",
+                 "--bootstrap-internal-url", f"{self.keystone_url}/v3/",
+                 "--bootstrap-public-url", f"{self.keystone_url}/v3/"],
+            ],
+            "glance": [[bin_ / "glance-manage", "--config-file",
+                        str(etc / "glance/glance-api.conf"), "db_sync"]],
+            "placement": [[bin_ / "placement-manage", "--config-file",
+                           str(etc / "placement/placement.conf"), "db", "sync"]],
+            "nova": [
+                [bin_ / "nova-manage", *nova, "api_db", "sync"],
+                [bin_ / "nova-manage", *nova, "cell_v2", "map_cell0", "--database_connection",
+                 infra.database_url(socket_path, "nova_cell0")],
+                [bin_ / "nova-manage", *nova, "cell_v2", "create_cell", "--name", "cell1"],
+                [bin_ / "nova-manage", *nova, "db", "sync"],
+            ],
+            "neutron": [[bin_ / "neutron-db-manage", "--config-file",
+                         str(etc / "neutron/neutron.conf"), "--config-file",
+                         str(etc / "neutron/ml2_conf.ini"), "upgrade", "heads"]],
+            "cinder": [[bin_ / "cinder-manage", "--config-file", str(etc / "cinder/cinder.conf"),
+                        "db", "sync"]],
+            "heat": [[bin_ / "heat-manage", "--config-file", str(etc / "heat/heat.conf"),
+                      "db_sync"]],
+        }  # fmt: skip
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            futures = [pool.submit(self._run_chain, name, chain, env)
+                       for name, chain in chains.items()]  # fmt: skip
+            for future in futures:
+                future.result()
+        self._record["databases_synced"] = True
+        self._save()
+
+    def _run_chain(self, name: str, chain: list[list[Any]], env: dict[str, str]) -> None:
+        log = self.state / "log" / f"setup-{name}.log"
+        for argv in chain:
+            with log.open("ab") as out:
+                done = subprocess.run(  # noqa: S603 - argv list
+                    [str(a) for a in argv], stdout=out, stderr=subprocess.STDOUT, env=env,
+                    cwd=self.state, timeout=COMMAND_TIMEOUT_S, check=False,
+                )  # fmt: skip
+            if done.returncode != 0:
+                tail = " / ".join(log.read_text(errors="replace").splitlines()[-3:])
+                step = " ".join([Path(argv[0]).name, *map(str, argv[-2:])])
+                raise TestbedError(f"{name} setup `{step}` failed (exit {done.returncode}): "
+                                   f"{tail} (log {log})")  # fmt: skip
+
+    def _start_apis(self, venv: Path, env: dict[str, str], names: tuple[str, ...],
+                    say: Progress) -> None:  # fmt: skip
+        for api in APIS:
+            if api.name not in names or self._daemon(api.name).pid() is not None:
+                continue
+            api_env = dict(env)
+            if api.config_env:
+                api_env[api.config_env] = str(self.etc / CONFIG_DIRS[api.name])
+            if api.name == "neutron-api":
+                api_env["OS_NEUTRON_CONFIG_FILES"] = "neutron.conf;ml2_conf.ini"
+            say(f"starting {api.name} on 127.0.0.1:{self.ports[API_PORT[api.name]]}")
+            self._start(api.name, api.command(venv, self.state, self.ports[API_PORT[api.name]]),
+                        api_env)  # fmt: skip
+
+    def _wait_http(self, name: str, url: str, deadline: float) -> None:
+        while True:
+            if _answers(url):
+                return
+            if self._exited(name):
+                raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.out")
+            if time.monotonic() > deadline:
+                raise TestbedError(f"{name} did not answer at {url} in time")
+            time.sleep(0.5)
+
+    def _wait_ready(self, venv: Path, env: dict[str, str], say: Progress,
+                    deadline: float) -> None:  # fmt: skip
+        say("waiting for every API to answer")
+        for api in APIS:
+            port = self.ports[API_PORT[api.name]]
+            self._wait_http(api.name, f"http://127.0.0.1:{port}/", deadline)
+        say("waiting for nova-compute, cinder-volume and heat-engine to report")
+        conn = self.connection()
+        while True:
+            missing = self._services_down(conn)
+            if not missing:
+                break
+            for name in missing:
+                if name in DAEMONS and self._exited(name):
+                    raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.log")
+            if time.monotonic() > deadline:
+                raise TestbedError(f"not up in time: {', '.join(missing)} (logs in "
+                                   f"{self.state / 'log'})")  # fmt: skip
+            time.sleep(2)
+        nova_manage = [venv / "bin" / "nova-manage", "--config-file", self.etc / "nova/nova.conf"]
+        self._run_chain("discover-hosts", [[*nova_manage, "cell_v2", "discover_hosts"]], env)
+
+    def _services_down(self, conn: Any) -> list[str]:
+        """Services that have not reported up yet; one this `up` started must have reported
+        since (a record stays "up" for a minute after its process is gone)."""
+        reported: dict[str, str] = {}  # binary -> last report (UTC, ISO), if "up"
+        try:
+            for service in [*conn.compute.services(), *conn.block_storage.services()]:
+                if service.state == "up":
+                    reported[service.binary] = service.updated_at or ""
+            response = conn.orchestration.get("/services")
+            for service in response.json().get("services", []):
+                if service.get("status") == "up":
+                    reported[service["binary"]] = max(reported.get(service["binary"], ""),
+                                                      service.get("updated_at") or "")  # fmt: skip
+        except Exception:  # noqa: BLE001 - an API still starting: try again
+            pass
+        wanted = (*COMPUTE_SERVICES, *VOLUME_SERVICES, "heat-engine")
+        return [name for name in wanted
+                if name not in reported or reported[name] < self._since.get(name, "")]  # fmt: skip
+
+    # clients
+    def cloud_config(self) -> dict[str, Any]:
+        return {
+            "auth": {"auth_url": f"{self.keystone_url}/v3", "username": "admin",
+                     "password": self._record["passwords"]["admin"], "project_name": "admin",
+                     "user_domain_name": "Default", "project_domain_name": "Default"},
+            "region_name": "RegionOne", "identity_api_version": 3,
+        }  # fmt: skip
+
+    def connection(self) -> Any:
+        try:
+            import openstack  # noqa: PLC0415 - optional dependency
+        except ImportError as exc:
+            raise TestbedError("openstacksdk is missing: pip install 'volperf[rally]'") from exc
+        return openstack.connect(**self.cloud_config(), api_timeout=60)
+
+    def _write_client_files(self) -> None:
+        self.clouds_yaml.write_text(yaml.safe_dump({"clouds": {CLOUD: self.cloud_config()}}))
+        self.clouds_yaml.chmod(0o600)
+        auth = self.cloud_config()["auth"]
+        lines = [f"export OS_AUTH_URL={auth['auth_url']}", "export OS_USERNAME=admin",
+                 f"export OS_PASSWORD={auth['password']}", "export OS_PROJECT_NAME=admin",
+                 "export OS_USER_DOMAIN_NAME=Default", "export OS_PROJECT_DOMAIN_NAME=Default",
+                 "export OS_REGION_NAME=RegionOne", "export OS_IDENTITY_API_VERSION=3"]  # fmt: skip
+        self.openrc.write_text("# written by `volperf testbed up openstack`\n"
+                               + "\n".join(lines) + "\n")  # fmt: skip
+        self.openrc.chmod(0o600)
+
+    def usage(self) -> list[str]:
+        venv = self._record.get("venv", "")
+        return [
+            f"OS_CLIENT_CONFIG_FILE={self.clouds_yaml} openstack --os-cloud {CLOUD} volume list"
+            f"   (the CLI is in {venv}/bin)",
+            f". {self.openrc}   (admin credentials; file mode 0600)",
+            f"volperf run rally SPEC.yaml --cloud {CLOUD} --clouds-yaml {self.clouds_yaml}",
+            "Nova runs the fake virt driver: servers go ACTIVE but no guest boots",
+        ]
+
+    # status / down
+    def status(self) -> dict[str, Any]:
+        daemons = [{"name": d.name, "pid": d.pid(), "rss_kib": d.group_rss_kib()}
+                   for d in self.daemons()]  # fmt: skip
+        report: dict[str, Any] = {
+            "state": str(self.state), "exists": self.marker.exists(), "daemons": daemons,
+            "ports": self.ports, "clouds_yaml": str(self.clouds_yaml),
+            "ceph_state": str(self.ceph_state), "ready": False,
+        }  # fmt: skip
+        if not report["exists"] or any(d["pid"] is None for d in daemons):
+            return report
+        try:
+            report["services_down"] = self._services_down(self.connection())
+        except Exception as exc:  # noqa: BLE001 - reported, not raised
+            report["services_down"] = [f"keystone: {exc}"]
+        report["ready"] = not report["services_down"]
+        return report
+
+    def down(self, purge: bool, say: Progress) -> list[str]:
+        if purge and self.state.exists() and not self.marker.exists():
+            raise TestbedError(f"{self.state} has no {MARKER}: not a volperf OpenStack testbed, "
+                               "not purged")  # fmt: skip
+        stopped = []
+        daemons = self.daemons()  # services at once, then the broker, the database last
+        for batch in (daemons[2:], daemons[1:2], daemons[:1]):
+            with concurrent.futures.ThreadPoolExecutor(len(batch)) as pool:
+                for daemon, was_running in zip(batch, pool.map(Daemon.stop, batch), strict=True):
+                    if was_running:
+                        say(f"stopped {daemon.name}")
+                        stopped.append(daemon.name)
+        if self.marker.exists():
+            infra.stop_epmd(self.state, self.ports)
+        if purge and self.state.exists():
+            shutil.rmtree(self.state)
+            say(f"removed {self.state}")
+        return stopped
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5):  # noqa: S310 - loopback http
+            return True
+    except urllib.error.HTTPError:
+        return True  # 401/300: the API is up
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _write_sudo(path: Path) -> None:
+    """Cinder runs `sudo cinder-rootwrap CONF CMD...`; as root in a testbed, run CMD."""
+    path.write_text(
+        "#!/bin/sh\n# volperf testbed: services run as root, so run the command itself\n"
+        'case "$1" in *-rootwrap) shift 2 ;; esac\nexec "$@"\n'
+    )
+    path.chmod(0o755)
+
+
+def _link_ceph_bindings(venv: Path) -> None:
+    from harness.testbeds.ceph_bindings import link  # noqa: PLC0415
+
+    try:
+        link(venv)
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        raise TestbedError(f"Cinder's RBD driver needs rados/rbd: {exc}") from exc

@@ -1,0 +1,70 @@
+"""The OpenStack services' own virtualenv: pinned versions from PyPI (the trial bring-up's
+`pip freeze`, services-constraints.txt), kept in volperf's cache and shared by every
+testbed state dir, because building it (uWSGI compiles from its sdist) is most of a cold
+bring-up. A venv is only used once its `complete` marker is written; a half-built one is
+built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.testbeds import TestbedError
+
+CONSTRAINTS = Path(__file__).with_name("services-constraints.txt")
+PACKAGES = (
+    "keystone", "glance", "openstack-placement", "nova", "cinder", "openstack-heat", "neutron",
+    "python-openstackclient", "python-heatclient", "uWSGI", "PyMySQL", "python-memcached",
+)  # fmt: skip
+PIP_TIMEOUT_S = 1800
+
+
+def cache_root() -> Path:
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "volperf"
+
+
+def venv_dir(root: Path | None = None) -> Path:
+    """Where the venv for these pins and this Python lives (its name is their hash)."""
+    digest = hashlib.sha256()
+    digest.update(CONSTRAINTS.read_bytes())
+    digest.update(" ".join(PACKAGES).encode())
+    digest.update(sys.version.encode())
+    return (root or cache_root()) / f"openstack-venv-{digest.hexdigest()[:12]}"
+
+
+def ensure_venv(say: Callable[[str], None], root: Path | None = None) -> Path:
+    """The built venv, building it first if needed (minutes); returns its directory."""
+    venv = venv_dir(root)
+    marker = venv / "complete"
+    if marker.exists():
+        return venv
+    if venv.exists():
+        shutil.rmtree(venv)
+    say(f"building the OpenStack services' virtualenv in {venv} (pinned, a few minutes)")
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    _run([sys.executable, "-m", "venv", str(venv)], "python -m venv")
+    log = venv.parent / f"{venv.name}.pip.log"
+    _run(
+        [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check",
+         "-c", str(CONSTRAINTS), *PACKAGES],
+        f"pip install of the OpenStack services (log {log})", log,
+    )  # fmt: skip
+    marker.write_text(" ".join(PACKAGES) + "\n")
+    return venv
+
+
+def _run(command: list[str], what: str, log: Path | None = None) -> None:
+    with open(log or os.devnull, "w") as out:
+        result = subprocess.run(
+            command, stdout=out, stderr=subprocess.STDOUT, timeout=PIP_TIMEOUT_S, check=False
+        )
+    if result.returncode != 0:
+        tail = log.read_text(errors="replace").splitlines()[-5:] if log else []
+        raise TestbedError(f"{what} failed (exit {result.returncode}): " + " / ".join(tail))
