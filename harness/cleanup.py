@@ -3,9 +3,10 @@
 Servers go first (a process is only killed if its command line still names the data
 directory it was started on, so a recycled pid is left alone), then files and
 directories volperf made, then RBD images: those noted, and any other image in a noted
-pool that carries the campaign's tag. A user's file or a device region stays; only the
-note goes. What cannot be removed now (a cluster that does not answer) stays noted, and
-the returned list says so in a line starting with "NOT removed".
+pool that carries the campaign's tag; then what Rally tasks left in their cloud. A user's
+file or a device region stays; only the note goes. What cannot be removed now (a cluster
+that does not answer) stays noted, and the returned list says so in a line starting with
+"NOT removed".
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ def remove_created(store: CampaignStore) -> list[str]:
             removed.append(f"{resource} ({details.get('marker')})")
         store.forget_created(resource)
     rbd = {k: v for k, v in created.items() if str(v.get("kind", "")).startswith("rbd-")}
+    rally = {k: v for k, v in created.items() if v.get("kind") == "rally-task"}
     for resource, details in created.items():
         kind = details.get("kind")
-        if kind == "process" or resource in rbd:
+        if kind == "process" or resource in rbd or resource in rally:
             continue
         if details.get("ours", False):
             if kind == "file":
@@ -49,7 +51,34 @@ def remove_created(store: CampaignStore) -> list[str]:
                 shutil.rmtree(resource, ignore_errors=True)
                 removed.append(resource)
         store.forget_created(resource)
-    return removed + _remove_rbd_images(store, rbd)
+    return removed + _remove_rbd_images(store, rbd) + _remove_rally_leftovers(store, rally)
+
+
+def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
+    if not notes:
+        return []
+    from harness.rally.cleanup import remove_task_leftovers
+    from harness.spec import OpenStackTarget
+    from harness.targets.rally import cloud_region
+
+    removed: list[str] = []
+    for key, note in sorted(notes.items()):
+        target = OpenStackTarget(type="openstack", cloud=note["cloud"],
+                                 clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"]
+                                 else None)  # fmt: skip
+        try:
+            from openstack import connection
+
+            conn = connection.Connection(config=cloud_region(target))
+            removed += [f"{line} (Rally task {note['uuid']})"
+                        for line in remove_task_leftovers(conn, note["uuid"])]  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - the note is kept and the line says why
+            removed.append(f"NOT removed: what Rally task {note['uuid']} left in cloud "
+                           f"{note['cloud']} ({type(exc).__name__}: {exc}); run `volperf "
+                           "cleanup` again")  # fmt: skip
+            continue
+        store.forget_created(key)
+    return removed
 
 
 def _remove_rbd_images(store: CampaignStore, notes: dict[str, dict]) -> list[str]:

@@ -26,6 +26,7 @@ from harness.spec import CampaignSpec, SpecError
 from harness.store import CampaignError, CampaignStore
 from harness.targets.base import Target, TargetError
 from harness.targets.local_any import LocalTarget
+from harness.targets.rally import RallyTarget
 from harness.targets.rbd import RbdFioTarget, resolve
 from harness.testbed_cli import testbed
 
@@ -37,6 +38,8 @@ console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 def make_target(spec: CampaignSpec) -> Target:
     if spec.target.type == "rbd":
         return RbdFioTarget(spec)
+    if spec.target.type == "openstack":
+        return RallyTarget(spec)
     return LocalTarget(spec)
 
 
@@ -68,7 +71,9 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("what", metavar="SPEC.yaml|local|rbd")
+@click.argument("what", metavar="SPEC.yaml|local|rbd|rally")
+@click.argument("rally_spec", metavar="[SPEC.yaml]", required=False,
+                type=click.Path(path_type=Path, dir_okay=False))  # fmt: skip
 @click.option(
     "--dir",
     "directory",
@@ -116,9 +121,14 @@ def main() -> None:
 )
 @click.option("--ceph-user", default="admin", show_default=True, help="rbd: cephx user")
 @click.option("--pool", default="volumes", show_default=True, help="rbd: pool for the images")
+@click.option("--cloud", help="rally: the cloud's name in clouds.yaml (instead of the spec's)")
+@click.option("--clouds-yaml", type=click.Path(path_type=Path, dir_okay=False),
+              help="rally: clouds.yaml to read (default $OS_CLIENT_CONFIG_FILE, the usual "
+              "places, the OpenStack testbed's)")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
 def run(
     what: str,
+    rally_spec: Path | None,
     directory: Path | None,
     profile: str,
     name: str | None,
@@ -133,10 +143,14 @@ def run(
     ceph_conf: Path | None,
     ceph_user: str,
     pool: str,
+    cloud: str | None,
+    clouds_yaml: Path | None,
     as_json: bool,
 ) -> None:
     """Run a campaign from SPEC.yaml, or from a built-in profile: `run local --dir DIR`
-    on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool).
+    on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool);
+    `run rally SPEC.yaml` sweeps a Rally task over concurrencies on an OpenStack cloud
+    (--cloud, --clouds-yaml override the spec's target).
 
     Re-running an interrupted campaign (same spec, same --name) resumes at the first
     step not done.
@@ -165,6 +179,10 @@ def run(
             target = {"type": "rbd", "ceph_conf": ceph_conf and str(ceph_conf.resolve()),
                       "user": ceph_user, "pool": pool}  # fmt: skip
             spec = profiles.profile_spec(profile, target, name, **overrides)
+        elif what == "rally":
+            if rally_spec is None:
+                raise click.UsageError("run rally needs SPEC.yaml (a spec with tool: rally)")
+            spec = _rally_spec(spec_module.load(rally_spec), cloud, clouds_yaml)
         else:
             spec = spec_module.load(Path(what))
         spec = resolve(spec)
@@ -174,6 +192,14 @@ def run(
         console.print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
     _report(outcome, as_json)
+
+
+def _rally_spec(spec: CampaignSpec, cloud: str | None, clouds_yaml: Path | None) -> CampaignSpec:
+    if spec.target.type != "openstack":
+        raise SpecError("run rally", [f"target: the spec's target is {spec.target.type!r}; "
+                                      "Rally runs on an openstack target"])  # fmt: skip
+    update = {k: v for k, v in (("cloud", cloud), ("clouds_yaml", clouds_yaml)) if v}
+    return spec.model_copy(update={"target": spec.target.model_copy(update=update)})
 
 
 def _report(outcome: CampaignOutcome, as_json: bool) -> None:
@@ -194,7 +220,7 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
         )
     for line in kept:
         console.print(f"[yellow]warning[/] {line}", highlight=False)
-    record_files = [n for n in ("fio.csv", "db.csv", "events.csv", "summary.json")
+    record_files = [n for n in ("fio.csv", "db.csv", "rally.csv", "events.csv", "summary.json")
                     if (outcome.store.root / n).exists()]  # fmt: skip
     console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")
     if outcome.interrupted:
@@ -218,13 +244,12 @@ def reparse(campaign: Path, as_json: bool) -> None:
         return
     for table in summary_tables(steps, f"campaign {store.name}"):
         console.print(table)
-    records = sum(len(r.records) for r in results)
-    db_records = sum(len(r.db_records) for r in results)
-    console.print(
-        f"rebuilt {store.root}/fio.csv ({records} rows)"
-        + (f", db.csv ({db_records} rows)" if db_records else "")
-        + " and summary.json"
-    )
+    counts = {"fio.csv": sum(len(r.records) for r in results),
+              "db.csv": sum(len(r.db_records) for r in results),
+              "rally.csv": sum(len(r.rally_records) for r in results)}  # fmt: skip
+    rebuilt = [f"{name} ({rows} rows)" for name, rows in counts.items()
+               if (store.root / name).exists()]  # fmt: skip
+    console.print(f"rebuilt in {store.root}/: {', '.join([*rebuilt, 'summary.json'])}")
 
 
 @main.command()

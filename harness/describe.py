@@ -110,6 +110,8 @@ def _io_pause(w: dict[str, Any]) -> str:
 def expected_seconds(w: dict[str, Any]) -> float | None:
     """How long the measured part of a step should take, for progress bars."""
     tool = w.get("tool", "fio")
+    if tool == "rally":
+        return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
     if tool != "fio":
@@ -122,6 +124,8 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
 def step_line(w: dict[str, Any], threads: int | None) -> str:
     """The short form the terminal shows when a step starts."""
     tool = w.get("tool", "fio")
+    if tool == "rally":
+        return f"Rally task {w.get('task')}"
     if tool == "fio":
         length = f"{w['runtime']} s" if w.get("mode", "time") == "time" else f"size {w['size']}"
         return f"bs {w.get('bs')}, iodepth {w.get('iodepth')}, {length}"

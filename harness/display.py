@@ -13,6 +13,7 @@ from harness.campaign import Display
 from harness.describe import expected_seconds, step_line
 from harness.plan import Step
 from harness.report import tables
+from harness.spec import RallyWorkload
 from harness.store import CampaignStore
 from harness.targets.base import StepOutcome, Tick
 
@@ -49,10 +50,10 @@ class RichDisplay(Display):
 
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         w = step.workload.model_dump()
-        self.console.print(
-            f"[{position}/{total}] {step.id}: {step.concurrency} consumers "
-            f"({_consumers_text(step)}), {step_line(w, step.threads)}"
-        )
+        who = (f"concurrency {step.concurrency}, {step.workload.times_at(step.concurrency)} "
+               "iterations per scenario" if isinstance(step.workload, RallyWorkload)
+               else f"{step.concurrency} consumers ({_consumers_text(step)})")  # fmt: skip
+        self.console.print(f"[{position}/{total}] {step.id}: {who}, {step_line(w, step.threads)}")
         expected = expected_seconds(w)
         if not self.console.is_terminal:
             return self._heartbeat(expected)
@@ -176,4 +177,29 @@ def summary_tables(steps: list[dict[str, Any]], title: str) -> list[Table]:
         of_tool = [s for s in steps if s.get("tool") == tool]
         if of_tool:
             made.append(db_summary_table(of_tool, tool, f"{title}: {tool}"))
+    rally_steps = [s for s in steps if s.get("tool") == "rally"]
+    if rally_steps:
+        made.append(rally_summary_table(rally_steps, f"{title}: Rally"))
     return made
+
+
+def rally_summary_table(steps: list[dict[str, Any]], title: str) -> Table:
+    """Per step and scenario: iterations, failures, the iteration's median and 95th %ile."""
+    table = Table(title=title)
+    for column in ("step", "scenario", "concurrency", "iterations", "failed",
+                   "total median s", "total p95 s", "SLA"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("step", "scenario") else "right")
+    for step in steps:
+        workloads = (step.get("rally") or {}).get("workloads") or []
+        if not workloads:
+            table.add_row(step["step"], "-", "", "", "", "", "", step["state"])
+        for w in workloads:
+            verdict = "pass" if w["pass_sla"] else "FAIL"
+            table.add_row(step["step"], w["scenario"], str(w["concurrency"]),
+                          str(w["iterations"]), str(w["failed"]), _seconds(w.get("total_median_s")),
+                          _seconds(w.get("total_p95_s")), verdict)  # fmt: skip
+    return table
+
+
+def _seconds(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"

@@ -73,9 +73,7 @@ def plan_steps(spec: CampaignSpec) -> list[Step]:
     workloads, over their thread counts), each repeated."""
     steps: list[Step] = []
     for workload in spec.workloads:
-        threads: list[int | None] = (
-            [None] if isinstance(workload, FioWorkload) else list(workload.threads)
-        )
+        threads: list[int | None] = list(getattr(workload, "threads", None) or [None])
         for concurrency in spec.sweep:
             for thread_count in threads:
                 for repeat in range(1, spec.repeats + 1):

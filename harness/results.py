@@ -21,10 +21,12 @@ from harness.device_check import GAP_WARNING, compare, host_load
 from harness.fio.histogram import top_bucket_ns
 from harness.fio.parse import FioParseError, parse_file
 from harness.plan import plan_steps
+from harness.rally.records import RallyActionRecord, rally_csv
+from harness.rally.step import rally_step
 from harness.records import ConsumerContext, FioConsumerRecord, fio_csv
 from harness.redact import redact
 from harness.sampler import read_samples
-from harness.spec import validate
+from harness.spec import FioWorkload, validate
 from harness.store import CampaignStore, atomic_write_json, atomic_write_text
 
 
@@ -34,6 +36,7 @@ class StepResult:
     records: list[FioConsumerRecord] = field(default_factory=list)
     db_records: list[DbRecord] = field(default_factory=list)
     events: list[EventRecord] = field(default_factory=list)
+    rally_records: list[RallyActionRecord] = field(default_factory=list)
 
 
 def _step_plan(store: CampaignStore, step_id: str) -> dict[str, Any]:
@@ -60,6 +63,8 @@ def build_step(
         "warnings": [],
     }
     tool = plan.get("workload", {}).get("tool", "fio")
+    if tool == "rally":
+        return _rally_step(store, step_id, plan, summary, status.started)
     if tool != "fio":
         summary.update(tool=tool, threads=plan.get("threads"))
         db = build_db_step(store.raw_dir(step_id), plan, step_id, backend)
@@ -72,6 +77,21 @@ def build_step(
     result = _fio_step(store, step_id, backend, rate_iops, plan, summary)
     result.events += ceph.events
     return result
+
+
+def _rally_step(
+    store: CampaignStore,
+    step_id: str,
+    plan: dict[str, Any],
+    summary: dict[str, Any],
+    started: float | None,
+) -> StepResult:
+    raw = store.raw_dir(step_id)
+    rally = rally_step(raw, step_id)
+    ceph = ceph_step(raw, step_id, started)
+    summary.update(tool="rally", **rally.summary, **ceph.summary)
+    summary["warnings"] += [asdict(w) for w in [*rally.warnings, *ceph.warnings]]
+    return StepResult(summary, events=ceph.events, rally_records=rally.records)
 
 
 def _fio_step(
@@ -184,11 +204,14 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
         rate_iops = getattr(step.workload, "rate_iops", None)
         results.append(build_step(store, step.id, backend, rate_iops))
     records = [r for result in results for r in result.records]
-    atomic_write_text(store.root / "fio.csv", fio_csv(records))
+    runs_fio = any(isinstance(w, FioWorkload) for w in spec.workloads)
+    _write_if_any(store.root / "fio.csv", fio_csv(records) if records or runs_fio else None)
     db_records = [r for result in results for r in result.db_records]
     events = [e for result in results for e in result.events]
     _write_if_any(store.root / "db.csv", db_csv(db_records) if db_records else None)
     _write_if_any(store.root / "events.csv", events_csv(events) if events else None)
+    rally_records = [r for result in results for r in result.rally_records]
+    _write_if_any(store.root / "rally.csv", rally_csv(rally_records) if rally_records else None)
     summary = {
         "campaign": spec.name,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

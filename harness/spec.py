@@ -183,12 +183,29 @@ class IoPauseWorkload(_DbWorkload):
     report_interval: Literal[1] = 1  # io-pause is read from 1-second reports
 
 
+class RallyWorkload(_Strict):
+    """A Rally task run at each concurrency of the sweep: its scenarios get ``times``
+    iterations (else ``times_per_user`` × concurrency) at that concurrency."""
+
+    name: Name
+    tool: Literal["rally"]
+    task: str = Field("control-plane", description="a task of rally_plugins/tasks, or a path")
+    args: dict[str, Any] = Field(default_factory=dict, description="the task's args")
+    times: int | None = Field(None, ge=1, description="iterations per scenario at every step")
+    times_per_user: int = Field(2, ge=1, le=1000)
+    timeout: int = Field(3600, ge=10, description="seconds a step may take")
+
+    def times_at(self, concurrency: int) -> int:
+        return self.times or self.times_per_user * concurrency
+
+
 WORKLOAD_MODELS: dict[str, type[_Strict]] = {
     "fio": FioWorkload,
     "sysbench-fileio": FileioWorkload,
     "sysbench-oltp": OltpWorkload,
     "pgbench": PgbenchWorkload,
     "io-pause": IoPauseWorkload,
+    "rally": RallyWorkload,
 }
 
 
@@ -262,7 +279,22 @@ class RbdTarget(_Strict):
     health_interval: float = Field(2.0, ge=0.5, le=60, description="seconds between samples")
 
 
-TARGET_MODELS: dict[str, type[_Strict]] = {"local": LocalTarget, "rbd": RbdTarget}
+class OpenStackTarget(_Strict):
+    """An OpenStack cloud, by its name in clouds.yaml; Rally works on it as its admin."""
+
+    type: Literal["openstack"]
+    cloud: str = "volperf-testbed"
+    clouds_yaml: Path | None = Field(
+        None, description="default: $OS_CLIENT_CONFIG_FILE, the usual places, the testbed's"
+    )
+    ceph_conf: Path | None = Field(None, description="sample Ceph health during every step")
+    ceph_user: Annotated[str, AfterValidator(_cephx_user)] = "admin"
+    health_interval: float = Field(2.0, ge=0.5, le=60)
+
+
+TARGET_MODELS: dict[str, type[_Strict]] = {
+    "local": LocalTarget, "rbd": RbdTarget, "openstack": OpenStackTarget,
+}  # fmt: skip
 Target = tagged_union(TARGET_MODELS, "type", "local", "target type")
 
 
@@ -304,6 +336,18 @@ class CampaignSpec(_Strict):
                     f"workloads {', '.join(others)}: the rbd target runs fio only (database "
                     "workloads need a file system: use a local target on a mounted RBD device)"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _rally_on_openstack(self) -> CampaignSpec:
+        rally = [w.name for w in self.workloads if isinstance(w, RallyWorkload)]
+        if self.target.type == "openstack" and len(rally) != len(self.workloads):
+            others = sorted({w.name for w in self.workloads} - set(rally))
+            raise ValueError(f"workloads {', '.join(others)}: the openstack target runs Rally "
+                             "workloads only (tool: rally)")  # fmt: skip
+        if rally and self.target.type != "openstack":
+            raise ValueError(f"workloads {', '.join(rally)}: Rally workloads need the openstack "
+                             "target (type: openstack, cloud: NAME)")  # fmt: skip
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,66 @@
+"""What a Rally task left in the cloud when it could not clean up itself (killed, or its
+cloud failed mid-cleanup): the projects and users its users context made and the servers
+and volumes its scenarios made, all recognised by Rally's own naming (the task's uuid is
+part of every name it generates), removed as the cloud's admin with openstacksdk."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+WAIT_S = 300
+
+
+def name_matcher(task_uuid: str) -> Callable[[str], bool]:
+    """Whether a resource name is one Rally generated in this task (its scenarios' and its
+    contexts' formats)."""
+    from rally.common import utils  # noqa: PLC0415 - Rally only where a task ran
+    from rally.task import context, scenario  # noqa: PLC0415
+
+    return lambda name: (
+        bool(name)
+        and utils.name_matches_object(name, scenario.Scenario, context.Context, task_id=task_uuid)
+    )
+
+
+def remove_task_leftovers(conn: Any, task_uuid: str) -> list[str]:
+    """Remove what task ``task_uuid`` left; returns one line per resource removed."""
+    ours = name_matcher(task_uuid)
+    projects = [p for p in conn.identity.projects() if ours(p.name)]
+    project_ids = {p.id for p in projects}
+
+    def left(resource: Any) -> bool:
+        return resource.project_id in project_ids or ours(resource.name)
+
+    removed = []
+    servers = [s for s in conn.compute.servers(all_projects=True) if left(s)]
+    for server in servers:
+        conn.compute.delete_server(server, force=True)
+        removed.append(f"server {server.name} ({server.id})")
+    _wait_gone(lambda: [s for s in conn.compute.servers(all_projects=True) if left(s)], "servers")
+    volumes = [v for v in conn.block_storage.volumes(all_projects=True) if left(v)]
+    for volume in volumes:
+        if volume.status not in ("available", "error"):
+            conn.block_storage.reset_volume_status(volume, status="available",
+                                                   attach_status="detached",
+                                                   migration_status=None)  # fmt: skip
+        conn.block_storage.delete_volume(volume, force=True)
+        removed.append(f"volume {volume.name or ''} ({volume.id})")
+    _wait_gone(lambda: [v for v in conn.block_storage.volumes(all_projects=True) if left(v)],
+               "volumes")  # fmt: skip
+    for user in [u for u in conn.identity.users() if ours(u.name)]:
+        conn.identity.delete_user(user)
+        removed.append(f"user {user.name}")
+    for project in projects:
+        conn.identity.delete_project(project)
+        removed.append(f"project {project.name}")
+    return removed
+
+
+def _wait_gone(listing: Callable[[], list[Any]], what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while listing():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} of the task still there after {WAIT_S} s")
+        time.sleep(1)

@@ -1,0 +1,142 @@
+"""rally.csv: one row per atomic action per Rally workload, the table Rally's HTML report
+shows (min, median, 90%ile, 95%ile, max, avg, success, count), read from the statistics
+Rally stores with each workload (its MainStatsTable), so the figures are Rally's own.
+
+Input is Rally's JSON export (format 1.x: tasks -> subtasks -> workloads). Nested atomic
+actions keep Rally's indented names (" -> nova.boot_server"); ``total`` closes each
+workload, with its ``duration`` and ``idle_duration`` children.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from harness.records import csv_cell
+
+
+class RallyResultError(ValueError):
+    """A Rally JSON export that cannot be read (the message names the file and why)."""
+
+
+@dataclass(frozen=True)
+class RallyActionRecord:
+    action: str  # Rally's display name; children indented as " -> name"
+    min_s: float | None
+    median_s: float | None
+    p90_s: float | None
+    p95_s: float | None
+    max_s: float | None
+    avg_s: float | None
+    success_pct: float | None
+    count: int
+    step: str
+    scenario: str  # CinderVolumes.create_and_attach_volume …
+    concurrency: int | None
+    times: int | None
+    depth: int  # 0 for top-level actions and total
+    task: str  # Rally's task uuid
+    pass_sla: bool
+
+
+RALLY_COLUMNS = [f.name for f in fields(RallyActionRecord)]
+TABLE_HEADER = ["Action", "Min (sec)", "Median (sec)", "90%ile (sec)", "95%ile (sec)",
+                "Max (sec)", "Avg (sec)", "Success", "Count"]  # fmt: skip
+
+
+def load_export(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RallyResultError(f"{path}: not a readable Rally JSON export ({exc})") from exc
+    if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
+        raise RallyResultError(f"{path}: no 'tasks' list; expected `rally task export --type json`")
+    return document
+
+
+def workloads(document: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(task, workload) pairs in the export's order."""
+    for task in document["tasks"]:
+        for subtask in task.get("subtasks", []):
+            for workload in subtask.get("workloads", []):
+                yield task, workload
+
+
+def scenario_of(workload: dict[str, Any]) -> str:
+    return next(iter(workload.get("scenario") or {"?": None}))
+
+
+def runner_of(workload: dict[str, Any]) -> dict[str, Any]:
+    runner = workload.get("runner") or {}
+    return next(iter(runner.values()), {}) if runner else {}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _percent(value: Any) -> float | None:
+    if isinstance(value, str) and value.endswith("%"):
+        return float(value[:-1])
+    return _number(value)
+
+
+def records_of(document: dict[str, Any], step: str = "") -> list[RallyActionRecord]:
+    """Every workload's rows, in Rally's order; ``step`` labels them (else the task)."""
+    rows: list[RallyActionRecord] = []
+    for task, workload in workloads(document):
+        durations = (workload.get("statistics") or {}).get("durations") or {}
+        runner = runner_of(workload)
+        context = {
+            "step": step or task.get("uuid", ""),
+            "scenario": scenario_of(workload),
+            "concurrency": runner.get("concurrency"),
+            "times": runner.get("times"),
+            "task": task.get("uuid", ""),
+            "pass_sla": bool(workload.get("pass_sla")),
+        }
+        for element in [*durations.get("atomics", []), durations.get("total")]:
+            if element:
+                rows += _rows(element, 0, context)
+    return rows
+
+
+def _rows(element: dict[str, Any], depth: int, context: dict[str, Any]) -> list[RallyActionRecord]:
+    data = element.get("data", {})
+    name = element.get("display_name") or element.get("name", "?")
+    row = RallyActionRecord(
+        action=f" {'-' * depth}> {name}" if depth else name,
+        min_s=_number(data.get("min")), median_s=_number(data.get("median")),
+        p90_s=_number(data.get("90%ile")), p95_s=_number(data.get("95%ile")),
+        max_s=_number(data.get("max")), avg_s=_number(data.get("avg")),
+        success_pct=_percent(data.get("success")), count=int(data.get("iteration_count") or 0),
+        depth=depth, **context,
+    )  # fmt: skip
+    children = element.get("children", [])
+    return [row, *(r for child in children for r in _rows(child, depth + 1, context))]
+
+
+def rally_csv(records: Iterable[RallyActionRecord]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(RALLY_COLUMNS)
+    for record in records:
+        writer.writerow([csv_cell(v) for v in asdict(record).values()])
+    return buffer.getvalue()
+
+
+def read_rally_csv(path: Path) -> list[dict[str, str]]:
+    """Rows of a rally.csv as written (strings), e.g. a baseline campaign's."""
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as exc:
+        raise RallyResultError(f"{path}: cannot read ({exc})") from exc
+    if rows and "action" not in rows[0]:
+        raise RallyResultError(f"{path}: not a volperf rally.csv (no 'action' column)")
+    return rows

@@ -1,0 +1,125 @@
+"""One Rally task in a process of its own, through Rally's Python API: `volperf run rally`
+starts it per step, so Rally's global state (oslo.config, its DB engine, its logging)
+stays out of volperf's process and a hung task can be stopped with a signal.
+
+    python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --args JSON --out RAW
+
+It keeps its own Rally database in DIR (created if missing), makes the Rally environment
+NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
+task file with its args, creates the task and writes its uuid to RAW/rally-task.json
+before it starts (so cleanup can find what a killed task left), runs it, and exports
+Rally's JSON and HTML reports into RAW. SIGINT or SIGTERM abort the task the way
+`rally task abort` does: iterations stop, Rally's contexts clean up, the reports are
+still written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import yaml
+
+TASK_FILE = "rally-task.json"
+JSON_REPORT = "rally.json"
+HTML_REPORT = "report.html"
+
+
+def rally_config(rally_dir: Path) -> Path:
+    """Rally's own configuration: its database in ``rally_dir`` and nothing else."""
+    rally_dir.mkdir(parents=True, exist_ok=True)
+    rally_dir.chmod(0o700)  # environments in the DB hold credentials
+    config = rally_dir / "rally.conf"
+    config.write_text(f"[database]\nconnection = sqlite:///{rally_dir / 'rally.sqlite'}\n")
+    return config
+
+
+def open_api(rally_dir: Path) -> Any:
+    from rally import api as rally_api  # noqa: PLC0415 - Rally only in this process
+    from rally import plugins  # noqa: PLC0415
+    from rally.common import db  # noqa: PLC0415
+
+    api = rally_api.API(config_file=str(rally_config(rally_dir)), skip_db_check=True)
+    if not db.schema.schema_revision():
+        db.schema.schema_create()
+    plugins.load()  # Rally's own, rally-openstack's and ours (the rally_plugins entry point)
+    return api
+
+
+def ensure_env(api: Any, rally_dir: Path, name: str) -> None:
+    from rally import exceptions  # noqa: PLC0415
+
+    try:
+        api.deployment.get(deployment=name)
+        return
+    except exceptions.DBRecordNotFound:
+        pass
+    spec = json.loads((rally_dir / f"{name}.env.json").read_text())
+    api.deployment.create(config=spec, name=name)
+
+
+def render(api: Any, task_file: Path, args: dict[str, Any]) -> dict[str, Any]:
+    text = task_file.read_text(encoding="utf-8")
+    rendered = api.task.render_template(task_template=text, template_dir=str(task_file.parent),
+                                        **args)  # fmt: skip
+    return yaml.safe_load(rendered)
+
+
+def run(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path,
+        tags: list[str]) -> int:  # fmt: skip
+    api = open_api(rally_dir)
+    ensure_env(api, rally_dir, env)
+    config = render(api, task_file, args)
+    (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
+    task = api.task.create(deployment=env, tags=tags)
+    uuid = task["uuid"]
+    (out / TASK_FILE).write_text(json.dumps({"uuid": uuid, "env": env}) + "\n")
+
+    def abort(signum: int, frame: FrameType | None) -> None:
+        print(f"signal {signum}: aborting Rally task {uuid}", file=sys.stderr, flush=True)
+        threading.Thread(target=api.task.abort, args=(uuid,), daemon=True).start()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, abort)
+    error = None
+    try:
+        api.task.start(deployment=env, config=config, task=uuid)
+    except Exception as exc:  # noqa: BLE001 - reported, and the reports still exported
+        error = f"{type(exc).__name__}: {exc}"
+        print(f"Rally task {uuid} failed: {error}", file=sys.stderr, flush=True)
+    # html-static: the page carries its scripts, so it opens offline and from the docs
+    for kind, name in (("json", JSON_REPORT), ("html-static", HTML_REPORT)):
+        export(api, uuid, kind, out / name)
+    status = api.task.get(task_id=uuid)["status"]
+    print(json.dumps({"task": uuid, "status": status, "error": error}), flush=True)
+    return 0 if error is None else 1
+
+
+def export(api: Any, uuid: str, kind: str, path: Path) -> None:
+    """Rally's exporter ``kind`` into ``path`` (the API returns the files to write)."""
+    report = api.task.export(tasks=[uuid], output_type=kind, output_dest=str(path))
+    for name, content in report.get("files", {}).items():
+        Path(name).write_text(content, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.rally.runner")
+    parser.add_argument("--rally-dir", type=Path, required=True)
+    parser.add_argument("--env", required=True)
+    parser.add_argument("--task", type=Path, required=True)
+    parser.add_argument("--args", default="{}", help="task args as JSON")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--tag", action="append", default=[])
+    options = parser.parse_args(argv)
+    return run(options.rally_dir, options.env, options.task, json.loads(options.args),
+               options.out, options.tag)  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())

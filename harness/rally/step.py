@@ -1,0 +1,88 @@
+"""A Rally step's records and summary, from its raw/rally.json alone (so `volperf reparse`
+rebuilds them): rally.csv rows, and per workload its iterations, failures, durations and
+SLA verdicts; failed iterations and failed SLAs become the step's warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.aggregate import Warning
+from harness.rally.records import (
+    RallyActionRecord,
+    RallyResultError,
+    load_export,
+    records_of,
+    runner_of,
+    scenario_of,
+    workloads,
+)  # fmt: skip
+from harness.rally.runner import HTML_REPORT, JSON_REPORT
+
+
+@dataclass
+class RallyStepResult:
+    summary: dict[str, Any] = field(default_factory=dict)
+    records: list[RallyActionRecord] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+
+
+def rally_step(raw: Path, step_id: str) -> RallyStepResult:
+    path = raw / JSON_REPORT
+    if not path.exists():
+        return RallyStepResult()
+    try:
+        document = load_export(path)
+    except RallyResultError as exc:
+        return RallyStepResult(warnings=[Warning("unparseable-output", str(exc))])
+    result = RallyStepResult(records=records_of(document, step_id))
+    tasks, summaries = [], []
+    for task, workload in workloads(document):
+        if task.get("uuid") not in tasks:
+            tasks.append(task.get("uuid"))
+        runner = runner_of(workload)
+        failed = int(workload.get("failed_iteration_count") or 0)
+        total = int(workload.get("total_iteration_count") or 0)
+        scenario = scenario_of(workload)
+        verdicts = workload.get("sla_results", {}).get("sla", [])
+        slas = [{"criterion": s.get("criterion"), "success": s.get("success"),
+                 "detail": s.get("detail")} for s in verdicts]  # fmt: skip
+        here = (task.get("uuid"), scenario, runner.get("concurrency"))
+        totals = [
+            r
+            for r in result.records
+            if r.action == "total" and (r.task, r.scenario, r.concurrency) == here
+        ]
+        summaries.append({
+            "total_median_s": totals[0].median_s if totals else None,
+            "total_p95_s": totals[0].p95_s if totals else None,
+            "scenario": scenario, "concurrency": runner.get("concurrency"),
+            "times": runner.get("times"), "iterations": total, "failed": failed,
+            "load_duration": workload.get("load_duration"),
+            "full_duration": workload.get("full_duration"),
+            "pass_sla": bool(workload.get("pass_sla")), "sla": slas,
+        })  # fmt: skip
+        if failed:
+            errors = sorted({_error(i) for i in workload.get("data", []) if i.get("error")})
+            message = f"{scenario}: {failed} of {total} iterations failed: {'; '.join(errors[:3])}"
+            result.warnings.append(Warning("rally-failures", message))
+        for sla in slas:
+            if not sla["success"]:
+                result.warnings.append(Warning("rally-sla", f"{scenario}: SLA {sla['criterion']} "
+                                               f"failed: {sla['detail']}"))  # fmt: skip
+    status = [t.get("status") for t in document["tasks"]]
+    result.summary = {"rally": {
+        "tasks": tasks, "status": status, "workloads": summaries,
+        "html": f"raw/{HTML_REPORT}" if (raw / HTML_REPORT).exists() else None,
+    }}  # fmt: skip
+    if any(s not in ("finished", None) for s in status):
+        message = (f"Rally task status {', '.join(map(str, status))} (aborted or crashed: "
+                   "figures cover part of the task)")  # fmt: skip
+        result.warnings.append(Warning("rally-task", message))
+    return result
+
+
+def _error(iteration: dict[str, Any]) -> str:
+    error = iteration.get("error") or []
+    return ": ".join(str(part) for part in error[:2]) if error else ""

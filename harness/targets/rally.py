@@ -1,0 +1,186 @@
+"""OpenStack target for Rally workloads: each step runs the workload's Rally task at the
+step's concurrency, in a runner process of its own (harness/rally/runner.py, Rally's
+Python API), and keeps Rally's JSON and HTML reports under the step's raw/.
+
+Rally works as the cloud's admin (credentials from clouds.yaml, handed to the runner in a
+0600 file in volperf's Rally state dir, never in the campaign). Each task's uuid is noted
+in created.json as soon as the runner has it, so `volperf cleanup` can remove what a task
+left even when volperf was killed mid-step. Ceph health is sampled during every step when
+the target names a ceph_conf.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from harness.ceph.access import CephAccess
+from harness.ceph.health_sampler import CephHealthSampler
+from harness.cleanup import remove_created
+from harness.plan import Step
+from harness.process import Command, error_lines, run_processes
+from harness.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
+from harness.spec import CampaignSpec, OpenStackTarget, RallyWorkload
+from harness.store import CampaignStore
+from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.testbeds import default_state_dir
+
+TASKS_DIR = Path(__file__).resolve().parents[2] / "rally_plugins" / "tasks"
+TASK_KIND = "rally-task"
+
+
+def rally_state_dir() -> Path:
+    """Volperf's Rally database and environments (credentials: kept out of campaigns)."""
+    return default_state_dir("openstack").parent.parent / "rally"
+
+
+def task_file(task: str) -> Path:
+    """A task of rally_plugins/tasks by name, else a path."""
+    named = TASKS_DIR / f"{task}.yaml"
+    path = named if named.exists() else Path(task).expanduser()
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in TASKS_DIR.glob("*.yaml")))
+        raise TargetError(f"Rally task {task!r}: no such file, nor one of volperf's ({known})")
+    return path
+
+
+def clouds_yaml(options: OpenStackTarget) -> Path | None:
+    """The clouds.yaml to read: the target's, $OS_CLIENT_CONFIG_FILE, else the testbed's
+    if there is one (None: openstacksdk's usual places)."""
+    if options.clouds_yaml:
+        return options.clouds_yaml.expanduser()
+    if os.environ.get("OS_CLIENT_CONFIG_FILE"):
+        return Path(os.environ["OS_CLIENT_CONFIG_FILE"])
+    testbed = default_state_dir("openstack") / "clouds.yaml"
+    return testbed if testbed.exists() else None
+
+
+def cloud_region(options: OpenStackTarget) -> Any:
+    """openstacksdk's CloudRegion for the target's cloud; TargetError naming what is wrong."""
+    try:
+        from openstack import config, exceptions  # noqa: PLC0415 - optional dependency
+    except ImportError as exc:
+        raise TargetError("openstacksdk is missing: pip install 'volperf[rally]'") from exc
+    path = clouds_yaml(options)
+    if path is not None and not path.exists():
+        raise TargetError(f"{path}: no such clouds.yaml")
+    try:
+        loader = config.OpenStackConfig(config_files=[str(path)] if path else None)
+        return loader.get_one(cloud=options.cloud)
+    except exceptions.ConfigException as exc:
+        where = path or "clouds.yaml in the usual places"
+        raise TargetError(f"cloud {options.cloud!r} not found in {where}: {exc}") from None
+
+
+def rally_env_spec(region: Any) -> dict[str, Any]:
+    """Rally's environment spec for an admin from a clouds.yaml entry."""
+    auth = region.config["auth"]
+    admin = {key: auth[key] for key in ("username", "password", "project_name",
+             "user_domain_name", "project_domain_name") if auth.get(key)}  # fmt: skip
+    return {"openstack": {"auth_url": auth["auth_url"], "region_name": region.region_name or "",
+                          "https_insecure": not region.verify, "admin": admin}}  # fmt: skip
+
+
+class RallyTarget:
+    def __init__(self, spec: CampaignSpec, rally_dir: Path | None = None):
+        assert isinstance(spec.target, OpenStackTarget)
+        self.spec = spec
+        self.options = spec.target
+        self.rally_dir = rally_dir or rally_state_dir()
+        self.env = f"volperf-{spec.name}"
+        self.backend = spec.labels.get("backend", f"openstack:{self.options.cloud}")
+
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        region = cloud_region(self.options)
+        try:
+            from openstack import connection  # noqa: PLC0415
+
+            connection.Connection(config=region).authorize()
+        except Exception as exc:  # noqa: BLE001 - any failure to log in stops the campaign
+            raise TargetError(f"cloud {self.options.cloud!r} did not let volperf log in: "
+                              f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+        for workload in spec.workloads:
+            assert isinstance(workload, RallyWorkload)
+            task_file(workload.task)
+        self.rally_dir.mkdir(parents=True, exist_ok=True)
+        self.rally_dir.chmod(0o700)
+        env_file = self.rally_dir / f"{self.env}.env.json"
+        env_file.touch(mode=0o600)
+        env_file.write_text(json.dumps(rally_env_spec(region)))
+
+    def tool_versions(self) -> dict[str, str]:
+        versions = {}
+        for package in ("rally", "rally-openstack", "openstacksdk"):
+            with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+                versions[package] = importlib.metadata.version(package)
+        return versions
+
+    def _note_task(self, store: CampaignStore, raw: Path) -> None:
+        path = raw / TASK_FILE
+        if not path.exists():
+            return
+        with contextlib.suppress(ValueError, OSError):
+            uuid = json.loads(path.read_text())["uuid"]
+            key = f"{TASK_KIND}:{uuid}"
+            if key not in store.created():
+                clouds = clouds_yaml(self.options)
+                store.record_created(key, kind=TASK_KIND, uuid=uuid, cloud=self.options.cloud,
+                                     clouds_yaml=str(clouds) if clouds else "")  # fmt: skip
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert isinstance(workload, RallyWorkload)
+        raw = store.raw_dir(step.id)
+        raw.mkdir(parents=True, exist_ok=True)
+        args = {**workload.args, "times": workload.times_at(step.concurrency),
+                "concurrency": step.concurrency}  # fmt: skip
+        argv = [sys.executable, "-m", "harness.rally.runner", "--rally-dir", str(self.rally_dir),
+                "--env", self.env, "--task", str(task_file(workload.task)),
+                "--args", json.dumps(args), "--out", str(raw),
+                "--tag", "volperf", "--tag", self.spec.name]  # fmt: skip
+        command = Command(argv, raw / "runner.out", raw / "runner.err")
+
+        def on_tick(elapsed: float) -> None:
+            self._note_task(store, raw)
+            tick(elapsed, None)
+
+        with self._health_sampler(raw):
+            [result] = run_processes([command], workload.timeout, stop, on_tick)
+        self._note_task(store, raw)
+        reports = [name for name in (JSON_REPORT, HTML_REPORT) if (raw / name).exists()]
+        if stop.is_set():
+            return StepOutcome("interrupted", "stopped: the Rally task was aborted")
+        if result.timed_out:
+            return StepOutcome("failed", f"the Rally task ran past {workload.timeout} s and was "
+                               "aborted")  # fmt: skip
+        if JSON_REPORT not in reports:
+            said = " / ".join(error_lines(raw / "runner.err")[-3:]) or _tail(raw / "runner.err")
+            return StepOutcome("failed", f"the Rally runner exited {result.returncode} without "
+                               f"a report: {said}")  # fmt: skip
+        notes = [] if result.returncode == 0 else [_tail(raw / "runner.err")]
+        return StepOutcome("done", notes=notes)
+
+    def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:
+        if self.options.ceph_conf is None:
+            return contextlib.nullcontext()
+        access = CephAccess(self.options.ceph_conf, self.options.ceph_user, pool="")
+        return CephHealthSampler(raw / "ceph-health.jsonl", access, self.options.health_interval)
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return remove_created(store)
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        kept = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return " / ".join(kept[-lines:])
