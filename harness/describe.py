@@ -23,7 +23,19 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _pgbench(w)
     if tool == "io-pause":
         return _io_pause(w)
+    if tool == "rally":
+        return _rally(w)
     return _fio(w)
+
+
+def _rally(w: dict[str, Any]) -> str:
+    if w.get("task") == "exported":
+        return f"Rally task {w.get('args', {}).get('task_uuid')}, run by Rally and exported."
+    times = (f"{w['times']} iterations" if w.get("times")
+             else f"{w.get('times_per_user', 2)} iteration(s) per concurrent user")  # fmt: skip
+    args = ", ".join(f"{k}={v}" for k, v in (w.get("args") or {}).items())
+    return _join([f"Rally task {w.get('task')} at each concurrency of the sweep", times,
+                  f"task args {args}" if args else ""])  # fmt: skip
 
 
 def _join(parts: list[str]) -> str:

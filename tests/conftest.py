@@ -6,15 +6,18 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.ceph import images
 from harness.ceph.access import CephAccess
 from harness.process import command_line
+from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
 
 CEPH_TEST_MON_PORT = 40500  # off the default 40100, so a developer's own testbed can run
+OPENSTACK_TEST_BASE_PORT = 42000  # off the default 41000, likewise
 
 
 @dataclass(frozen=True)
@@ -51,4 +54,47 @@ def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestb
     assert down.returncode == 0, down.stderr
     assert not left, f"RBD images left behind: {left}"
     assert not ceph_daemons(info.conf)
+    assert not state.exists()
+
+
+@dataclass(frozen=True)
+class OpenStackTestbedInfo:
+    state: Path
+    clouds_yaml: Path
+    up_seconds: float
+    up_output: str
+
+    def connection(self) -> Any:
+        import openstack
+
+        config = openstack.config.OpenStackConfig(config_files=[str(self.clouds_yaml)])
+        return openstack.connection.Connection(config=config.get_one(cloud=CLOUD))
+
+
+def openstack_processes(state: Path) -> list[str]:
+    """Command lines of running processes started for this OpenStack testbed."""
+    lines = (command_line(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit())
+    return [line for line in lines if str(state) in line]
+
+
+@pytest.fixture(scope="session")
+def openstack_testbed(
+    tmp_path_factory: pytest.TempPathFactory, ceph_testbed: CephTestbedInfo
+) -> Iterator[OpenStackTestbedInfo]:
+    """A real OpenStack control plane from nothing but the services' cached venv (built if
+    missing), Cinder on the session's Ceph testbed; purged at the end, which checks that
+    no process of it and no RBD image of Cinder's is left."""
+    work = tmp_path_factory.mktemp("openstack-testbed")
+    state = work / "state"
+    started = time.monotonic()
+    up = volperf("testbed", "up", "openstack", "--state", str(state), "--ceph-state",
+                 str(ceph_testbed.state), "--base-port", str(OPENSTACK_TEST_BASE_PORT),
+                 cwd=work, timeout=1800)  # fmt: skip
+    assert up.returncode == 0, up.stderr[-3000:]
+    info = OpenStackTestbedInfo(state, state / "clouds.yaml", time.monotonic() - started,
+                                up.stdout + up.stderr)  # fmt: skip
+    yield info
+    down = volperf("testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work)
+    assert down.returncode == 0, down.stderr
+    assert not openstack_processes(state)
     assert not state.exists()

@@ -3,6 +3,7 @@ starts it per step, so Rally's global state (oslo.config, its DB engine, its log
 stays out of volperf's process and a hung task can be stopped with a signal.
 
     python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --args JSON --out RAW
+    python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
@@ -71,6 +72,17 @@ def render(api: Any, task_file: Path, args: dict[str, Any]) -> dict[str, Any]:
     return yaml.safe_load(rendered)
 
 
+def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -> int:
+    """Render the task and have Rally validate it against the cloud (syntax, plugins, and
+    what its validators check there: image, flavor …); prints the rendered task."""
+    api = open_api(rally_dir)
+    ensure_env(api, rally_dir, env)
+    config = render(api, task_file, args)
+    api.task.validate(deployment=env, config=config)
+    print(json.dumps(config), flush=True)
+    return 0
+
+
 def run(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path,
         tags: list[str]) -> int:  # fmt: skip
     api = open_api(rally_dir)
@@ -114,9 +126,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", required=True)
     parser.add_argument("--task", type=Path, required=True)
     parser.add_argument("--args", default="{}", help="task args as JSON")
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--tag", action="append", default=[])
+    parser.add_argument("--validate-only", action="store_true",
+                        help="render and validate the task, print it, run nothing")  # fmt: skip
     options = parser.parse_args(argv)
+    if options.validate_only:
+        return validate(options.rally_dir, options.env, options.task, json.loads(options.args))
+    if options.out is None:
+        parser.error("--out is needed to run a task")
     return run(options.rally_dir, options.env, options.task, json.loads(options.args),
                options.out, options.tag)  # fmt: skip
 

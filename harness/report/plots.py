@@ -23,6 +23,7 @@ CAPTIONS = {
     "latency": "95th percentile completion latency against the number of consumers",
     "distribution": "Completion latency distribution of each step (all consumers merged)",
     "tps": "Transactions per second against client threads, per consumer and in total",
+    "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
 }
 
 
@@ -158,3 +159,39 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
         ax.grid(True, alpha=0.3)
         ax.legend()
     return _save(fig, directory, stem)
+
+
+def rally_plots(rally_csv: Path, directory: Path) -> list[dict[str, str]]:
+    """Per scenario: each top-level action's median and 95th percentile against concurrency
+    (needs two concurrencies or more to be a plot)."""
+    if not rally_csv.exists():
+        return []
+    from harness.rally.records import read_rally_csv  # noqa: PLC0415
+
+    by_scenario: dict[str, dict[str, list[tuple[int, float, float]]]] = {}
+    for row in read_rally_csv(rally_csv):
+        if row["depth"] != "0" or not row["median_s"] or not row["concurrency"]:
+            continue
+        actions = by_scenario.setdefault(row["scenario"], {})
+        point = (int(row["concurrency"]), float(row["median_s"]), float(row["p95_s"]))
+        actions.setdefault(row["action"], []).append(point)
+    made = []
+    for index, (scenario, actions) in enumerate(by_scenario.items(), start=1):
+        counts = sorted({c for points in actions.values() for c, _, _ in points})
+        if len(counts) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(8.5, 4))
+        for number, (action, points) in enumerate(actions.items()):
+            points.sort()
+            colour = f"C{number % 10}"
+            xs = [c for c, _, _ in points]
+            ax.plot(xs, [m for _, m, _ in points], "o-", color=colour, label=action)
+            ax.plot(xs, [p for _, _, p in points], "s--", color=colour, alpha=0.7)
+        ax.set_xticks(counts)
+        ax.set_xlabel("concurrency")
+        ax.set_ylabel("seconds")
+        ax.set_title(scenario, fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.grid(alpha=0.3)
+        made.append({"stem": _save(fig, directory, f"r{index}-rally"), "scenario": scenario})
+    return made

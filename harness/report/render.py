@@ -15,6 +15,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from harness import __version__
 from harness.compare import Delta, percent
 from harness.describe import describe_workload
+from harness.rally.records import read_rally_csv
+from harness.rally.runner import HTML_REPORT
 from harness.redact import redact_text
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
@@ -72,20 +74,28 @@ def method_lines(data: CampaignData) -> list[str]:
     if data.reference:
         return list(data.reference.get("method", []))
     target = spec.get("target", {})
+    tools = {w.get("tool", "fio") for w in spec.get("workloads", [])}
+    counted = "Concurrency" if tools == {"rally"} else "Consumers per step"
     lines = [
-        f"Target: {target.get('type')} {target.get('dir') or ''}".strip()
+        f"Target: {target.get('type')} {target.get('dir') or target.get('cloud') or ''}".strip()
         + (f" ({data.backend})" if data.backend else ""),
-        f"Consumers per step: {', '.join(str(c) for c in spec.get('sweep', []))}; "
+        f"{counted}: {', '.join(str(c) for c in spec.get('sweep', []))}; "
         f"{spec.get('repeats', 1)} run(s) of each.",
     ]
-    tools = {w.get("tool", "fio") for w in spec.get("workloads", [])}
     if "fio" in tools:
         lines.append(
             "Each fio step is one fio process with one job per consumer on its own file, all "
             "starting together; the host's CPU, memory and the device's counters are sampled "
             "once a second."
         )
-    if tools - {"fio"}:
+    if "rally" in tools:
+        lines.append(
+            "Each step runs the Rally task at one concurrency (Rally's constant runner, as "
+            "Rally's Python API in a process of its own) as the cloud's admin; Rally's own "
+            "statistics make the tables, and its HTML report of every step is linked below."
+            + (" Ceph health was sampled during every step." if target.get("ceph_conf") else "")
+        )
+    if tools - {"fio", "rally"}:
         databases = spec.get("databases") or {}
         settings = "; ".join(
             f"{engine}: " + ", ".join(f"{k}={v}" for k, v in (s.get("options") or {}).items())
@@ -105,17 +115,32 @@ def method_lines(data: CampaignData) -> list[str]:
 
 
 def rally_groups(store: CampaignStore) -> list[dict[str, Any]]:
-    path = store.root / "rally.csv"
-    if not path.exists():
-        return []
-    groups: dict[str, list[list[str]]] = {}
-    with path.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            groups.setdefault(row["group"], []).append([
-                row["action"], row["min"], row["median"], row["p90"], row["p95"], row["max"],
-                row["avg"], f"{float(row['success']):.1f}%", row["count"],
-            ])  # fmt: skip
-    return [{"title": f"Response times, {group}", "rows": rows} for group, rows in groups.items()]
+    """Rally's table per scenario and concurrency, from rally.csv, as Rally prints it."""
+    groups: dict[tuple[str, str, str, str], list[list[str]]] = {}
+    for row in (
+        read_rally_csv(store.root / "rally.csv") if (store.root / "rally.csv").exists() else []
+    ):
+        key = (row["scenario"], row["concurrency"], row["times"], row["step"])
+        success = f"{float(row['success_pct']):.1f}%" if row["success_pct"] else "n/a"
+        groups.setdefault(key, []).append([
+            row["action"], row["min_s"], row["median_s"], row["p90_s"], row["p95_s"],
+            row["max_s"], row["avg_s"], success, row["count"],
+        ])  # fmt: skip
+    return [{"title": f"Response times, {scenario}, {times} iterations (concurrency {c})",
+             "step": step, "rows": rows}
+            for (scenario, c, times, step), rows in groups.items()]  # fmt: skip
+
+
+def rally_reports(store: CampaignStore, out: Path) -> list[dict[str, str]]:
+    """Rally's own HTML report of every step, copied beside the page for download."""
+    found = []
+    for step_id in store.step_ids():
+        report = store.raw_dir(step_id) / HTML_REPORT
+        if report.exists():
+            name = f"rally-{step_id}.html"
+            shutil.copyfile(report, out / name)
+            found.append({"step": step_id, "file": name})
+    return found
 
 
 def campaign_location(root: Path) -> str:
@@ -163,6 +188,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         spec_w = next((w for w in data.spec.get("workloads", []) if w.get("name") == name), {})
         prefix = f"w{index}"
         tool = spec_w.get("tool", "fio")
+        if tool == "rally":
+            continue  # Rally's tables and plots have a section of their own
         if tool != "fio":
             tps = plots.tps_plot(steps, out, f"{prefix}-tps")
             workloads.append({
@@ -204,6 +231,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             method=method_lines(data),
             workloads=workloads,
             rally=rally_groups(store),
+            rally_plots=plots.rally_plots(store.root / "rally.csv", out),
+            rally_reports=rally_reports(store, out),
             extras=extra_tables(store),
             warnings=tables.warning_items(data.steps),
             downloads=downloads,

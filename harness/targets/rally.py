@@ -12,6 +12,7 @@ the target names a ceph_conf.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -29,7 +30,7 @@ from harness.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.store import CampaignStore
 from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.testbeds import default_state_dir
+from harness.testbeds import default_state_dir, state_root
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "rally_plugins" / "tasks"
 TASK_KIND = "rally-task"
@@ -37,7 +38,7 @@ TASK_KIND = "rally-task"
 
 def rally_state_dir() -> Path:
     """Volperf's Rally database and environments (credentials: kept out of campaigns)."""
-    return default_state_dir("openstack").parent.parent / "rally"
+    return state_root() / "rally"
 
 
 def task_file(task: str) -> Path:
@@ -93,7 +94,7 @@ class RallyTarget:
         self.spec = spec
         self.options = spec.target
         self.rally_dir = rally_dir or rally_state_dir()
-        self.env = f"volperf-{spec.name}"
+        self.env = f"volperf-{spec.name}"  # and the credentials' digest, once known
         self.backend = spec.labels.get("backend", f"openstack:{self.options.cloud}")
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
@@ -110,9 +111,14 @@ class RallyTarget:
             task_file(workload.task)
         self.rally_dir.mkdir(parents=True, exist_ok=True)
         self.rally_dir.chmod(0o700)
+        env_spec = json.dumps(rally_env_spec(region), sort_keys=True)
+        # a Rally environment per campaign and credentials: a testbed made again (new
+        # passwords) gets a new one instead of the stale one of the same name
+        digest = hashlib.sha256(env_spec.encode()).hexdigest()[:8]
+        self.env = f"volperf-{spec.name}-{digest}"
         env_file = self.rally_dir / f"{self.env}.env.json"
         env_file.touch(mode=0o600)
-        env_file.write_text(json.dumps(rally_env_spec(region)))
+        env_file.write_text(env_spec)
 
     def tool_versions(self) -> dict[str, str]:
         versions = {}
@@ -171,7 +177,7 @@ class RallyTarget:
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:
         if self.options.ceph_conf is None:
             return contextlib.nullcontext()
-        access = CephAccess(self.options.ceph_conf, self.options.ceph_user, pool="")
+        access = CephAccess(self.options.ceph_conf.expanduser(), self.options.ceph_user, pool="")
         return CephHealthSampler(raw / "ceph-health.jsonl", access, self.options.health_interval)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

@@ -18,5 +18,12 @@ def default_state_dir(name: str) -> Path:
     root = os.environ.get("VOLPERF_STATE")
     if root:
         return Path(root) / name
+    return state_root() / "testbeds" / name
+
+
+def state_root() -> Path:
+    """$VOLPERF_STATE, else $XDG_STATE_HOME/volperf (~/.local/state/volperf)."""
+    if os.environ.get("VOLPERF_STATE"):
+        return Path(os.environ["VOLPERF_STATE"])
     xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(xdg) / "volperf" / "testbeds" / name
+    return Path(xdg) / "volperf"

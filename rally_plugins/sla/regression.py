@@ -69,8 +69,8 @@ class Regression(sla.SLA):
         changes = {}
         for action, before in self.baseline.items():
             now = self.durations.percentile(action, self.percent)
-            if now is not None:
-                changes[action] = (before, now)
+            if now is not None:  # at the baseline's precision: Rally's table has 3 decimals
+                changes[action] = (before, round(now, 3))
         return changes
 
     def _check(self) -> bool:

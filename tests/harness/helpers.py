@@ -39,7 +39,7 @@ def fio_json(path: Path) -> dict[str, Any]:
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
 
 
-def volperf(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def volperf(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """The volperf command as a user runs it."""
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip

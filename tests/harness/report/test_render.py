@@ -91,7 +91,9 @@ def test_reference_campaign_page_marks_the_ceiling(docs):
     assert average[1][:3] == ["2", "10711", "3517"]
     assert average[-1][0] == "40" and average[-1][-1] == "≥ ceiling"
     assert average[-2][-1] == "11848.909"
-    rally = tables["Response times, 120 iterations (concurrency 40)"]
+    rally = tables[
+        "Response times, CinderVolumes.create_and_attach_volume, 120 iterations (concurrency 40)"
+    ]
     assert rally[-1] == [
         "total",
         "31.509",

@@ -1,0 +1,35 @@
+"""Exporter ``volperf``: `rally task export --uuid UUID --type volperf --to results/NAME`
+writes the task into a new volperf campaign (Rally's JSON and HTML reports under the
+step's raw/, rally.csv and summary.json built from them), ready for `volperf report`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rally import exceptions
+from rally.plugins.task.exporters.html import HTMLStaticExporter
+from rally.plugins.task.exporters.json_exporter import JSONExporter
+from rally.task import exporter
+
+from harness.rally.export import write_campaign
+from harness.store import CampaignError
+
+
+@exporter.configure("volperf")
+class VolperfExporter(exporter.TaskExporter):
+    """Writes tasks into a volperf campaign: raw JSON, Rally's HTML report and rally.csv."""
+
+    def generate(self) -> dict[str, Any]:
+        if not self.output_destination:
+            raise exceptions.RallyException("the volperf exporter needs --to results/NAME")
+        document = json.loads(JSONExporter(self.tasks_results, None).generate()["print"])
+        html = HTMLStaticExporter(self.tasks_results, None).generate()["print"]
+        destination = Path(self.output_destination).expanduser()
+        try:
+            store = write_campaign(destination, document, html)
+        except CampaignError as exc:
+            raise exceptions.RallyException(str(exc)) from exc
+        return {"print": f"volperf campaign written to {store.root} (rally.csv, summary.json); "
+                         f"render it with `volperf report {store.root}`"}  # fmt: skip

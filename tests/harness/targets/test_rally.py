@@ -1,0 +1,231 @@
+"""`volperf run rally` for real: the control-plane task swept at concurrency 2 and 4 on the
+OpenStack testbed (Cinder on the Ceph testbed), rally.csv checked against Rally's own
+statistics and against a recomputation from the raw iterations, the report page built,
+nothing left in the cloud; and a task killed mid-run whose leftovers `volperf cleanup`
+removes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.rally.cleanup import name_matcher
+from harness.rally.records import load_export, workloads
+from harness.report.render import build_html
+from tests.harness.helpers import volperf
+from tests.harness.rally.expected import expected_table
+from tests.harness.report.html_tables import tables_of
+
+REPO = Path(__file__).parents[3]
+SCENARIOS = {"CinderVolumes.create_and_attach_volume",
+             "NovaServers.boot_server_from_volume_and_delete"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def rally_state(tmp_path_factory):
+    """volperf's Rally database for these tests only ($VOLPERF_STATE/rally)."""
+    state = tmp_path_factory.mktemp("volperf-state")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VOLPERF_STATE", str(state))
+        yield state
+
+
+def _spec(work: Path, name: str, openstack_testbed, ceph_testbed, **workload) -> Path:
+    spec = {
+        "name": name,
+        "target": {"type": "openstack", "cloud": "volperf-testbed",
+                   "clouds_yaml": str(openstack_testbed.clouds_yaml),
+                   "ceph_conf": str(ceph_testbed.conf), "health_interval": 1},
+        "workloads": [{"name": "control-plane", "tool": "rally", "task": "control-plane",
+                       **workload}],
+        "sweep": [2, 4],
+    }  # fmt: skip
+    path = work / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory, rally_state, openstack_testbed, ceph_testbed):
+    work = tmp_path_factory.mktemp("rally-sweep")
+    spec = _spec(work, "rally-sweep", openstack_testbed, ceph_testbed, times_per_user=1)
+    started = time.monotonic()
+    run = volperf("run", "rally", str(spec), "--results", str(work / "results"), cwd=work,
+                  timeout=1800)  # fmt: skip
+    return work / "results" / "rally-sweep", run, time.monotonic() - started
+
+
+def _steps(campaign: Path) -> list[Path]:
+    return sorted(p for p in (campaign / "steps").iterdir() if p.is_dir())
+
+
+def test_each_concurrency_is_a_step_with_rallys_reports(sweep):
+    campaign, run, seconds = sweep
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    steps = _steps(campaign)
+    assert [p.name for p in steps] == ["001-control-plane-c002-r1", "002-control-plane-c004-r1"]
+    for step, concurrency in zip(steps, (2, 4), strict=True):
+        assert json.loads((step / "status.json").read_text())["state"] == "done"
+        raw = step / "raw"
+        assert (raw / "report.html").stat().st_size > 100_000  # carries its own scripts
+        document = load_export(raw / "rally.json")
+        runners = [next(iter(w["runner"].values())) for _, w in workloads(document)]
+        assert runners == [{"times": concurrency, "concurrency": concurrency}] * 2
+        samples = [
+            json.loads(line) for line in (raw / "ceph-health.jsonl").read_text().splitlines()
+        ]
+        assert samples and all("status" in s for s in samples)
+    assert "campaign rally-sweep: Rally" in run.stdout
+    print(f"sweep c=2,4 took {seconds:.0f} s")
+
+
+def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
+    campaign, _, _ = sweep
+    with (campaign / "rally.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    checked = 0
+    for step in _steps(campaign):
+        for task, workload in workloads(load_export(step / "raw" / "rally.json")):
+            scenario = next(iter(workload["scenario"]))
+            mine = {r["action"]: r for r in rows
+                    if r["step"] == step.name and r["scenario"] == scenario}  # fmt: skip
+            durations = workload["statistics"]["durations"]
+            for element in [*durations["atomics"], durations["total"]]:
+                row, data = mine[element["display_name"]], element["data"]
+                assert [float(row[k]) for k in ("min_s", "median_s", "p90_s", "p95_s",
+                                                "max_s", "avg_s")] == [  # fmt: skip
+                    data["min"], data["median"], data["90%ile"], data["95%ile"], data["max"],
+                    data["avg"]]  # fmt: skip
+                assert f"{float(row['success_pct']):.1f}%" == data["success"]
+                assert int(row["count"]) == data["iteration_count"]
+                assert row["task"] == task["uuid"]
+                checked += 1
+            for action, figures in expected_table(workload).items():
+                got = [float(mine[action][k]) for k in ("min_s", "median_s", "p90_s", "p95_s",
+                                                        "max_s", "avg_s")]  # fmt: skip
+                assert got == pytest.approx(figures, abs=0.0011), (step.name, action)
+    assert checked >= 2 * 2 * 7
+
+
+def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
+    campaign, _, _ = sweep
+    source = tmp_path / "doc" / "source"
+    shutil.copytree(REPO / "doc" / "source", source, ignore=shutil.ignore_patterns("test_results"))
+    (source / "test_results").mkdir()
+    shutil.copy(REPO / "doc" / "source" / "test_results" / "index.rst", source / "test_results")
+    done = volperf("report", str(campaign), "--doc-source", str(source), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    page_dir = source / "test_results" / "rally-sweep"
+    for stem in ("r1-rally", "r2-rally"):
+        assert (page_dir / f"{stem}.png").stat().st_size > 5000
+    assert (page_dir / "rally-001-control-plane-c002-r1.html").exists()
+    html = tmp_path / "html"
+    built = build_html(source, html)
+    assert built.returncode == 0, built.stderr
+    tables = tables_of(html / "test_results" / "rally-sweep" / "index.html")
+    for scenario in SCENARIOS:
+        for concurrency in (2, 4):
+            table = tables[f"Response times, {scenario}, {concurrency} iterations "
+                           f"(concurrency {concurrency})"]  # fmt: skip
+            assert table[0][0] == "Action" and table[-3][0] == "total"
+            assert table[-3][-1] == str(concurrency) and table[-3][-2] == "100.0%"
+
+
+def test_nothing_is_left_in_the_cloud_and_no_credentials_in_the_campaign(
+    sweep, openstack_testbed, ceph_testbed
+):
+    campaign, _, _ = sweep
+    conn = openstack_testbed.connection()
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert list(conn.block_storage.volumes(all_projects=True)) == []
+    assert not [p.name for p in conn.identity.projects() if "rally" in p.name]
+    created = campaign / "created.json"
+    assert not created.exists() or json.loads(created.read_text()) == {}
+    passwords = json.loads((openstack_testbed.state / "testbed.json").read_text())["passwords"]
+    for path in campaign.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert passwords["admin"] not in text, path
+
+
+def test_the_volperf_exporter_writes_the_same_table(sweep, rally_state, tmp_path):
+    campaign, _, _ = sweep
+    step = _steps(campaign)[1]
+    uuid = json.loads((step / "raw" / "rally-task.json").read_text())["uuid"]
+    rally = [str(Path(sys.executable).with_name("rally")), "--config-file",
+             str(rally_state / "rally" / "rally.conf")]  # fmt: skip
+    listed = subprocess.run([*rally, "plugin", "list", "--name", "volperf"],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    for plugin in ("volperf_ceph_health", "volperf_action_percentile", "volperf_regression",
+                   "volperf"):  # fmt: skip
+        assert plugin in listed.stdout
+    exported = subprocess.run([*rally, "task", "export", "--uuid", uuid, "--type", "volperf",
+                               "--to", str(tmp_path / "exported")],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    figures = ("action", "min_s", "median_s", "p90_s", "p95_s", "max_s", "avg_s",
+               "success_pct", "count", "scenario", "concurrency", "task")  # fmt: skip
+
+    def table(path: Path, step_name: str | None) -> list[tuple[str, ...]]:
+        with path.open() as handle:
+            return [tuple(r[k] for k in figures) for r in csv.DictReader(handle)
+                    if step_name is None or r["step"] == step_name]  # fmt: skip
+
+    assert table(tmp_path / "exported" / "rally.csv", None) == table(
+        campaign / "rally.csv", step.name
+    )
+    again = volperf("report", str(tmp_path / "exported"), "--doc-source", str(tmp_path / "doc"),
+                    cwd=tmp_path)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+
+
+def _leftovers(conn) -> list[str]:
+    servers = [s.name for s in conn.compute.servers(all_projects=True)]
+    volumes = [v.id for v in conn.block_storage.volumes(all_projects=True)]
+    projects = [p.name for p in conn.identity.projects() if "rally" in p.name]
+    return servers + volumes + projects
+
+
+def test_a_killed_task_leaves_resources_that_cleanup_removes(
+    tmp_path, rally_state, openstack_testbed, ceph_testbed
+):
+    spec = _spec(tmp_path, "rally-killed", openstack_testbed, ceph_testbed, times=6)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", "rally", str(spec), "--results",
+         str(tmp_path / "results")], cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    conn = openstack_testbed.connection()
+    deadline = time.monotonic() + 600
+    try:
+        while not list(conn.compute.servers(all_projects=True)):
+            assert process.poll() is None, "the run ended before any server was made"
+            assert time.monotonic() < deadline, "no server within 600 s"
+            time.sleep(0.5)
+        time.sleep(2)  # let the volumes come too
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # volperf and Rally's runner: no cleanup
+        process.wait()
+    campaign = tmp_path / "results" / "rally-killed"
+    notes = json.loads((campaign / "created.json").read_text())
+    [task] = [n["uuid"] for n in notes.values() if n["kind"] == "rally-task"]
+    ours = name_matcher(task)
+    left = _leftovers(conn)
+    assert left and any(ours(p.name) for p in conn.identity.projects())
+    cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=600)
+    assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
+    said = cleaned.stdout + cleaned.stderr
+    assert "removed server" in said and "removed project" in said
+    assert _leftovers(conn) == []
+    assert not [u.name for u in conn.identity.users() if ours(u.name)]
+    assert json.loads((campaign / "created.json").read_text()) == {}

@@ -1,0 +1,60 @@
+"""The OpenStack testbed brought up for real by the session fixture (tests/conftest.py):
+every service answers, Cinder's volumes are RBD images on the Ceph testbed, `up` again
+starts nothing new, and the client files carry the credentials only in 0600 files."""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+
+from harness.ceph import images
+from harness.testbeds.openstack.testbed import CLOUD
+from tests.harness.helpers import volperf
+
+
+def _status(openstack_testbed) -> dict:
+    done = volperf("testbed", "status", "openstack", "--state", str(openstack_testbed.state),
+                   "--json", cwd=openstack_testbed.state.parent)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed):
+    report = _status(openstack_testbed)
+    assert report["ready"] and report["services_down"] == []
+    assert {d["name"] for d in report["daemons"] if d["pid"]} >= {
+        "mariadb", "rabbitmq", "keystone", "nova-api", "cinder-volume", "heat-engine",
+        "nova-compute", "neutron-api", "glance-api", "placement-api"}  # fmt: skip
+    assert "fake virt driver" in openstack_testbed.up_output
+    assert f"--os-cloud {CLOUD}" in openstack_testbed.up_output
+    for path in (openstack_testbed.clouds_yaml, openstack_testbed.state / "openrc"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    password = json.loads((openstack_testbed.state / "testbed.json").read_text())["passwords"]
+    assert password["admin"] not in openstack_testbed.up_output
+
+
+def test_up_again_starts_nothing_new(openstack_testbed):
+    before = {d["name"]: d["pid"] for d in _status(openstack_testbed)["daemons"]}
+    started = time.monotonic()
+    again = volperf("testbed", "up", "openstack", "--state", str(openstack_testbed.state),
+                    cwd=openstack_testbed.state.parent, timeout=600)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "starting" not in again.stderr + again.stdout
+    assert {d["name"]: d["pid"] for d in _status(openstack_testbed)["daemons"]} == before
+    assert time.monotonic() - started < 120
+
+
+def test_a_cinder_volume_is_an_rbd_image_of_the_ceph_testbed(openstack_testbed, ceph_testbed):
+    conn = openstack_testbed.connection()
+    volume = conn.block_storage.create_volume(size=1, name="volperf-test-rbd")
+    try:
+        volume = conn.block_storage.wait_for_status(volume, "available", failures=["error"],
+                                                    wait=120)  # fmt: skip
+        with ceph_testbed.access().pool_io() as ioctx:
+            assert f"volume-{volume.id}" in images.existing(ioctx)
+    finally:
+        conn.block_storage.delete_volume(volume)
+        conn.block_storage.wait_for_delete(volume, wait=120)
+    with ceph_testbed.access().pool_io() as ioctx:
+        assert f"volume-{volume.id}" not in images.existing(ioctx)

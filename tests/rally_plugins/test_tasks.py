@@ -1,0 +1,82 @@
+"""Every task file of rally_plugins/tasks with each of its samples (default args, the
+presets, every optional SLA and the Ceph hook) rendered by Rally and validated by Rally
+against the OpenStack testbed: plugins, their arguments, the image and flavor it names."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.spec import validate
+from harness.store import CampaignStore
+from harness.targets.rally import TASKS_DIR, RallyTarget
+
+REFERENCE = Path(__file__).parents[2] / "results" / "reference" / "performance-docs-cinder-ceph"
+PRESETS = sorted((TASKS_DIR / "presets").glob("*.yaml"))
+
+
+def _samples(ceph_conf: Path) -> dict[str, dict]:
+    samples = {"defaults": {}}
+    samples |= {preset.stem: yaml.safe_load(preset.read_text()) for preset in PRESETS}
+    samples["every-option"] = {
+        "times": 3, "concurrency": 2, "scenarios": ["create_and_attach_volume"],
+        "action_p95_max": {"nova.boot_server": 30, "total": 90}, "baseline": str(REFERENCE),
+        "max_increase_percent": 50, "ceph_conf": str(ceph_conf), "ceph_user": "admin",
+        "health_interval": 1,
+    }  # fmt: skip
+    return samples
+
+
+@pytest.fixture(scope="module")
+def validator(tmp_path_factory, openstack_testbed):
+    target = {"type": "openstack", "clouds_yaml": str(openstack_testbed.clouds_yaml)}
+    spec = validate({"name": "task-samples", "sweep": [1], "target": target,
+                     "workloads": [{"name": "cp", "tool": "rally"}]})  # fmt: skip
+    work = tmp_path_factory.mktemp("rally-validate")
+    target = RallyTarget(spec, rally_dir=work / "rally")
+    target.prepare(spec, CampaignStore(work / "campaign"))
+
+    def run(task: Path, args: dict) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "harness.rally.runner", "--rally-dir", str(work / "rally"),
+             "--env", target.env, "--task", str(task), "--args", json.dumps(args),
+             "--validate-only"], capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    return run
+
+
+def test_there_are_task_files_and_presets():
+    assert (TASKS_DIR / "control-plane.yaml").exists()
+    assert {p.stem for p in PRESETS} >= {"seed-30-60-120", "sweep-2-to-120"}
+
+
+def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
+    for name, args in _samples(ceph_testbed.conf).items():
+        done = validator(TASKS_DIR / "control-plane.yaml", args)
+        assert done.returncode == 0, f"{name}: {done.stderr[-3000:]}"
+        config = json.loads(done.stdout.strip().splitlines()[-1])
+        runners = [next(iter(s["runner"].values())) for s in config["subtasks"]]
+        if name == "seed-30-60-120":
+            assert [(r["times"], r["concurrency"]) for r in runners] == [(30, 10), (60, 20),
+                                                                          (120, 40)]  # fmt: skip
+        if name == "sweep-2-to-120":
+            assert [r["concurrency"] for r in runners][-2:] == [120, 120]
+        if name == "every-option":
+            [subtask] = config["subtasks"]
+            assert set(subtask["sla"]) == {"failure_rate", "volperf_action_percentile",
+                                           "volperf_regression"}  # fmt: skip
+            assert subtask["hooks"][0]["action"] == {
+                "volperf_ceph_health": {"ceph_conf": str(ceph_testbed.conf), "user": "admin"}
+            }
+
+
+def test_a_bad_argument_is_refused_by_rally(validator):
+    done = validator(TASKS_DIR / "control-plane.yaml", {"image_name": "no-such-image"})
+    assert done.returncode != 0
+    assert "no-such-image" in done.stderr
