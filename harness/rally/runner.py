@@ -17,6 +17,7 @@ still written.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import signal
 import sys
@@ -78,7 +79,7 @@ def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -
     api = open_api(rally_dir)
     ensure_env(api, rally_dir, env)
     config = render(api, task_file, args)
-    api.task.validate(deployment=env, config=config)
+    api.task.validate(deployment=env, config=copy.deepcopy(config))  # it rewrites its input
     print(json.dumps(config), flush=True)
     return 0
 

@@ -19,7 +19,12 @@ class ActionPercentile(sla.SLA):
         "type": "object",
         "$schema": consts.JSON_SCHEMA,
         "properties": {
-            "percentile": {"type": "number", "exclusiveMinimum": 0, "maximum": 100},
+            "percentile": {
+                "type": "number",
+                "minimum": 0,
+                "exclusiveMinimum": True,
+                "maximum": 100,
+            },
             "max_seconds": {
                 "type": "object",
                 "minProperties": 1,

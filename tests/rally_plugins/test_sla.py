@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from rally import exceptions
 
 from harness.rally.records import load_export, rally_csv, records_of, workloads
+from rally_plugins.hooks.ceph_health import CephHealthHook
 from rally_plugins.sla.action_percentile import ActionPercentile
 from rally_plugins.sla.regression import Regression
 from tests.harness.rally.expected import expected_table
@@ -96,3 +98,9 @@ def test_regression_without_matching_baseline_rows_is_a_clear_error(tmp_path):
     with pytest.raises(exceptions.RallyException, match="cannot read"):
         Regression({"baseline": str(tmp_path / "nowhere"), "scenario": SCENARIO,
                     "concurrency": 2})  # fmt: skip
+
+
+@pytest.mark.parametrize("plugin", [ActionPercentile, Regression, CephHealthHook])
+def test_config_schemas_are_valid_for_rallys_validator(plugin):
+    """Rally checks configs against CONFIG_SCHEMA with its own (draft 4) validator."""
+    jsonschema.Draft4Validator.check_schema(plugin.CONFIG_SCHEMA)
