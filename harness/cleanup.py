@@ -57,7 +57,7 @@ def remove_created(store: CampaignStore) -> list[str]:
 def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
     if not notes:
         return []
-    from harness.rally.cleanup import remove_task_leftovers
+    from harness.rally.cleanup import owner_ids, remove_task_leftovers
     from harness.spec import OpenStackTarget
     from harness.targets.rally import cloud_region
 
@@ -69,9 +69,10 @@ def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> lis
         try:
             from openstack import connection
 
+            owners = owner_ids(Path(note["rally_dir"]), note["uuid"])
             conn = connection.Connection(config=cloud_region(target))
             removed += [f"{line} (Rally task {note['uuid']})"
-                        for line in remove_task_leftovers(conn, note["uuid"])]  # fmt: skip
+                        for line in remove_task_leftovers(conn, owners)]  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - the note is kept and the line says why
             removed.append(f"NOT removed: what Rally task {note['uuid']} left in cloud "
                            f"{note['cloud']} ({type(exc).__name__}: {exc}); run `volperf "

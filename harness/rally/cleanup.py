@@ -1,32 +1,54 @@
 """What a Rally task left in the cloud when it could not clean up itself (killed, or its
 cloud failed mid-cleanup): the projects and users its users context made and the servers
-and volumes its scenarios made, all recognised by Rally's own naming (the task's uuid is
-part of every name it generates), removed as the cloud's admin with openstacksdk."""
+and volumes its scenarios made, all recognised by Rally's own naming (every name Rally
+generates carries its owner's uuid: the workload's, which Rally's database lists for the
+task), removed as the cloud's admin with openstacksdk."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 WAIT_S = 300
 
 
-def name_matcher(task_uuid: str) -> Callable[[str], bool]:
-    """Whether a resource name is one Rally generated in this task (its scenarios' and its
-    contexts' formats)."""
+def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
+    """The workload uuids of a task, from Rally's database (RuntimeError if it cannot)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.rally.runner", "--rally-dir", str(rally_dir),
+         "--owner-ids-of", task_uuid], capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        tail = " / ".join(done.stderr.strip().splitlines()[-2:])
+        raise RuntimeError(f"Rally's database in {rally_dir} has no task {task_uuid}: {tail}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def name_matcher(owners: list[str]) -> Callable[[str], bool]:
+    """Whether a resource name is one Rally generated for one of these owners (workload
+    uuids), in its scenarios' or its contexts' formats."""
     from rally.common import utils  # noqa: PLC0415 - Rally only where a task ran
     from rally.task import context, scenario  # noqa: PLC0415
 
-    return lambda name: (
-        bool(name)
-        and utils.name_matches_object(name, scenario.Scenario, context.Context, task_id=task_uuid)
-    )
+    def ours(name: str) -> bool:
+        return bool(name) and any(
+            utils.name_matches_object(name, scenario.Scenario, context.Context, task_id=owner)
+            for owner in owners
+        )
+
+    return ours
 
 
-def remove_task_leftovers(conn: Any, task_uuid: str) -> list[str]:
-    """Remove what task ``task_uuid`` left; returns one line per resource removed."""
-    ours = name_matcher(task_uuid)
+def remove_task_leftovers(conn: Any, owners: list[str]) -> list[str]:
+    """Remove what the workloads ``owners`` left; returns one line per resource removed."""
+    if not owners:
+        return []
+    ours = name_matcher(owners)
     projects = [p for p in conn.identity.projects() if ours(p.name)]
     project_ids = {p.id for p in projects}
 

@@ -4,6 +4,7 @@ stays out of volperf's process and a hung task can be stopped with a signal.
 
     python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --args JSON --out RAW
     python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
+    python -m harness.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
@@ -84,6 +85,17 @@ def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -
     return 0
 
 
+def owner_ids(rally_dir: Path, task_uuid: str) -> int:
+    """Print the uuids Rally put in the names of what a task made: its workloads' (Rally
+    names a workload's users, projects, servers and volumes after the workload, not the
+    task), from Rally's database, which has them before a workload starts."""
+    api = open_api(rally_dir)
+    task = api.task.get(task_id=task_uuid, detailed=True)
+    uuids = [w["uuid"] for subtask in task["subtasks"] for w in subtask["workloads"]]
+    print(json.dumps(uuids), flush=True)
+    return 0
+
+
 def run(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path,
         tags: list[str]) -> int:  # fmt: skip
     api = open_api(rally_dir)
@@ -124,14 +136,20 @@ def export(api: Any, uuid: str, kind: str, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.rally.runner")
     parser.add_argument("--rally-dir", type=Path, required=True)
-    parser.add_argument("--env", required=True)
-    parser.add_argument("--task", type=Path, required=True)
+    parser.add_argument("--env")
+    parser.add_argument("--task", type=Path)
     parser.add_argument("--args", default="{}", help="task args as JSON")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--tag", action="append", default=[])
     parser.add_argument("--validate-only", action="store_true",
                         help="render and validate the task, print it, run nothing")  # fmt: skip
+    parser.add_argument("--owner-ids-of", metavar="TASK_UUID",
+                        help="print the uuids in the names of what that task made")  # fmt: skip
     options = parser.parse_args(argv)
+    if options.owner_ids_of:
+        return owner_ids(options.rally_dir, options.owner_ids_of)
+    if options.env is None or options.task is None:
+        parser.error("--env and --task are needed")
     if options.validate_only:
         return validate(options.rally_dir, options.env, options.task, json.loads(options.args))
     if options.out is None:

@@ -137,7 +137,8 @@ class RallyTarget:
             if key not in store.created():
                 clouds = clouds_yaml(self.options)
                 store.record_created(key, kind=TASK_KIND, uuid=uuid, cloud=self.options.cloud,
-                                     clouds_yaml=str(clouds) if clouds else "")  # fmt: skip
+                                     clouds_yaml=str(clouds) if clouds else "",
+                                     rally_dir=str(self.rally_dir))  # fmt: skip
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
