@@ -118,12 +118,18 @@ def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
     assert checked == 2 * (7 + 4)  # per step: 6 actions + total, 3 actions + total
 
 
-def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
-    campaign, _, _ = sweep
+def _doc_source(tmp_path: Path) -> Path:
+    """A copy of the documentation sources without any generated page."""
     source = tmp_path / "doc" / "source"
     shutil.copytree(REPO / "doc" / "source", source, ignore=shutil.ignore_patterns("test_results"))
     (source / "test_results").mkdir()
     shutil.copy(REPO / "doc" / "source" / "test_results" / "index.rst", source / "test_results")
+    return source
+
+
+def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
+    campaign, _, _ = sweep
+    source = _doc_source(tmp_path)
     done = volperf("report", str(campaign), "--doc-source", str(source), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     page_dir = source / "test_results" / "rally-sweep"
@@ -185,8 +191,8 @@ def test_the_volperf_exporter_writes_the_same_table(sweep, rally_state, tmp_path
     assert table(tmp_path / "exported" / "rally.csv", None) == table(
         campaign / "rally.csv", step.name
     )
-    again = volperf("report", str(tmp_path / "exported"), "--doc-source", str(tmp_path / "doc"),
-                    cwd=tmp_path)  # fmt: skip
+    again = volperf("report", str(tmp_path / "exported"), "--doc-source",
+                    str(_doc_source(tmp_path)), cwd=tmp_path)  # fmt: skip
     assert again.returncode == 0, again.stderr
 
 
