@@ -8,11 +8,11 @@ from typing import Any
 from rally import consts
 from rally.task import sla
 
-from rally_plugins.sla.durations import ActionDurations
+from rally_plugins.sla.durations import DurationsSLA
 
 
 @sla.configure(name="volperf_action_percentile")
-class ActionPercentile(sla.SLA):
+class ActionPercentile(DurationsSLA):
     """An atomic action's (or the iteration's total) percentile, in seconds, at most a bound."""
 
     CONFIG_SCHEMA = {
@@ -39,7 +39,6 @@ class ActionPercentile(sla.SLA):
         super().__init__(criterion_value)
         self.percent = float(criterion_value.get("percentile", 95))
         self.bounds: dict[str, float] = criterion_value["max_seconds"]
-        self.durations = ActionDurations()
 
     def _check(self) -> bool:
         self.success = all(
@@ -47,14 +46,6 @@ class ActionPercentile(sla.SLA):
             for action, bound in self.bounds.items()
         )
         return self.success
-
-    def add_iteration(self, iteration: dict[str, Any]) -> bool:
-        self.durations.add(iteration)
-        return self._check()
-
-    def merge(self, other: ActionPercentile) -> bool:
-        self.durations.merge(other.durations)
-        return self._check()
 
     def details(self) -> str:
         lines = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+from rally.task import sla
 from rally.task.processing.utils import percentile
 
 PERCENTILE_COLUMNS = {50: "median_s", 90: "p90_s", 95: "p95_s"}
@@ -31,3 +32,22 @@ class ActionDurations:
     def percentile(self, action: str, percent: float) -> float | None:
         values = sorted(self.by_action.get(action, []))
         return percentile(values, percent / 100, ignore_sorting=True) if values else None
+
+
+class DurationsSLA(sla.SLA):
+    """An SLA judged on the successful iterations' action durations seen so far."""
+
+    def __init__(self, criterion_value: Any) -> None:
+        super().__init__(criterion_value)
+        self.durations = ActionDurations()
+
+    def _check(self) -> bool:
+        raise NotImplementedError
+
+    def add_iteration(self, iteration: dict[str, Any]) -> bool:
+        self.durations.add(iteration)
+        return self._check()
+
+    def merge(self, other: DurationsSLA) -> bool:
+        self.durations.merge(other.durations)
+        return self._check()

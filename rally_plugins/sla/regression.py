@@ -13,7 +13,7 @@ from rally import consts, exceptions
 from rally.task import sla
 
 from harness.rally.records import RallyResultError, read_rally_csv
-from rally_plugins.sla.durations import PERCENTILE_COLUMNS, ActionDurations
+from rally_plugins.sla.durations import PERCENTILE_COLUMNS, DurationsSLA
 
 
 def baseline_figures(
@@ -34,7 +34,7 @@ def baseline_figures(
 
 
 @sla.configure(name="volperf_regression")
-class Regression(sla.SLA):
+class Regression(DurationsSLA):
     """Each atomic action's percentile at most ``max_increase_percent`` above a baseline's."""
 
     CONFIG_SCHEMA = {
@@ -62,7 +62,6 @@ class Regression(sla.SLA):
             )  # fmt: skip
         except RallyResultError as exc:
             raise exceptions.RallyException(f"volperf_regression: {exc}") from exc
-        self.durations = ActionDurations()
 
     def _changes(self) -> dict[str, tuple[float, float]]:
         """action -> (baseline, now) for the actions measured in both."""
@@ -77,14 +76,6 @@ class Regression(sla.SLA):
         self.success = all(now <= before * (1 + self.allowed)
                            for before, now in self._changes().values())  # fmt: skip
         return self.success
-
-    def add_iteration(self, iteration: dict[str, Any]) -> bool:
-        self.durations.add(iteration)
-        return self._check()
-
-    def merge(self, other: Regression) -> bool:
-        self.durations.merge(other.durations)
-        return self._check()
 
     def details(self) -> str:
         parts = [f"{action} {self.percent}%ile {before:.3f}s -> {now:.3f}s "
