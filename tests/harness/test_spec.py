@@ -46,7 +46,7 @@ def test_single_rw_becomes_a_list():
         ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
         (
             {"target": {"type": "nfs"}},
-            "target: unknown target type; one of local, rbd (got {'type': 'nfs'})",
+            "target: unknown target type; one of local, rbd, openstack (got {'type': 'nfs'})",
         ),
         (
             {"target": {"type": "rbd", "health_interval": 0.1}},
@@ -133,7 +133,7 @@ def test_database_workload_errors_name_the_workload_and_field():
         validate(data)
     assert caught.value.problems == [
         "workloads[0]: unknown tool; one of fio, sysbench-fileio, sysbench-oltp, pgbench, "
-        "io-pause (got {'name': 'a', 'tool': 'pgbenchx'})",
+        "io-pause, rally (got {'name': 'a', 'tool': 'pgbenchx'})",
         "workloads[1].test: Input should be 'rndrd', 'rndwr', 'rndrw', 'seqrd' or 'seqwr' "
         "(got 'rnd')",
         "workloads[1].threads: thread counts repeat (got [2, 2])",
@@ -160,3 +160,24 @@ def test_rbd_target_takes_the_user_with_or_without_client_and_runs_fio_only():
         "(spec): workloads pg: the rbd target runs fio only (database workloads need a file "
         "system: use a local target on a mounted RBD device)"
     ]
+
+
+def test_rally_workloads_and_the_openstack_target_go_together():
+    rally = {"name": "cp", "tool": "rally", "times_per_user": 3}
+    spec = validate({"name": "r", "target": {"type": "openstack", "cloud": "c1"},
+                     "workloads": [rally], "sweep": [2, 10]})  # fmt: skip
+    assert [spec.workloads[0].times_at(c) for c in (2, 10)] == [6, 30]
+    fixed = validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2, 10],
+                      "workloads": [dict(rally, times=5)]})  # fmt: skip
+    assert fixed.workloads[0].times_at(10) == 5
+    with pytest.raises(SpecError, match="Rally workloads need the openstack target"):
+        validate({"name": "r", "workloads": [rally], "sweep": [2],
+                  "target": {"type": "local", "dir": "/tmp"}})  # fmt: skip
+    with pytest.raises(SpecError, match="workloads fio4k: the openstack target runs Rally"):
+        validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
+    with pytest.raises(SpecError, match=r"times_per_user: Input should be greater than or equal"):
+    with pytest.raises(
+        SpecError, match=r"times_per_user: Input should be greater than or equal to 1"
+    ):
+        validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
+                  "workloads": [dict(rally, times_per_user=0)]})  # fmt: skip
