@@ -1,0 +1,71 @@
+#!/bin/sh
+# volperf cinder-fio agent: the VM's user_data. Finds the attached Cinder volume by its id
+# (not by guessing /dev/vdb), waits for it with a timeout, optionally prefills it, runs fio
+# with json+ output and returns the result through Heat: the wait condition handle's
+# signal, data = fio's JSON gzip'ed and base64'ed. Any failure is signalled as FAILURE
+# with its reason. The only credential is the handle Heat put in this script.
+set -u
+
+VOLUME_ID="__VOLUME_ID__"
+IODEPTH="__IODEPTH__"
+FILESIZE="__FILESIZE__"
+MODE="__MODE__"
+RUNTIME="__RUNTIME__"
+RW="__RW__"
+BS="__BS__"
+PREFILL="__PREFILL__"
+DEVICE_MODE="__DEVICE_MODE__"  # rbd: volperf's local guest runner (a test stand-in)
+WAIT_DEVICE_S="__WAIT_DEVICE_S__"
+WORK=$(mktemp -d /tmp/volperf-agent.XXXXXX)
+
+notify() {  # STATUS REASON [DATA_FILE]
+  data=""
+  [ $# -ge 3 ] && data=$(cat "$3")
+  printf '{"status": "%s", "reason": "%s", "data": "%s"}\n' "$1" "$2" "$data" \
+    > "$WORK/signal.json"
+  __WC_NOTIFY__ --data-binary "@$WORK/signal.json"
+}
+
+fail() {
+  reason=$(printf '%s' "$1" | tr -d "\"\\\\" | tr '\n' ' ' | cut -c1-2000)
+  notify FAILURE "volperf agent: $reason"
+  exit 1
+}
+
+find_device() {  # Linux shows the volume id's first 20 characters in the virtio serial
+  short=$(printf '%s' "$VOLUME_ID" | cut -c1-20)
+  for path in "/dev/disk/by-id/virtio-$short" "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_$short" \
+      "/dev/disk/by-id/wwn-0x$(printf '%s' "$VOLUME_ID" | tr -d '-' | cut -c1-16)"; do
+    [ -b "$path" ] && { readlink -f "$path"; return 0; }
+  done
+  return 1
+}
+
+command -v fio >/dev/null 2>&1 || fail "fio is not installed in the image"
+if [ "$DEVICE_MODE" = rbd ]; then
+  target="--ioengine=rbd --clientname=${RBD_USER:-admin} --pool=${RBD_POOL:-volumes} --rbdname=volume-$VOLUME_ID"
+else
+  waited=0
+  until device=$(find_device); do
+    [ "$waited" -ge "$WAIT_DEVICE_S" ] && fail "volume $VOLUME_ID did not appear within ${WAIT_DEVICE_S} s"
+    sleep 2
+    waited=$((waited + 2))
+  done
+  target="--ioengine=libaio --direct=1 --filename=$device"
+fi
+
+if [ "$PREFILL" = fio ]; then
+  # shellcheck disable=SC2086  # $target holds several fio options on purpose
+  fio --name=prefill $target --rw=write --bs=1M --iodepth=16 --size="$FILESIZE" \
+    --output="$WORK/prefill.txt" >/dev/null 2>"$WORK/prefill.err" \
+    || fail "prefill failed: $(tail -n 3 "$WORK/prefill.err")"
+fi
+
+length="--size=$FILESIZE"
+[ "$MODE" = time ] && length="--size=$FILESIZE --time_based --runtime=$RUNTIME"
+# shellcheck disable=SC2086  # $target and $length hold several fio options on purpose
+fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length \
+  --output-format=json+ --output="$WORK/fio.json" 2>"$WORK/fio.err" \
+  || fail "fio failed: $(tail -n 3 "$WORK/fio.err")"
+gzip -c "$WORK/fio.json" | base64 | tr -d '\n' > "$WORK/fio.b64" || fail "cannot pack the result"
+notify SUCCESS "fio $RW done on volume $VOLUME_ID" "$WORK/fio.b64"
