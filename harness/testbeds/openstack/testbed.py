@@ -363,8 +363,20 @@ class OpenStackTestbed:
         except Exception:  # noqa: BLE001 - an API still starting: try again
             pass
         wanted = (*COMPUTE_SERVICES, *VOLUME_SERVICES, "heat-engine")
-        return [name for name in wanted
+        down = [name for name in wanted
                 if name not in reported or reported[name] < self._since.get(name, "")]  # fmt: skip
+        if "cinder-volume" not in down and not self._backend_reported(conn):
+            # until cinder-volume's first capability report reaches the scheduler, every
+            # volume create fails ("No valid backend"): seen on a fresh testbed
+            down.append("cinder-volume's RBD backend (not reported to the scheduler yet)")
+        return down
+
+    @staticmethod
+    def _backend_reported(conn: Any) -> bool:
+        try:
+            return any(pool.name.endswith("#ceph") for pool in conn.block_storage.backend_pools())
+        except Exception:  # noqa: BLE001 - the API still starting: not yet
+            return False
 
     # clients
     def cloud_config(self) -> dict[str, Any]:
