@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import re
 import signal
 import subprocess
 import threading
@@ -17,6 +18,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.redact import redact_text
 
 KILL_GRACE_S = 15.0
 _PR_SET_PDEATHSIG = 1
@@ -141,3 +144,18 @@ def what_it_said(*paths: Path, lines: int = 3) -> str:
     """The last error lines a tool printed, else its last lines, from its output files."""
     said = error_lines(*paths) or [line for line in _lines(paths) if line.strip()]
     return " / ".join(_short(line) for line in said[-lines:])
+
+
+_ERROR_LINE = re.compile(r"\[ERROR\]|\bFATAL\b|\bERROR:|\berror:|PANIC", re.IGNORECASE)
+
+
+def log_tail(path: Path, lines: int = 3) -> str:
+    """A program's own error lines in its log (else its last lines), redacted, on one line
+    for a message to the user."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    kept = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in kept if _ERROR_LINE.search(line)]
+    return redact_text(" / ".join((errors or kept)[-lines:]))

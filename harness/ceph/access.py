@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -99,10 +99,8 @@ class CephAccess:
                 ioctx = cluster.open_ioctx(self.pool)
             except rados.Error as exc:
                 raise CephError(f"cannot open {self.where()}: {exc}") from None
-            try:
+            with closing(ioctx):
                 yield ioctx
-            finally:
-                ioctx.close()
 
 
 def mon_command(cluster: Any, prefix: str, timeout_s: float = MON_TIMEOUT_S, **args: Any) -> Any:

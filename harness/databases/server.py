@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
-import re
 import shutil
 import signal
 import subprocess
@@ -19,6 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.process import log_tail
 from harness.redact import redact_text
 
 READY_POLL_S = 0.1
@@ -27,20 +27,6 @@ STOP_TIMEOUT_S = 60.0
 
 class ServerError(RuntimeError):
     """A server that would not initialise or start; the message quotes its own log."""
-
-
-_ERROR_LINE = re.compile(r"\[ERROR\]|\bFATAL\b|\bERROR:|\berror:|PANIC", re.IGNORECASE)
-
-
-def log_tail(path: Path, lines: int = 3) -> str:
-    """The server's own error lines (else its last lines), for a message to the user."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    kept = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in kept if _ERROR_LINE.search(line)]
-    return redact_text(" / ".join((errors or kept)[-lines:]))
 
 
 class DatabaseServer:

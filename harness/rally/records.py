@@ -72,8 +72,7 @@ def scenario_of(workload: dict[str, Any]) -> str:
 
 
 def runner_of(workload: dict[str, Any]) -> dict[str, Any]:
-    runner = workload.get("runner") or {}
-    return next(iter(runner.values()), {}) if runner else {}
+    return next(iter((workload.get("runner") or {}).values()), {})
 
 
 def _number(value: Any) -> float | None:

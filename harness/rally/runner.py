@@ -74,12 +74,18 @@ def render(api: Any, task_file: Path, args: dict[str, Any]) -> dict[str, Any]:
     return yaml.safe_load(rendered)
 
 
+def prepared(rally_dir: Path, env: str, task_file: Path,
+             args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+    """Rally's API with the environment in place, and the task rendered with its args."""
+    api = open_api(rally_dir)
+    ensure_env(api, rally_dir, env)
+    return api, render(api, task_file, args)
+
+
 def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -> int:
     """Render the task and have Rally validate it against the cloud (syntax, plugins, and
     what its validators check there: image, flavor …); prints the rendered task."""
-    api = open_api(rally_dir)
-    ensure_env(api, rally_dir, env)
-    config = render(api, task_file, args)
+    api, config = prepared(rally_dir, env, task_file, args)
     api.task.validate(deployment=env, config=copy.deepcopy(config))  # it rewrites its input
     print(json.dumps(config), flush=True)
     return 0
@@ -98,9 +104,7 @@ def owner_ids(rally_dir: Path, task_uuid: str) -> int:
 
 def run(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path,
         tags: list[str]) -> int:  # fmt: skip
-    api = open_api(rally_dir)
-    ensure_env(api, rally_dir, env)
-    config = render(api, task_file, args)
+    api, config = prepared(rally_dir, env, task_file, args)
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
     task = api.task.create(deployment=env, tags=tags)
     uuid = task["uuid"]

@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from harness import stats  # noqa: E402
+from harness.rally.records import read_rally_csv  # noqa: E402
 from harness.records import FioConsumerRecord  # noqa: E402
 
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
@@ -166,8 +167,6 @@ def rally_plots(rally_csv: Path, directory: Path) -> list[dict[str, str]]:
     (needs two concurrencies or more to be a plot)."""
     if not rally_csv.exists():
         return []
-    from harness.rally.records import read_rally_csv  # noqa: PLC0415
-
     by_scenario: dict[str, dict[str, list[tuple[int, float, float]]]] = {}
     for row in read_rally_csv(rally_csv):
         if row["depth"] != "0" or not row["median_s"] or not row["concurrency"]:

@@ -26,12 +26,19 @@ from typing import Any
 from harness.cleanup import remove_created
 from harness.databases.mariadb import MariaDBServer
 from harness.databases.postgresql import PostgreSQLServer
-from harness.databases.server import DatabaseServer, ServerError, log_tail
+from harness.databases.server import DatabaseServer, ServerError
 from harness.environment import tool_version
 from harness.fio.render import size_bytes
 from harness.pgbench import command as pgbench_command
 from harness.plan import ConsumerPlan, Step
-from harness.process import Command, ProcessResult, error_lines, run_processes, what_it_said
+from harness.process import (
+    Command,
+    ProcessResult,
+    error_lines,
+    log_tail,
+    run_processes,
+    what_it_said,
+)
 from harness.redact import redact_text
 from harness.spec import (
     CampaignSpec,

@@ -25,7 +25,7 @@ from harness.ceph.access import CephAccess
 from harness.ceph.health_sampler import CephHealthSampler
 from harness.cleanup import remove_created
 from harness.plan import Step
-from harness.process import Command, error_lines, run_processes
+from harness.process import Command, log_tail, run_processes
 from harness.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.store import CampaignStore
@@ -169,10 +169,9 @@ class RallyTarget:
             return StepOutcome("failed", f"the Rally task ran past {workload.timeout} s and was "
                                "aborted")  # fmt: skip
         if JSON_REPORT not in reports:
-            said = " / ".join(error_lines(raw / "runner.err")[-3:]) or _tail(raw / "runner.err")
             return StepOutcome("failed", f"the Rally runner exited {result.returncode} without "
-                               f"a report: {said}")  # fmt: skip
-        notes = [] if result.returncode == 0 else [_tail(raw / "runner.err")]
+                               f"a report: {log_tail(raw / 'runner.err')}")  # fmt: skip
+        notes = [] if result.returncode == 0 else [log_tail(raw / "runner.err")]
         return StepOutcome("done", notes=notes)
 
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:
@@ -183,11 +182,3 @@ class RallyTarget:
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return remove_created(store)
-
-
-def _tail(path: Path, lines: int = 3) -> str:
-    try:
-        kept = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
-    except OSError:
-        return ""
-    return " / ".join(kept[-lines:])

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from harness.process import command_line
 
+EXEC_RETRIES = 25  # half a second
+
 
 @dataclass(frozen=True)
 class Daemon:
@@ -29,9 +31,13 @@ class Daemon:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        if self.marker in command_line(pid):
-            return pid
-        return None
+        line = command_line(pid)
+        for _ in range(EXEC_RETRIES):  # a process that has just exec'd can show an empty
+            if line or not _alive(pid):  # command line for a moment: ask again
+                break
+            time.sleep(0.02)
+            line = command_line(pid)
+        return pid if self.marker in line else None
 
     def memory_kib(self) -> dict[str, int]:
         """Resident memory now and at its peak (VmRSS, VmHWM), in KiB."""

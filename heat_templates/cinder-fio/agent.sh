@@ -16,7 +16,7 @@ BS="__BS__"
 PREFILL="__PREFILL__"
 DEVICE_MODE="__DEVICE_MODE__"  # rbd: volperf's local guest runner (a test stand-in)
 WAIT_DEVICE_S="__WAIT_DEVICE_S__"
-WORK=$(mktemp -d /tmp/volperf-agent.XXXXXX)
+WORK=$(mktemp -d -t volperf-agent.XXXXXX)  # under $TMPDIR
 
 notify() {  # STATUS REASON [DATA_FILE]
   data=""

@@ -28,6 +28,7 @@ from typing import Any
 import jinja2
 import yaml
 
+from harness.process import log_tail
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import CINDER_USER, POOL, CephTestbed
 from harness.testbeds.daemons import Daemon
@@ -75,7 +76,6 @@ class OpenStackTestbed:
         self.state = state
         self.marker = state / MARKER
         self._record = self._load()
-        self._started: dict[str, subprocess.Popen[bytes]] = {}  # by this `up`
         self._since: dict[str, str] = {}  # when (UTC, ISO) this `up` started each
         self.ceph_state = Path(self._record.get("ceph_state") or ceph_state
                                or default_state_dir("ceph"))  # fmt: skip
@@ -130,15 +130,7 @@ class OpenStackTestbed:
                 env=env, cwd=self.state, start_new_session=True,
             )  # fmt: skip
         (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
-        self._started[name] = process
         self._since[name] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
-
-    def _exited(self, name: str) -> bool:
-        # what this `up` started is asked directly: right after exec, /proc/PID/cmdline
-        # can read empty, which Daemon.pid() would take for a process that is gone
-        if name in self._started:
-            return self._started[name].poll() is not None
-        return self._daemon(name).pid() is None
 
     def _environment(self, venv: Path) -> dict[str, str]:
         # bin/ first: a sudo that runs the command itself (we are root; see _write_sudo)
@@ -296,7 +288,7 @@ class OpenStackTestbed:
                     cwd=self.state, timeout=COMMAND_TIMEOUT_S, check=False,
                 )  # fmt: skip
             if done.returncode != 0:
-                tail = " / ".join(log.read_text(errors="replace").splitlines()[-3:])
+                tail = log_tail(log)
                 step = " ".join([Path(argv[0]).name, *map(str, argv[-2:])])
                 raise TestbedError(f"{name} setup `{step}` failed (exit {done.returncode}): "
                                    f"{tail} (log {log})")  # fmt: skip
@@ -319,7 +311,7 @@ class OpenStackTestbed:
         while True:
             if _answers(url):
                 return
-            if self._exited(name):
+            if self._daemon(name).pid() is None:
                 raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.out")
             if time.monotonic() > deadline:
                 raise TestbedError(f"{name} did not answer at {url} in time")
@@ -338,7 +330,7 @@ class OpenStackTestbed:
             if not missing:
                 break
             for name in missing:
-                if name in DAEMONS and self._exited(name):
+                if name in DAEMONS and self._daemon(name).pid() is None:
                     raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.log")
             if time.monotonic() > deadline:
                 raise TestbedError(f"not up in time: {', '.join(missing)} (logs in "

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.process import log_tail
 from harness.testbeds import TestbedError
 
 CONSTRAINTS = Path(__file__).with_name("services-constraints.txt")
@@ -66,5 +67,5 @@ def _run(command: list[str], what: str, log: Path | None = None) -> None:
             command, stdout=out, stderr=subprocess.STDOUT, timeout=PIP_TIMEOUT_S, check=False
         )
     if result.returncode != 0:
-        tail = log.read_text(errors="replace").splitlines()[-5:] if log else []
-        raise TestbedError(f"{what} failed (exit {result.returncode}): " + " / ".join(tail))
+        said = log_tail(log, 5) if log else ""
+        raise TestbedError(f"{what} failed (exit {result.returncode}): {said}")
