@@ -15,24 +15,27 @@ pytestmark = pytest.mark.functional
 
 
 class StopDuringStep(Display):
-    """Asks the run to stop half a second into the given step, as Ctrl-C would."""
+    """Asks the run to stop ``after`` seconds into the given step, as Ctrl-C would."""
 
-    def __init__(self, stop: threading.Event, step_index: int):
-        self.stop, self.step_index = stop, step_index
+    def __init__(self, stop: threading.Event, step_index: int, after: float = 0.5):
+        self.stop, self.step_index, self.after = stop, step_index, after
 
     def step_started(self, step, position, total):
         def tick(elapsed, iops):
-            if step.index == self.step_index and elapsed > 0.5:
+            if step.index == self.step_index and elapsed > self.after:
                 self.stop.set()
 
         return tick
 
 
 def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
-    spec = tiny_spec(tmp_path / "data", sweep=[1, 2, 3], workload={"runtime": 3})
+    spec = tiny_spec(tmp_path / "data", sweep=[1, 2, 3], workload={"runtime": 5})
     (tmp_path / "data").mkdir()
     stop = threading.Event()
-    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, StopDuringStep(stop, 2), stop)
+    # 2 s in: past fio's start and file layout even on a loaded machine (a stop at 0.5 s
+    # once came before fio wrote anything), well before its end
+    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, StopDuringStep(stop, 2, 2.0),
+                         stop)  # fmt: skip
     store = first.store
     steps = store.step_ids()
     assert first.interrupted and not first.ok
