@@ -129,9 +129,11 @@ def aggregate_step(
     ]
     read = aggregate_direction([r.read for r in ok if r.read], ceiling_ms, rate_iops)
     write = aggregate_direction([r.write for r in ok if r.write], ceiling_ms, rate_iops)
-    overlap = stats.overlap_fraction([(r.start_ms, r.stop_ms) for r in records])
-    estimated = any(r.window_estimated for r in records)
-    if overlap is not None and overlap < OVERLAP_WARNING and len(records) > 1:
+    # a consumer that never ran (a VM whose agent failed before fio) has no window
+    ran = [r for r in records if r.stop_ms > r.start_ms]
+    overlap = stats.overlap_fraction([(r.start_ms, r.stop_ms) for r in ran])
+    estimated = any(r.window_estimated for r in ran)
+    if overlap is not None and overlap < OVERLAP_WARNING and len(ran) > 1:
         warnings.append(
             Warning(
                 "low-overlap",

@@ -16,9 +16,12 @@ import os
 import shutil
 import signal
 from pathlib import Path
+from typing import Any
 
 from harness.process import command_line
 from harness.store import CampaignStore
+
+DELETE_WAIT_S = 600
 
 
 def _kill_server(pid: int, marker: str) -> bool:
@@ -39,9 +42,10 @@ def remove_created(store: CampaignStore) -> list[str]:
         store.forget_created(resource)
     rbd = {k: v for k, v in created.items() if str(v.get("kind", "")).startswith("rbd-")}
     rally = {k: v for k, v in created.items() if v.get("kind") == "rally-task"}
+    heat = {k: v for k, v in created.items() if str(v.get("kind", "")).startswith("heat-")}
     for resource, details in created.items():
         kind = details.get("kind")
-        if kind == "process" or resource in rbd or resource in rally:
+        if kind == "process" or resource in rbd or resource in rally or resource in heat:
             continue
         if details.get("ours", False):
             if kind == "file":
@@ -51,26 +55,57 @@ def remove_created(store: CampaignStore) -> list[str]:
                 shutil.rmtree(resource, ignore_errors=True)
                 removed.append(resource)
         store.forget_created(resource)
+    # stacks before images: Heat deletes their Cinder volumes (RBD images) itself
+    removed += _remove_heat_stacks(store, heat)
     return removed + _remove_rbd_images(store, rbd) + _remove_rally_leftovers(store, rally)
+
+
+def _openstack_connection(note: dict) -> Any:
+    from openstack import connection
+
+    from harness.spec import OpenStackTarget
+    from harness.targets.cloud import cloud_region
+
+    target = OpenStackTarget(type="openstack", cloud=note["cloud"],
+                             clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"]
+                             else None)  # fmt: skip
+    return connection.Connection(config=cloud_region(target))
+
+
+def _remove_heat_stacks(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
+    from harness.heat.cleanup import delete_and_wait, find
+
+    removed: list[str] = []
+    for cloud in sorted({(n["cloud"], n["clouds_yaml"]) for n in notes.values()}):
+        here = {k: n for k, n in notes.items() if (n["cloud"], n["clouds_yaml"]) == cloud}
+        names = [n["name"] for n in here.values() if n["kind"] == "heat-stack"]
+        tags = [n["tag"] for n in here.values() if n["kind"] == "heat-tag"]
+        try:
+            conn = _openstack_connection(next(iter(here.values())))
+            gone, left = delete_and_wait(conn, find(conn, names, tags), DELETE_WAIT_S)
+        except Exception as exc:  # noqa: BLE001 - the notes are kept and the line says why
+            why = f"{type(exc).__name__}: {exc}"
+            removed.append(f"NOT removed: the Heat stacks of cloud {cloud[0]} ({why}); run "
+                           "`volperf cleanup` again")  # fmt: skip
+            continue
+        removed += [f"stack {path.split('/')[1]} (cloud {cloud[0]})" for path in gone]
+        removed += [f"NOT removed: {line}; run `volperf cleanup` again" for line in left]
+        if not left:
+            for key in here:
+                store.forget_created(key)
+    return removed
 
 
 def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
     if not notes:
         return []
     from harness.rally.cleanup import owner_ids, remove_task_leftovers
-    from harness.spec import OpenStackTarget
-    from harness.targets.rally import cloud_region
 
     removed: list[str] = []
     for key, note in sorted(notes.items()):
-        target = OpenStackTarget(type="openstack", cloud=note["cloud"],
-                                 clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"]
-                                 else None)  # fmt: skip
         try:
-            from openstack import connection
-
             owners = owner_ids(Path(note["rally_dir"]), note["uuid"])
-            conn = connection.Connection(config=cloud_region(target))
+            conn = _openstack_connection(note)
             removed += [f"{line} (Rally task {note['uuid']})"
                         for line in remove_task_leftovers(conn, owners)]  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - the note is kept and the line says why

@@ -22,11 +22,13 @@ from harness.plan import plan_steps
 from harness.report.data import load as load_campaign
 from harness.report.render import build_html, compare_rows, write_comparison, write_report
 from harness.results import rebuild
-from harness.spec import CampaignSpec, SpecError
+from harness.spec import CampaignSpec, OpenStackTarget, SpecError
 from harness.store import CampaignError, CampaignStore
 from harness.targets.base import Target, TargetError
+from harness.targets.cloud import connect
+from harness.targets.heat import HeatCollectTarget, collected_spec
 from harness.targets.local_any import LocalTarget
-from harness.targets.rally import RallyTarget
+from harness.targets.openstack import OpenStackCloudTarget
 from harness.targets.rbd import RbdFioTarget, resolve
 from harness.testbed_cli import testbed
 
@@ -39,7 +41,7 @@ def make_target(spec: CampaignSpec) -> Target:
     if spec.target.type == "rbd":
         return RbdFioTarget(spec)
     if spec.target.type == "openstack":
-        return RallyTarget(spec)
+        return OpenStackCloudTarget(spec)
     return LocalTarget(spec)
 
 
@@ -70,9 +72,26 @@ def main() -> None:
     """volperf: measure block storage with fio, Rally, Heat and Kubernetes."""
 
 
+cloud_option = click.option(
+    "--cloud", help="rally, heat: the cloud's name in clouds.yaml (instead of the spec's)"
+)
+clouds_yaml_option = click.option(
+    "--clouds-yaml", type=click.Path(path_type=Path, dir_okay=False),
+    help="rally, heat: clouds.yaml to read (default $OS_CLIENT_CONFIG_FILE, the usual places, "
+    "the OpenStack testbed's)",
+)  # fmt: skip
+results_option = click.option(
+    "--results",
+    type=click.Path(path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="where campaigns are stored",
+)
+
+
 @main.command()
-@click.argument("what", metavar="SPEC.yaml|local|rbd|rally")
-@click.argument("rally_spec", metavar="[SPEC.yaml]", required=False,
+@click.argument("what", metavar="SPEC.yaml|local|rbd|rally|heat")
+@click.argument("cloud_spec", metavar="[SPEC.yaml]", required=False,
                 type=click.Path(path_type=Path, dir_okay=False))  # fmt: skip
 @click.option(
     "--dir",
@@ -88,13 +107,7 @@ def main() -> None:
     help="local, rbd: built-in workload profile",
 )
 @click.option("--name", help="campaign name (local default: PROFILE-YYYYmmdd-HHMMSS)")
-@click.option(
-    "--results",
-    type=click.Path(path_type=Path),
-    default=Path("results"),
-    show_default=True,
-    help="where campaigns are stored",
-)
+@results_option
 @click.option("--runtime", type=int, help="local: override every workload's runtime (s)")
 @click.option("--size", help="local: override every consumer's file size, fio and fileio (e.g. 4G)")
 @click.option("--sweep", help="local: consumer counts instead of the profile's, e.g. 1,2,4")
@@ -121,14 +134,12 @@ def main() -> None:
 )
 @click.option("--ceph-user", default="admin", show_default=True, help="rbd: cephx user")
 @click.option("--pool", default="volumes", show_default=True, help="rbd: pool for the images")
-@click.option("--cloud", help="rally: the cloud's name in clouds.yaml (instead of the spec's)")
-@click.option("--clouds-yaml", type=click.Path(path_type=Path, dir_okay=False),
-              help="rally: clouds.yaml to read (default $OS_CLIENT_CONFIG_FILE, the usual "
-              "places, the OpenStack testbed's)")  # fmt: skip
+@cloud_option
+@clouds_yaml_option
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
 def run(
     what: str,
-    rally_spec: Path | None,
+    cloud_spec: Path | None,
     directory: Path | None,
     profile: str,
     name: str | None,
@@ -149,8 +160,9 @@ def run(
 ) -> None:
     """Run a campaign from SPEC.yaml, or from a built-in profile: `run local --dir DIR`
     on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool);
-    `run rally SPEC.yaml` sweeps a Rally task over concurrencies on an OpenStack cloud
-    (--cloud, --clouds-yaml override the spec's target).
+    `run rally SPEC.yaml` sweeps a Rally task over concurrencies on an OpenStack cloud,
+    `run heat SPEC.yaml` runs fio in VMs Heat creates there, N VMs per step (--cloud,
+    --clouds-yaml override the spec's target).
 
     Re-running an interrupted campaign (same spec, same --name) resumes at the first
     step not done.
@@ -179,10 +191,10 @@ def run(
             target = {"type": "rbd", "ceph_conf": ceph_conf and str(ceph_conf.resolve()),
                       "user": ceph_user, "pool": pool}  # fmt: skip
             spec = profiles.profile_spec(profile, target, name, **overrides)
-        elif what == "rally":
-            if rally_spec is None:
-                raise click.UsageError("run rally needs SPEC.yaml (a spec with tool: rally)")
-            spec = _rally_spec(spec_module.load(rally_spec), cloud, clouds_yaml)
+        elif what in ("rally", "heat"):
+            if cloud_spec is None:
+                raise click.UsageError(f"run {what} needs SPEC.yaml (an openstack target)")
+            spec = _cloud_spec(spec_module.load(cloud_spec), what, cloud, clouds_yaml)
         else:
             spec = spec_module.load(Path(what))
         spec = resolve(spec)
@@ -194,10 +206,15 @@ def run(
     _report(outcome, as_json)
 
 
-def _rally_spec(spec: CampaignSpec, cloud: str | None, clouds_yaml: Path | None) -> CampaignSpec:
+def _cloud_spec(
+    spec: CampaignSpec, what: str, cloud: str | None, clouds_yaml: Path | None
+) -> CampaignSpec:
     if spec.target.type != "openstack":
-        raise SpecError("run rally", [f"target: the spec's target is {spec.target.type!r}; "
-                                      "Rally runs on an openstack target"])  # fmt: skip
+        raise SpecError(f"run {what}", [f"target: the spec's target is {spec.target.type!r}; "
+                                        f"{what} runs on an openstack target"])  # fmt: skip
+    tool = "rally" if what == "rally" else "fio"
+    if not any(w.tool == tool for w in spec.workloads):
+        raise SpecError(f"run {what}", [f"workloads: none has tool: {tool}"])
     update = {k: v for k, v in (("cloud", cloud), ("clouds_yaml", clouds_yaml)) if v}
     return spec.model_copy(update={"target": spec.target.model_copy(update=update)})
 
@@ -216,7 +233,7 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
     if len(outcome.removed) > len(kept):
         console.print(
             f"removed {len(outcome.removed) - len(kept)} resources it made "
-            "(files, directories, servers, RBD images)"
+            "(files, directories, servers, RBD images, stacks)"
         )
     for line in kept:
         console.print(f"[yellow]warning[/] {line}", highlight=False)
@@ -229,6 +246,44 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
     if outcome.failed_steps:
         console.print(f"[red]failed steps:[/] {', '.join(outcome.failed_steps)}")
         sys.exit(EXIT_FAILED)
+
+
+@main.group()
+def collect() -> None:
+    """Make a campaign of results volperf did not start (e.g. a stack made by hand)."""
+
+
+@collect.command("heat")
+@click.option("--stack", "stack_name", required=True,
+              help="the heat_templates/cinder-fio stack (`openstack stack create`)")  # fmt: skip
+@cloud_option
+@clouds_yaml_option
+@click.option("--name", help="campaign name (default heat-STACK)")
+@results_option
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
+def collect_heat(
+    stack_name: str,
+    cloud: str | None,
+    clouds_yaml: Path | None,
+    name: str | None,
+    results: Path,
+    as_json: bool,
+) -> None:
+    """Wait until STACK's VMs have answered, then keep its parameters, Heat's answers and
+    every VM's fio result as a one-step campaign (fio.csv, events.csv); the stack is left
+    as it is."""
+    options = OpenStackTarget(type="openstack", cloud=cloud or OpenStackTarget.model_fields[
+        "cloud"].default, clouds_yaml=clouds_yaml)  # fmt: skip
+    cloud_entry = {"cloud": options.cloud, "clouds_yaml": str(clouds_yaml) if clouds_yaml else None}
+    try:
+        spec, path = collected_spec(connect(options), stack_name, name or f"heat-{stack_name}",
+                                    cloud_entry)  # fmt: skip
+        outcome = run_campaign(spec, results, lambda s: HeatCollectTarget(s, path),
+                               RichDisplay(console))  # fmt: skip
+    except (SpecError, CampaignError, TargetError) as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(EXIT_USAGE)
+    _report(outcome, as_json)
 
 
 @main.command()

@@ -19,7 +19,8 @@ from harness.db_records import DbRecord, EventRecord, db_csv, events_csv
 from harness.db_results import build_db_step
 from harness.device_check import GAP_WARNING, compare, host_load
 from harness.fio.histogram import top_bucket_ns
-from harness.fio.parse import FioParseError, parse_file
+from harness.fio.parse import FioOutput, FioParseError, parse_file
+from harness.heat.step import heat_step, is_heat_step
 from harness.plan import plan_steps
 from harness.rally.records import RallyActionRecord, rally_csv
 from harness.rally.step import rally_step
@@ -102,7 +103,15 @@ def _fio_step(
     plan: dict[str, Any],
     summary: dict[str, Any],
 ) -> StepResult:
-    output_path = store.raw_dir(step_id) / "fio.out"
+    raw = store.raw_dir(step_id)
+    if is_heat_step(raw):
+        heat = heat_step(raw, step_id, plan, backend)
+        summary.update(tool="fio", heat=heat.summary)
+        summary["warnings"] += [asdict(w) for w in heat.warnings]
+        result = _fio_summary(store, step_id, heat.records, heat.outputs[:1], rate_iops, summary)
+        result.events += heat.events
+        return result
+    output_path = raw / "fio.out"
     if not output_path.exists():
         return StepResult(summary)
     try:
@@ -136,7 +145,25 @@ def _fio_step(
             repeat=int(plan.get("repeat") or 1),
         )
         records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
+    return _fio_summary(store, step_id, records, [output], rate_iops, summary)
 
+
+def _fio_summary(
+    store: CampaignStore,
+    step_id: str,
+    records: list[FioConsumerRecord],
+    outputs: list[FioOutput],
+    rate_iops: int | None,
+    summary: dict[str, Any],
+) -> StepResult:
+    """Aggregates of the step's records, the fio version and histograms of its output
+    (the first, when every VM had its own), and the device check."""
+    if not outputs:
+        summary.update(readers=0, writers=0, read=None, write=None)
+        aggregate = aggregate_step(records, 0.0, rate_iops)
+        summary["warnings"] += [asdict(w) for w in aggregate.warnings]
+        return StepResult(summary, records)
+    output = outputs[0]
     ceiling_ms = top_bucket_ns(output.major_version) / 1_000_000
     aggregate = aggregate_step(records, ceiling_ms, rate_iops)
     summary.update(

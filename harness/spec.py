@@ -279,8 +279,30 @@ class RbdTarget(_Strict):
     health_interval: float = Field(2.0, ge=0.5, le=60, description="seconds between samples")
 
 
+class HeatSettings(_Strict):
+    """How fio workloads run on an OpenStack cloud: Heat stacks of VMs (image, flavor,
+    network) each with its own Cinder volume, from heat_templates/cinder-fio."""
+
+    image: str = Field(description="Glance image of the VMs (cloud-init, curl, fio, gzip)")
+    flavor: str
+    network: str = Field("", description="network of the VMs; '' for none")
+    key_name: str = Field("", description="Nova key pair; '' for none")
+    volume_size: int | None = Field(
+        None, ge=1, le=16384, description="GiB; default: the largest workload size"
+    )
+    prefill_image: str = Field("", description="prefill: volumes from this image, not a fio pass")
+    device_mode: Literal["device", "rbd"] = Field(
+        "device", description="rbd: the OpenStack testbed's local guest runner (a stand-in)"
+    )
+    agent_timeout: int | None = Field(
+        None, ge=60, le=172800, description="seconds; default: runtime + 600"
+    )
+    delete_timeout: int = Field(600, ge=30, description="seconds a stack deletion may take")
+
+
 class OpenStackTarget(_Strict):
-    """An OpenStack cloud, by its name in clouds.yaml; Rally works on it as its admin."""
+    """An OpenStack cloud, by its name in clouds.yaml: Rally works on it as its admin,
+    fio workloads run in VMs that Heat creates (``heat``)."""
 
     type: Literal["openstack"]
     cloud: str = "volperf-testbed"
@@ -290,6 +312,37 @@ class OpenStackTarget(_Strict):
     ceph_conf: Path | None = Field(None, description="sample Ceph health during every step")
     ceph_user: Annotated[str, AfterValidator(_cephx_user)] = "admin"
     health_interval: float = Field(2.0, ge=0.5, le=60)
+    heat: HeatSettings | None = Field(None, description="needed by fio workloads")
+
+
+# fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
+# defaults or the template's: a workload that asks for another value cannot run in VMs
+AGENT_FIXED = {"numjobs": 1, "ramp_time": 0, "ioengine": "libaio", "direct": True,
+               "rwmixread": None, "rate_iops": None, "fio_options": {}}  # fmt: skip
+
+
+def _check_heat(target: OpenStackTarget, workloads: list[FioWorkload]) -> None:
+    from harness.fio.render import size_bytes  # noqa: PLC0415 - render imports this module
+
+    if not workloads:
+        return
+    names = ", ".join(w.name for w in workloads)
+    if target.heat is None:
+        raise ValueError(f"workloads {names}: fio on an openstack target runs in VMs that Heat "
+                         "creates: give target.heat (image, flavor, …)")  # fmt: skip
+    for w in workloads:
+        fixed = [f"{k}: {getattr(w, k)!r}" for k, v in AGENT_FIXED.items() if getattr(w, k) != v]
+        if fixed:
+            raise ValueError(f"workload {w.name}: the VMs' agent runs fio without "
+                             f"{', '.join(fixed)} (remove them for an openstack "
+                             "target)")  # fmt: skip
+        if (
+            target.heat.volume_size is not None
+            and size_bytes(w.size) > target.heat.volume_size * 2**30
+        ):
+            raise ValueError(f"workload {w.name}: size {w.size} does not fit the VMs' volumes "
+                             f"(target.heat.volume_size {target.heat.volume_size} "
+                             "GiB)")  # fmt: skip
 
 
 TARGET_MODELS: dict[str, type[_Strict]] = {
@@ -341,10 +394,13 @@ class CampaignSpec(_Strict):
     @model_validator(mode="after")
     def _rally_on_openstack(self) -> CampaignSpec:
         rally = [w.name for w in self.workloads if isinstance(w, RallyWorkload)]
-        if self.target.type == "openstack" and len(rally) != len(self.workloads):
-            others = sorted({w.name for w in self.workloads} - set(rally))
-            raise ValueError(f"workloads {', '.join(others)}: the openstack target runs Rally "
-                             "workloads only (tool: rally)")  # fmt: skip
+        if self.target.type == "openstack":
+            others = sorted(w.name for w in self.workloads
+                            if not isinstance(w, RallyWorkload | FioWorkload))  # fmt: skip
+            if others:
+                raise ValueError(f"workloads {', '.join(others)}: the openstack target runs "
+                                 "Rally workloads and fio in VMs (tool: rally or fio)")  # fmt: skip
+            _check_heat(self.target, [w for w in self.workloads if isinstance(w, FioWorkload)])
         if rally and self.target.type != "openstack":
             raise ValueError(f"workloads {', '.join(rally)}: Rally workloads need the openstack "
                              "target (type: openstack, cloud: NAME)")  # fmt: skip

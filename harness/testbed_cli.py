@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from rich.console import Console
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import READY_TIMEOUT_S, CephTestbed, Ports
 from harness.testbeds.openstack.testbed import READY_TIMEOUT_S as OS_READY_TIMEOUT_S
-from harness.testbeds.openstack.testbed import OpenStackTestbed
+from harness.testbeds.openstack.testbed import OpenStackTestbed, guest_runner_command
 
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
@@ -130,3 +131,25 @@ def down(name: str, state: Path | None, purge: bool) -> None:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(1)
     _say(f"{len(stopped)} daemon(s) stopped")
+
+
+@testbed.command("guest-runner")
+@state_option
+@click.option("--once", is_flag=True, help="run the agents of the servers ready now, in the "
+              "foreground, and exit when they end")  # fmt: skip
+@click.option("--stop", is_flag=True, help="stop the runner `testbed up openstack` started")
+def guest_runner(state: Path | None, once: bool, stop: bool) -> None:
+    """The OpenStack testbed's local guest runner, a TEST STAND-IN for VMs: Nova's fake virt
+    driver boots no guest, so this runs each cinder-fio server's own user_data agent on this
+    host, on the server's Cinder volume through fio's rbd engine, and the agent signals the
+    real Heat. `testbed up openstack` starts it; --stop stops it, --once runs it on demand."""
+    bed = OpenStackTestbed(state or default_state_dir("openstack"))
+    if not bed.marker.exists():
+        console.print(f"[red]error:[/] no OpenStack testbed in {bed.state}", highlight=False)
+        sys.exit(1)
+    if stop:
+        _say("guest runner stopped" if bed.stop_guest_runner() else "guest runner was not running")
+    elif once:
+        sys.exit(subprocess.call(guest_runner_command(bed.state, once=True)))
+    else:
+        bed.start_guest_runner(_say)

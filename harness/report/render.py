@@ -69,6 +69,23 @@ def environment_rows(environment: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def heat_method(heat: dict[str, Any]) -> str:
+    line = (
+        "Each fio step creates Heat stacks of heat_templates/cinder-fio at once, one per rw "
+        f"mode, whose VMs (image {heat.get('image')}, flavor {heat.get('flavor')}) each have "
+        "their own Cinder volume; an agent in every VM runs fio on its volume (found by its "
+        "id) and returns fio's JSON through the VM's wait condition; the stacks are deleted "
+        "after the step."
+    )
+    if heat.get("device_mode") == "rbd":
+        line += (
+            " TEST STAND-IN: no VM booted (the OpenStack testbed's Nova runs the fake virt "
+            "driver); volperf's local guest runner ran each server's own agent on the host, "
+            "with fio's rbd engine on the volume's RBD image instead of a block device."
+        )
+    return line
+
+
 def method_lines(data: CampaignData) -> list[str]:
     spec = data.spec
     if data.reference:
@@ -82,7 +99,9 @@ def method_lines(data: CampaignData) -> list[str]:
         f"{counted}: {', '.join(str(c) for c in spec.get('sweep', []))}; "
         f"{spec.get('repeats', 1)} run(s) of each.",
     ]
-    if "fio" in tools:
+    if "fio" in tools and target.get("type") == "openstack":
+        lines.append(heat_method(target.get("heat") or {}))
+    elif "fio" in tools:
         lines.append(
             "Each fio step is one fio process with one job per consumer on its own file, all "
             "starting together; the host's CPU, memory and the device's counters are sampled "
@@ -209,6 +228,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             "sum": tables.sum_rows(steps),
             "tail": tables.tail_rows(steps) if not data.reference else [],
             "runs": tables.run_rows(steps) if not data.reference else [],
+            "heat": tables.heat_rows(steps),
+            "vms": tables.vm_rows(steps, data.records) if tables.heat_rows(steps) else [],
             "plots": made + ([distribution] if distribution else []),
         })  # fmt: skip
     downloads = []

@@ -151,3 +151,43 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                 cell(recovery.get("mean_s"), 2), cell(recovery.get("max_s"), 2),
             ])  # fmt: skip
     return rows
+
+
+HEAT_TIMES = ("volume-create", "server-create", "volume-attach", "agent-result")
+
+
+def heat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """VMs through Heat: per step, VMs that answered, and create times (median / max s)."""
+    rows = []
+    for s in steps:
+        heat = s.get("heat")
+        if not heat:
+            continue
+        times = heat.get("create_s", {})
+
+        def spread(kind: str, times: dict[str, Any] = times) -> str:
+            t = times.get(kind)
+            return f"{t['median']:.0f} / {t['max']:.0f}" if t else "–"
+
+        rows.append([str(s.get("concurrency")), str(len(heat.get("stacks", []))),
+                     f"{heat['vms'] - heat['vms_failed']} of {heat['vms']}",
+                     cell((times.get("stack-create") or {}).get("max")),
+                     *(spread(kind) for kind in HEAT_TIMES)])  # fmt: skip
+    return rows
+
+
+def vm_rows(steps: list[dict[str, Any]], records: dict[str, list[Any]]) -> list[list[str]]:
+    """Every VM's own result: IOPS, MiB/s, mean and p95 completion latency, or its error."""
+    rows = []
+    for s in steps:
+        for r in records.get(s["step"], []):
+            figures = r.read or r.write
+            if figures is None:
+                rows.append([str(s.get("concurrency")), r.context.consumer, r.context.rw,
+                             "–", "–", "–", "–", r.error])  # fmt: skip
+                continue
+            rows.append([str(s.get("concurrency")), r.context.consumer, r.context.rw,
+                         cell(figures.iops), cell(figures.bandwidth * KIB_TO_MIB, 1),
+                         cell(figures.complelatency_mean, 3), cell(figures.complelatency_p95, 3),
+                         r.error])  # fmt: skip
+    return rows

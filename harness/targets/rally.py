@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import importlib.metadata
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -30,7 +29,8 @@ from harness.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.store import CampaignStore
 from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.testbeds import default_state_dir, state_root
+from harness.targets.cloud import cloud_region, clouds_yaml, connect
+from harness.testbeds import state_root
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "rally_plugins" / "tasks"
 TASK_KIND = "rally-task"
@@ -49,34 +49,6 @@ def task_file(task: str) -> Path:
         known = ", ".join(sorted(p.stem for p in TASKS_DIR.glob("*.yaml")))
         raise TargetError(f"Rally task {task!r}: no such file, nor one of volperf's ({known})")
     return path
-
-
-def clouds_yaml(options: OpenStackTarget) -> Path | None:
-    """The clouds.yaml to read: the target's, $OS_CLIENT_CONFIG_FILE, else the testbed's
-    if there is one (None: openstacksdk's usual places)."""
-    if options.clouds_yaml:
-        return options.clouds_yaml.expanduser()
-    if os.environ.get("OS_CLIENT_CONFIG_FILE"):
-        return Path(os.environ["OS_CLIENT_CONFIG_FILE"])
-    testbed = default_state_dir("openstack") / "clouds.yaml"
-    return testbed if testbed.exists() else None
-
-
-def cloud_region(options: OpenStackTarget) -> Any:
-    """openstacksdk's CloudRegion for the target's cloud; TargetError naming what is wrong."""
-    try:
-        from openstack import config, exceptions  # noqa: PLC0415 - optional dependency
-    except ImportError as exc:
-        raise TargetError("openstacksdk is missing: pip install 'volperf[rally]'") from exc
-    path = clouds_yaml(options)
-    if path is not None and not path.exists():
-        raise TargetError(f"{path}: no such clouds.yaml")
-    try:
-        loader = config.OpenStackConfig(config_files=[str(path)] if path else None)
-        return loader.get_one(cloud=options.cloud)
-    except exceptions.ConfigException as exc:
-        where = path or "clouds.yaml in the usual places"
-        raise TargetError(f"cloud {options.cloud!r} not found in {where}: {exc}") from None
 
 
 def rally_env_spec(region: Any) -> dict[str, Any]:
@@ -99,13 +71,7 @@ class RallyTarget:
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         region = cloud_region(self.options)
-        try:
-            from openstack import connection  # noqa: PLC0415
-
-            connection.Connection(config=region).authorize()
-        except Exception as exc:  # noqa: BLE001 - any failure to log in stops the campaign
-            raise TargetError(f"cloud {self.options.cloud!r} did not let volperf log in: "
-                              f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+        connect(self.options, region)
         for workload in spec.workloads:
             assert isinstance(workload, RallyWorkload)
             task_file(workload.task)

@@ -23,7 +23,8 @@ notify() {  # STATUS REASON [DATA_FILE]
   [ $# -ge 3 ] && data=$(cat "$3")
   printf '{"status": "%s", "reason": "%s", "data": "%s"}\n' "$1" "$2" "$data" \
     > "$WORK/signal.json"
-  __WC_NOTIFY__ --data-binary "@$WORK/signal.json"
+  __WC_NOTIFY__ -sS --fail -o "$WORK/signal.out" --data-binary "@$WORK/signal.json" \
+    || { echo "volperf agent: Heat refused the $1 signal" >&2; exit 2; }
 }
 
 fail() {

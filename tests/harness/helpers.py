@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,16 @@ def fio_json(path: Path) -> dict[str, Any]:
     """fio's own output read with nothing but the json module (no volperf parsing)."""
     text = path.read_text()
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
+
+
+def doc_source_copy(tmp_path: Path) -> Path:
+    """A copy of the documentation sources without any generated page."""
+    repo = Path(__file__).parents[2]
+    source = tmp_path / "doc" / "source"
+    shutil.copytree(repo / "doc" / "source", source, ignore=shutil.ignore_patterns("test_results"))
+    (source / "test_results").mkdir()
+    shutil.copy(repo / "doc" / "source" / "test_results" / "index.rst", source / "test_results")
+    return source
 
 
 def volperf(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:

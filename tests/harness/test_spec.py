@@ -174,9 +174,16 @@ def test_rally_workloads_and_the_openstack_target_go_together():
         validate({"name": "r", "workloads": [rally], "sweep": [2],
                   "target": {"type": "local", "dir": "/tmp"}})  # fmt: skip
     fio = {"name": "fio4k", "rw": "randread", "runtime": 1}
-    with pytest.raises(SpecError, match="workloads fio4k: the openstack target runs Rally"):
+    with pytest.raises(
+        SpecError,
+        match="workloads fio4k: fio on an openstack target runs in "
+        "VMs that Heat creates: give target.heat",
+    ):
         validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
                   "workloads": [rally, fio]})  # fmt: skip
+    both = validate({"name": "r", "sweep": [2], "workloads": [rally, fio], "target": {
+        "type": "openstack", "heat": {"image": "tiny", "flavor": "tiny"}}})  # fmt: skip
+    assert [w.tool for w in both.workloads] == ["rally", "fio"]
     with pytest.raises(SpecError, match=r"times_per_user: Input should be greater than or equal"):
         validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
                   "workloads": [dict(rally, times_per_user=0)]})  # fmt: skip

@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -45,6 +46,7 @@ from harness.testbeds.openstack.services import (
 from harness.testbeds.openstack.venv import ensure_venv
 
 MARKER = "testbed.json"
+GUEST_RUNNER = "guest-runner"
 READY_TIMEOUT_S = 600
 COMMAND_TIMEOUT_S = 600
 CLOUD = "volperf-testbed"
@@ -117,7 +119,7 @@ class OpenStackTestbed:
                  Daemon("rabbitmq", run / "rabbitmq.pid", marker)]  # fmt: skip
         found += [Daemon(api.name, run / f"{api.name}.pid", marker, group=True) for api in APIS]
         found += [Daemon(name, run / f"{name}.pid", marker, group=True) for name in DAEMONS]
-        return found
+        return found + [Daemon(GUEST_RUNNER, run / f"{GUEST_RUNNER}.pid", marker, group=True)]
 
     def _daemon(self, name: str) -> Daemon:
         return next(d for d in self.daemons() if d.name == name)
@@ -170,7 +172,19 @@ class OpenStackTestbed:
             self._record["image_and_flavors"] = True
             self._save()
         self._write_client_files()
+        self.start_guest_runner(say)
         say(f"OpenStack ready in {time.monotonic() - started:.0f} s")
+
+    def start_guest_runner(self, say: Progress) -> None:
+        """The stand-in for the VMs' agents (the fake virt driver boots none), as a daemon."""
+        if self._daemon(GUEST_RUNNER).pid() is not None:
+            return
+        self._start(GUEST_RUNNER, guest_runner_command(self.state), dict(os.environ))
+        say(f"started the local guest runner, a TEST STAND-IN for the VMs' fio agents (log "
+            f"{self.state / 'log' / (GUEST_RUNNER + '.out')})")  # fmt: skip
+
+    def stop_guest_runner(self) -> bool:
+        return self._daemon(GUEST_RUNNER).stop()
 
     def _prepare(self, venv: Path) -> None:
         if not self.marker.exists():
@@ -405,7 +419,8 @@ class OpenStackTestbed:
             f"   (the CLI is in {venv}/bin)",
             f". {self.openrc}   (admin credentials; file mode 0600)",
             f"volperf run rally SPEC.yaml --cloud {CLOUD} --clouds-yaml {self.clouds_yaml}",
-            "Nova runs the fake virt driver: servers go ACTIVE but no guest boots",
+            "Nova runs the fake virt driver: servers go ACTIVE but no guest boots; the local "
+            "guest runner (a test stand-in) runs cinder-fio agents on this host instead",
         ]
 
     # status / down
@@ -444,6 +459,11 @@ class OpenStackTestbed:
             shutil.rmtree(self.state)
             say(f"removed {self.state}")
         return stopped
+
+
+def guest_runner_command(state: Path, once: bool = False) -> list[str]:
+    argv = [sys.executable, "-m", "harness.testbeds.openstack.guest_runner", "--state", str(state)]
+    return argv + (["--once"] if once else [])
 
 
 def _answers(url: str) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from harness.process import command_line
 from harness.rally.cleanup import name_matcher, owner_ids
 from harness.rally.records import load_export, workloads
 from harness.report.render import build_html
-from tests.harness.helpers import volperf
+from tests.harness.helpers import doc_source_copy, volperf
 from tests.harness.rally.expected import expected_table
 from tests.harness.report.html_tables import tables_of
 
@@ -118,18 +117,9 @@ def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
     assert checked == 2 * (7 + 4)  # per step: 6 actions + total, 3 actions + total
 
 
-def _doc_source(tmp_path: Path) -> Path:
-    """A copy of the documentation sources without any generated page."""
-    source = tmp_path / "doc" / "source"
-    shutil.copytree(REPO / "doc" / "source", source, ignore=shutil.ignore_patterns("test_results"))
-    (source / "test_results").mkdir()
-    shutil.copy(REPO / "doc" / "source" / "test_results" / "index.rst", source / "test_results")
-    return source
-
-
 def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
     campaign, _, _ = sweep
-    source = _doc_source(tmp_path)
+    source = doc_source_copy(tmp_path)
     done = volperf("report", str(campaign), "--doc-source", str(source), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     page_dir = source / "test_results" / "rally-sweep"
@@ -192,7 +182,7 @@ def test_the_volperf_exporter_writes_the_same_table(sweep, rally_state, tmp_path
         campaign / "rally.csv", step.name
     )
     again = volperf("report", str(tmp_path / "exported"), "--doc-source",
-                    str(_doc_source(tmp_path)), cwd=tmp_path)  # fmt: skip
+                    str(doc_source_copy(tmp_path)), cwd=tmp_path)  # fmt: skip
     assert again.returncode == 0, again.stderr
 
 

@@ -25,8 +25,11 @@ def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed):
     assert report["ready"] and report["services_down"] == []
     assert {d["name"] for d in report["daemons"] if d["pid"]} >= {
         "mariadb", "rabbitmq", "keystone", "nova-api", "cinder-volume", "heat-engine",
-        "nova-compute", "neutron-api", "glance-api", "placement-api"}  # fmt: skip
+        "nova-compute", "neutron-api", "glance-api", "placement-api", "guest-runner"}  # fmt: skip
     assert "fake virt driver" in openstack_testbed.up_output
+    assert "TEST STAND-IN" in openstack_testbed.up_output  # the guest runner says what it is
+    log = (openstack_testbed.state / "log" / "guest-runner.out").read_text()
+    assert "TEST STAND-IN" in log
     assert f"--os-cloud {CLOUD}" in openstack_testbed.up_output
     for path in (openstack_testbed.clouds_yaml, openstack_testbed.state / "openrc"):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600

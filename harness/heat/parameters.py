@@ -1,0 +1,84 @@
+"""What volperf asks Heat for in one step: one stack per rw mode (the readers' stack and
+the writers' stack, created at once), its name, tags and template parameters."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.fio.render import size_bytes
+from harness.plan import Step
+from harness.spec import FioWorkload, HeatSettings
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "heat_templates" / "cinder-fio" / "main.yaml"
+TAG = "volperf"
+AGENT_MARGIN_S = 600  # boot, prefill and signal, beyond fio's runtime
+SIZE_MODE_AGENT_S = 3600
+STACK_MARGIN_S = 300  # Heat's stack timeout beyond the agents'
+
+
+def campaign_tag(campaign: str) -> str:
+    """The tag `volperf cleanup` finds a campaign's stacks by."""
+    return f"volperf-campaign-{campaign}"
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    name: str
+    rw: str
+    consumers: tuple[str, ...]  # VM index i is consumers[i]
+    parameters: dict[str, str | int]
+
+
+def fio_size(size: str, units: str = "KMGT") -> str:
+    """A size as the template's patterns take it: whole number, one-letter unit."""
+    value = size_bytes(size)
+    for unit in reversed(units):
+        factor = 1024 ** ("KMGT".index(unit.upper()) + 1)
+        if value % factor == 0:
+            return f"{value // factor}{unit}"
+    return str(value)
+
+
+def volume_size_gib(heat: HeatSettings, workload: FioWorkload) -> int:
+    return heat.volume_size or max(1, math.ceil(size_bytes(workload.size) / 2**30))
+
+
+def agent_timeout_s(heat: HeatSettings, workload: FioWorkload) -> int:
+    if heat.agent_timeout is not None:
+        return heat.agent_timeout
+    if workload.mode == "time" and workload.runtime is not None:
+        return workload.runtime + AGENT_MARGIN_S
+    return SIZE_MODE_AGENT_S
+
+
+def stack_timeout_min(heat: HeatSettings, workload: FioWorkload) -> int:
+    return math.ceil((agent_timeout_s(heat, workload) + STACK_MARGIN_S) / 60)
+
+
+def stack_plans(campaign: str, step: Step, heat: HeatSettings) -> list[StackPlan]:
+    """The step's stacks: its consumers grouped by rw mode, in the order modes first appear."""
+    workload = step.workload
+    assert isinstance(workload, FioWorkload)
+    modes: dict[str, list[str]] = {}
+    for consumer in step.consumers:
+        modes.setdefault(consumer.rw, []).append(consumer.name)
+    prefill = "none"
+    if workload.prefill:
+        prefill = "image" if heat.prefill_image else "fio"
+    plans = []
+    for rw, consumers in modes.items():
+        parameters: dict[str, str | int] = {
+            "image": heat.image, "flavor": heat.flavor, "key_name": heat.key_name,
+            "network_name": heat.network, "volume_size": volume_size_gib(heat, workload),
+            "vm_count": len(consumers), "test_iodepth": workload.iodepth,
+            "test_filesize": fio_size(workload.size), "test_mode": workload.mode,
+            "test_runtime": workload.runtime or 1, "test_rw": rw,
+            "bs": fio_size(workload.bs, "km"), "prefill": prefill,
+            "prefill_image": heat.prefill_image, "device_mode": heat.device_mode,
+            "agent_timeout": agent_timeout_s(heat, workload),
+        }  # fmt: skip
+        name = f"volperf-{campaign}-{step.index:03d}-{rw}"
+        plans.append(StackPlan(name, rw, tuple(consumers), parameters))
+    return plans

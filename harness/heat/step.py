@@ -1,0 +1,171 @@
+"""A Heat step's records from its raw output alone: a fio.csv row per VM (its agent's fio
+output, or its failure with Heat's reason), and create times from Heat's events (volume,
+server, attachment, agent result, whole stack) as events.csv rows. Heat stamps events to
+the second, so these times are whole seconds."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.aggregate import Warning
+from harness.db_records import EventRecord
+from harness.fio.parse import FioOutput, FioParseError, parse_file
+from harness.records import ConsumerContext, FioConsumerRecord
+from harness.redact import redact_text
+from harness.spec import READ_MODES, RW_MODES, WRITE_MODES
+
+STACKS_FILE = "stacks.json"
+HEAT_DIR = "heat"
+# the VM template's resources whose creation is timed, and the event each becomes
+TIMED = {"volume": "heat volume-create", "server": "heat server-create",
+         "attachment": "heat volume-attach", "wait": "heat agent-result"}  # fmt: skip
+STACK_EVENT = "heat stack-create"
+READING_MODES = READ_MODES | (RW_MODES - WRITE_MODES)
+
+
+@dataclass
+class HeatStep:
+    records: list[FioConsumerRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    outputs: list[FioOutput] = field(default_factory=list)  # the VMs' fio outputs read
+
+
+def is_heat_step(raw: Path) -> bool:
+    return (raw / STACKS_FILE).exists()
+
+
+def _read(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _ms(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _stack_id(item: dict[str, Any]) -> str:
+    links = [link["href"] for link in item.get("links", []) if link.get("rel") == "stack"]
+    return links[0].rstrip("/").rsplit("/", 1)[-1] if links else ""
+
+
+def create_times(
+    events: list[dict[str, Any]], stack_id: str, resource: str
+) -> tuple[int, float, str] | None:
+    """(start ms, seconds, final status or reason) of a resource's creation in one stack."""
+    mine = [e for e in events if _stack_id(e) == stack_id and e.get("resource_name") == resource]
+    started = [e for e in mine if e.get("resource_status") == "CREATE_IN_PROGRESS"]
+    ended = [e for e in mine if e.get("resource_status") in ("CREATE_COMPLETE", "CREATE_FAILED")]
+    if not started or not ended:
+        return None
+    start, end = _ms(started[0]["event_time"]), ended[-1]
+    detail = end["resource_status"]
+    if detail == "CREATE_FAILED":
+        detail += f": {end.get('resource_status_reason', '')}"
+    return start, (_ms(end["event_time"]) - start) / 1000, redact_text(detail)
+
+
+def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> HeatStep:
+    result = HeatStep()
+    stacks = _read(raw / STACKS_FILE) or []
+    consumers = {c["name"]: c for c in plan.get("consumers", [])}
+    workload = plan.get("workload", {})
+    concurrency = int(plan.get("concurrency") or len(consumers))
+    summaries = []
+    for stack_plan in stacks:
+        folder = raw / HEAT_DIR / stack_plan["name"]
+        stack = _read(folder / "stack.json") or {}
+        events = _read(folder / "events.json") or []
+        stack_reason = stack_plan.get("error") or stack.get("stack_status_reason", "")
+        status = stack.get("stack_status", "NOT CREATED" if stack_plan.get("error") else "?")
+        summaries.append({"name": stack_plan["name"], "rw": stack_plan["rw"],
+                          "vms": len(stack_plan["consumers"]), "status": status,
+                          "reason": redact_text(stack_reason)})  # fmt: skip
+        timed = create_times(events, stack.get("id", ""), stack_plan["name"])
+        if timed:
+            detail = f"{stack_plan['name']}: {timed[2]}"
+            result.events.append(EventRecord(step_id, "", STACK_EVENT, len(summaries), timed[0],
+                                             timed[1], detail))  # fmt: skip
+        for index, name in enumerate(stack_plan["consumers"]):
+            consumer = consumers.get(name, {"name": name, "rw": stack_plan["rw"],
+                                            "jobname": f"{name}-{stack_plan['rw']}"})  # fmt: skip
+            context = ConsumerContext(
+                step=step_id, consumer=name, concurrency=concurrency,
+                role=consumer.get("role", ""), rw=consumer["rw"],
+                bs=str(workload.get("bs", "")), iodepth=int(workload.get("iodepth", 1)),
+                backend=backend, repeat=int(plan.get("repeat") or 1),
+            )  # fmt: skip
+            vm = _read(folder / f"vm-{index}.json") or {}
+            for resource, event in TIMED.items():
+                timed = create_times(events, vm.get("id", "-"), resource)
+                if timed:
+                    result.events.append(EventRecord(step_id, name, event, index + 1, *timed))
+            fio_path = folder / f"fio-{name}.json"
+            result.records += _vm_records(fio_path, vm, stack_reason, consumer, context, result)
+    order = list(consumers)  # the step's consumers in order, not stack by stack
+    result.records.sort(key=lambda r: order.index(r.context.consumer)
+                        if r.context.consumer in order else len(order))  # fmt: skip
+    failed = [r for r in result.records if r.error]
+    result.summary = {"stacks": summaries, "vms": len(result.records), "vms_failed": len(failed),
+                      "create_s": _create_summary(result.events)}  # fmt: skip
+    unwritten = [p["name"] for p in stacks if p.get("parameters", {}).get("prefill") == "none"
+                 and p["rw"] in READING_MODES]  # fmt: skip
+    if unwritten:
+        why = (
+            "VMs read volumes never written (prefill: false): thin volumes such as RBD "
+            "answer those reads without touching the disks"
+        )
+        result.warnings.append(Warning("unwritten-volumes", f"{', '.join(unwritten)}: {why}"))
+    for s in summaries:
+        if s["status"] != "CREATE_COMPLETE":
+            result.warnings.append(Warning("heat-stack", f"stack {s['name']} ended "
+                                           f"{s['status']}: {s['reason']}"))  # fmt: skip
+    return result
+
+
+def _vm_records(
+    fio_path: Path,
+    vm: dict[str, Any],
+    stack_reason: str,
+    consumer: dict[str, Any],
+    context: ConsumerContext,
+    result: HeatStep,
+) -> list[FioConsumerRecord]:
+    if fio_path.exists():
+        try:
+            output = parse_file(fio_path)
+        except FioParseError as exc:
+            what = str(exc).replace(str(fio_path), fio_path.name)
+            return [_failed(vm, consumer, context, f"its agent's fio output: {what}")]
+        result.outputs.append(output)
+        return [replace(FioConsumerRecord.from_job(job, context, output.timestamp_ms),
+                        jobname=consumer["jobname"]) for job in output.jobs]  # fmt: skip
+    reason = vm.get("stack_status_reason") or stack_reason or "no result came back"
+    status = vm.get("stack_status", "never created")
+    return [_failed(vm, consumer, context, f"VM stack {status}: {reason}")]
+
+
+def _failed(
+    vm: dict[str, Any], consumer: dict[str, Any], context: ConsumerContext, error: str
+) -> FioConsumerRecord:
+    at = _ms(vm["creation_time"]) if vm.get("creation_time") else 0
+    return FioConsumerRecord(at, at, consumer["jobname"], None, None, context,
+                             error=redact_text(error))  # fmt: skip
+
+
+def _create_summary(events: list[EventRecord]) -> dict[str, dict[str, float]]:
+    """Median and slowest seconds of each kind of creation in the step."""
+    by_kind: dict[str, list[float]] = {}
+    for e in events:
+        if e.seconds is not None and "FAILED" not in e.detail:
+            by_kind.setdefault(e.event.removeprefix("heat "), []).append(e.seconds)
+    return {kind: {"median": statistics.median(values), "max": max(values), "count": len(values)}
+            for kind, values in by_kind.items()}  # fmt: skip

@@ -1,0 +1,272 @@
+"""OpenStack target for fio workloads: each step creates its stacks of
+heat_templates/cinder-fio at once (one per rw mode: the readers' and the writers'), each
+VM with its own Cinder volume and an agent that runs fio on it and returns the result
+through Heat; waits until every VM has answered or failed, keeps Heat's answers and
+every VM's fio output under raw/heat/, and deletes the stacks, also when the step fails
+or is stopped. Stacks are tagged with the campaign and noted in created.json before they
+are created, so `volperf cleanup` finds them after a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.cleanup import remove_created
+from harness.heat import api
+from harness.heat.cleanup import delete_and_wait
+from harness.heat.collect import collect, settled
+from harness.heat.parameters import (
+    TAG,
+    StackPlan,
+    campaign_tag,
+    stack_plans,
+    stack_timeout_min,
+)  # fmt: skip
+from harness.heat.step import HEAT_DIR, STACKS_FILE, heat_step
+from harness.plan import Step
+from harness.spec import (
+    CampaignSpec,
+    FioWorkload,
+    HeatSettings,
+    OpenStackTarget,
+    SpecError,
+    validate,
+)
+from harness.store import CampaignStore, atomic_write_json
+from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.cloud import clouds_yaml, connect
+
+STACK_KIND = "heat-stack"
+TAG_KIND = "heat-tag"
+POLL_S = 3.0
+WAIT_MARGIN_S = 120  # beyond Heat's own stack timeout
+
+
+class HeatTarget:
+    def __init__(self, spec: CampaignSpec):
+        assert isinstance(spec.target, OpenStackTarget) and spec.target.heat is not None
+        self.spec = spec
+        self.options: OpenStackTarget = spec.target
+        self.heat: HeatSettings = spec.target.heat
+        self.backend = spec.labels.get("backend", f"openstack:{self.options.cloud}:cinder")
+        self._conn: Any = None
+
+    @property
+    def conn(self) -> Any:
+        if self._conn is None:
+            self._conn = connect(self.options)
+        return self._conn
+
+    def _note(self) -> dict[str, Any]:
+        clouds = clouds_yaml(self.options)
+        return {"cloud": self.options.cloud, "clouds_yaml": str(clouds) if clouds else "",
+                "campaign": self.spec.name}  # fmt: skip
+
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        conn = self.conn
+        missing = []
+        if conn.image.find_image(self.heat.image) is None:
+            missing.append(f"image {self.heat.image!r}")
+        if self.heat.prefill_image and conn.image.find_image(self.heat.prefill_image) is None:
+            missing.append(f"prefill_image {self.heat.prefill_image!r}")
+        if conn.compute.find_flavor(self.heat.flavor) is None:
+            missing.append(f"flavor {self.heat.flavor!r}")
+        if self.heat.network and conn.network.find_network(self.heat.network) is None:
+            missing.append(f"network {self.heat.network!r}")
+        if missing:
+            raise TargetError(f"cloud {self.options.cloud!r} has no {', '.join(missing)} "
+                              "(target.heat)")  # fmt: skip
+        # a standing note: cleanup also looks for stacks carrying the campaign's tag
+        tag = campaign_tag(spec.name)
+        store.record_created(f"{TAG_KIND}:{self.options.cloud}:{tag}", kind=TAG_KIND, tag=tag,
+                             **self._note())  # fmt: skip
+
+    def tool_versions(self) -> dict[str, str]:
+        versions = {"heat template": "heat_templates/cinder-fio"}
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            versions["openstacksdk"] = importlib.metadata.version("openstacksdk")
+        return versions
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert isinstance(workload, FioWorkload)
+        raw = store.raw_dir(step.id)
+        shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)  # a former attempt's answers
+        raw.mkdir(parents=True, exist_ok=True)
+        plans = stack_plans(self.spec.name, step, self.heat)
+        listing = [{"name": p.name, "rw": p.rw, "consumers": list(p.consumers),
+                    "parameters": p.parameters, "error": ""} for p in plans]  # fmt: skip
+        atomic_write_json(raw / STACKS_FILE, listing)
+        timeout_min = stack_timeout_min(self.heat, workload)
+        created: list[tuple[StackPlan, str]] = []
+        started = time.monotonic()
+        try:
+            for plan, entry in zip(plans, listing, strict=True):
+                store.record_created(f"{STACK_KIND}:{self.options.cloud}:{plan.name}",
+                                     kind=STACK_KIND, name=plan.name, **self._note())  # fmt: skip
+                try:
+                    stack = api.create(self.conn, plan, [TAG, campaign_tag(self.spec.name)],
+                                       timeout_min)  # fmt: skip
+                except api.HeatError as exc:
+                    entry["error"] = str(exc)
+                    continue
+                entry["id"] = stack["id"]
+                created.append((plan, api.ref(stack)))
+            atomic_write_json(raw / STACKS_FILE, listing)
+            waited = self._wait([path for _, path in created], stop, tick, started,
+                                timeout_min * 60 + WAIT_MARGIN_S)  # fmt: skip
+            problems = self._collect(created, raw)
+        finally:
+            not_deleted = self._delete(created, store)
+        return self._outcome(step, store, listing, waited, problems, not_deleted)
+
+    def _wait(
+        self, paths: list[str], stop: threading.Event, tick: Tick, started: float, limit: float
+    ) -> str:
+        """'settled' once every stack and VM is final, else 'interrupted' or 'timed out'."""
+        pending = set(paths)
+        last_poll = 0.0
+        while pending:
+            elapsed = time.monotonic() - started
+            tick(elapsed, None)
+            if stop.is_set():
+                return "interrupted"
+            if elapsed > limit:
+                return "timed out"
+            if time.monotonic() - last_poll >= POLL_S:
+                last_poll = time.monotonic()
+                for path in sorted(pending):
+                    with contextlib.suppress(Exception):  # a blip of the API: ask again
+                        if settled(self.conn, path):
+                            pending.discard(path)
+            time.sleep(0.25)
+        return "settled"
+
+    def _collect(self, created: list[tuple[StackPlan, str]], raw: Path) -> list[str]:
+        problems = []
+        for plan, path in created:
+            try:
+                problems += collect(self.conn, path, list(plan.consumers),
+                                    raw / HEAT_DIR / plan.name)  # fmt: skip
+            except Exception as exc:  # noqa: BLE001 - the others are still collected
+                problems.append(f"stack {plan.name}: not collected ({type(exc).__name__}: {exc})")
+        return problems
+
+    def _delete(self, created: list[tuple[StackPlan, str]], store: CampaignStore) -> list[str]:
+        gone, left = delete_and_wait(self.conn, [path for _, path in created],
+                                     self.heat.delete_timeout)  # fmt: skip
+        for path in gone:
+            store.forget_created(f"{STACK_KIND}:{self.options.cloud}:{path.split('/')[1]}")
+        return left
+
+    def _outcome(
+        self,
+        step: Step,
+        store: CampaignStore,
+        listing: list[dict[str, Any]],
+        waited: str,
+        problems: list[str],
+        not_deleted: list[str],
+    ) -> StepOutcome:
+        raw = store.raw_dir(step.id)
+        plan = json.loads((store.step_dir(step.id) / "step.json").read_text())
+        heat = heat_step(raw, step.id, plan, self.backend)
+        times = ", ".join(f"{kind} {v['median']:.0f}/{v['max']:.0f}"
+                          for kind, v in heat.summary["create_s"].items())  # fmt: skip
+        notes = [f"{heat.summary['vms']} VMs in {len(listing)} stacks; create times (s, "
+                 f"median/max): {times or 'none'}"]  # fmt: skip
+        notes += problems + [f"NOT deleted: {line}" for line in not_deleted]
+        not_created = [f"{e['name']}: {e['error']}" for e in listing if e["error"]]
+        failed = [f"{r.context.consumer} ({r.error})" for r in heat.records if r.error]
+        if waited == "interrupted":
+            return StepOutcome("interrupted", "stopped on request; the stacks were deleted, the "
+                               "results that had come back are in raw/heat/", notes)  # fmt: skip
+        if not_created:
+            return StepOutcome("failed", "stacks not created: " + "; ".join(not_created), notes)
+        if waited == "timed out":
+            return StepOutcome("failed", "the stacks' VMs had not all answered or failed within "
+                               f"Heat's timeout plus {WAIT_MARGIN_S} s", notes)  # fmt: skip
+        if failed:
+            return StepOutcome("failed", f"{len(failed)} of {heat.summary['vms']} VMs returned "
+                               f"no result: {'; '.join(failed)}", notes)  # fmt: skip
+        return StepOutcome("done", notes=notes)
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return remove_created(store)
+
+
+class HeatCollectTarget(HeatTarget):
+    """`volperf collect heat --stack NAME`: one step whose VMs are those of a cinder-fio
+    stack someone created by hand; waits until it settles, keeps its answers and results
+    like a step of its own, and leaves the stack alone (it is not volperf's)."""
+
+    def __init__(self, spec: CampaignSpec, stack_path: str):
+        super().__init__(spec)
+        self.stack_path = stack_path
+
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        api.show(self.conn, self.stack_path)
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        raw = store.raw_dir(step.id)
+        shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)
+        raw.mkdir(parents=True, exist_ok=True)
+        [plan] = stack_plans(self.spec.name, step, self.heat)
+        name, stack_id = self.stack_path.split("/")[1:3]
+        listing = [{"name": name, "id": stack_id, "rw": plan.rw, "consumers": list(plan.consumers),
+                    "parameters": plan.parameters, "error": "", "collected": True}]  # fmt: skip
+        atomic_write_json(raw / STACKS_FILE, listing)
+        timeout_min = stack_timeout_min(self.heat, step.workload)  # type: ignore[arg-type]
+        waited = self._wait([self.stack_path], stop, tick, time.monotonic(),
+                            timeout_min * 60 + WAIT_MARGIN_S)  # fmt: skip
+        collected = StackPlan(name, plan.rw, plan.consumers, plan.parameters)
+        problems = self._collect([(collected, self.stack_path)], raw)
+        return self._outcome(step, store, listing, waited, problems, [])
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return []
+
+
+def collected_spec(
+    conn: Any, stack_name: str, campaign: str, cloud: dict[str, Any]
+) -> tuple[CampaignSpec, str]:
+    """A spec describing a hand-made cinder-fio stack from its parameters, and its path."""
+    stacks = api.listed(conn, f"stacks?name={stack_name}")
+    if not stacks:
+        raise TargetError(f"cloud {cloud['cloud']!r} has no stack {stack_name!r}")
+    path = api.ref(stacks[0])
+    parameters = api.show(conn, path).get("parameters", {})
+    needed = ("test_rw", "vm_count", "test_iodepth", "test_filesize", "test_mode", "bs")
+    missing = [key for key in needed if key not in parameters]
+    if missing:
+        raise TargetError(f"stack {stack_name} is not a heat_templates/cinder-fio stack (no "
+                          f"parameter {', '.join(missing)})")  # fmt: skip
+    prefill = parameters.get("prefill", "none")
+    heat = {"image": parameters.get("image", ""), "flavor": parameters.get("flavor", ""),
+            "network": parameters.get("network_name", ""),
+            "key_name": parameters.get("key_name", ""),
+            "volume_size": int(parameters.get("volume_size", 0)) or None,
+            "prefill_image": parameters.get("prefill_image", "") if prefill == "image" else "",
+            "device_mode": parameters.get("device_mode", "device")}  # fmt: skip
+    workload = {"name": "collected", "rw": [parameters["test_rw"]], "bs": parameters["bs"],
+                "iodepth": int(parameters["test_iodepth"]), "size": parameters["test_filesize"],
+                "mode": parameters["test_mode"], "runtime": int(parameters.get("test_runtime", 1)),
+                "prefill": prefill != "none"}  # fmt: skip
+    data = {"name": campaign, "target": {"type": "openstack", **cloud, "heat": heat},
+            "workloads": [workload], "sweep": [int(parameters["vm_count"])],
+            "labels": {"collected_stack": stack_name}}  # fmt: skip
+    try:
+        return validate(data, f"stack {stack_name}"), path
+    except SpecError as exc:
+        raise TargetError(str(exc)) from None

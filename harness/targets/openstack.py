@@ -1,0 +1,48 @@
+"""The `openstack` target of a spec: Rally workloads go to the Rally target (control
+plane), fio workloads to the Heat target (VMs with Cinder volumes); one cloud for both."""
+
+from __future__ import annotations
+
+import threading
+
+from harness.cleanup import remove_created
+from harness.plan import Step
+from harness.spec import CampaignSpec, FioWorkload, RallyWorkload
+from harness.store import CampaignStore
+from harness.targets.base import StepOutcome, Tick
+from harness.targets.heat import HeatTarget
+from harness.targets.rally import RallyTarget
+
+
+class OpenStackCloudTarget:
+    def __init__(self, spec: CampaignSpec):
+        workloads = spec.workloads
+        self.rally = (
+            RallyTarget(spec) if any(isinstance(w, RallyWorkload) for w in workloads) else None
+        )
+        self.heat = HeatTarget(spec) if any(isinstance(w, FioWorkload) for w in workloads) else None
+
+    @property
+    def parts(self) -> list[RallyTarget | HeatTarget]:
+        return [t for t in (self.heat, self.rally) if t is not None]
+
+    @property
+    def backend(self) -> str:
+        return self.parts[0].backend
+
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        for target in self.parts:
+            target.prepare(spec, store)
+
+    def tool_versions(self) -> dict[str, str]:
+        return {k: v for target in self.parts for k, v in target.tool_versions().items()}
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        target = self.heat if isinstance(step.workload, FioWorkload) else self.rally
+        assert target is not None
+        return target.run_step(step, store, stop, tick)
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return remove_created(store)

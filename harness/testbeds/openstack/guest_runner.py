@@ -1,0 +1,167 @@
+"""volperf's local guest runner: a TEST STAND-IN for the VMs of the OpenStack testbed.
+
+The testbed's Nova runs the fake virt driver, which boots no guest, so no VM would ever
+run the agent Heat puts in a cinder-fio server's user_data. This runner does it on the
+host instead: for every server with metadata volperf=cinder-fio that is ACTIVE and has its
+volume attached, it reads the server's own user_data from Nova (as admin) and runs that
+agent with fio's rbd engine on the volume's RBD image (the template's device_mode rbd,
+the agent's explicit substitution for the block device a real VM would see); the agent
+signals the real Heat wait condition. An agent is stopped when its server goes away or
+loses its volume, as it would die with a real VM. Everything it does is logged with the
+words "test stand-in".
+
+    python -m harness.testbeds.openstack.guest_runner --state STATE [--once]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BANNER = ("volperf local guest runner (TEST STAND-IN: the testbed's fake virt driver boots no "
+          "VM; each cinder-fio server's own user_data agent runs on this host, on the server's "
+          "Cinder volume through fio's rbd engine, and signals the real Heat)")  # fmt: skip
+METADATA = ("volperf", "cinder-fio")
+POLL_S = 1.0
+GUESTS_DIR = "guests"
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class Agent:
+    server_id: str
+    name: str
+    process: subprocess.Popen[bytes]
+    folder: Path
+
+
+class GuestRunner:
+    def __init__(self, conn: Any, work: Path, agent_env: dict[str, str], say: Say):
+        self.conn = conn
+        self.work = work
+        self.agent_env = agent_env
+        self.say = say
+        self.running: dict[str, Agent] = {}
+
+    def _servers(self) -> dict[str, Any]:
+        key, value = METADATA
+        return {s.id: s for s in self.conn.compute.servers(details=True, all_projects=True)
+                if (s.metadata or {}).get(key) == value}  # fmt: skip
+
+    @staticmethod
+    def _alive(server: Any) -> bool:
+        return server.status == "ACTIVE" and not server.task_state and bool(
+            server.attached_volumes)  # fmt: skip
+
+    def poll(self) -> int:
+        """Start the agents of servers ready for them, stop those whose server went; the
+        number of agents still running."""
+        servers = self._servers()
+        for server_id, agent in list(self.running.items()):
+            code = agent.process.poll()
+            server = servers.get(server_id)
+            if code is not None:
+                self.say(f"{agent.name}: agent exited {code} (log {agent.folder / 'agent.log'})")
+                del self.running[server_id]
+            elif server is None or not self._alive(server):
+                self.say(f"{agent.name}: server gone or volume detached: agent stopped")
+                self._kill(agent)
+                del self.running[server_id]
+        for server_id, server in servers.items():
+            folder = self.work / server_id
+            if folder.exists() or not self._alive(server):
+                continue  # handled already (also by an earlier runner), or not ready
+            self._start(self.conn.compute.get_server(server_id), folder)
+        for folder in self.work.iterdir() if self.work.exists() else []:
+            if folder.name not in servers and folder.name not in self.running:
+                shutil.rmtree(folder, ignore_errors=True)  # its server is gone
+        return len(self.running)
+
+    def _start(self, server: Any, folder: Path) -> None:
+        (folder / "tmp").mkdir(parents=True)
+        if not server.user_data:
+            self.say(f"{server.name}: no user_data readable (Nova microversion < 2.3?): skipped")
+            return
+        script = folder / "user-data.sh"
+        script.write_bytes(base64.b64decode(server.user_data))
+        env = {**self.agent_env, "TMPDIR": str(folder / "tmp")}
+        with (folder / "agent.log").open("wb") as log:
+            process = subprocess.Popen(  # noqa: S603 - the server's own agent, on purpose
+                ["/bin/sh", str(script)], stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, env=env, cwd=folder, start_new_session=True,
+            )  # fmt: skip
+        self.running[server.id] = Agent(server.id, server.name, process, folder)
+        self.say(f"{server.name}: agent started for server {server.id} (test stand-in)")
+
+    @staticmethod
+    def _kill(agent: Agent) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(agent.process.pid, signal.SIGKILL)
+        agent.process.wait()
+
+    def stop_all(self) -> None:
+        for agent in self.running.values():
+            self._kill(agent)
+        self.running.clear()
+
+    def run(self, stop: threading.Event, once: bool = False) -> None:
+        """Poll until stopped; with once, until the agents of the servers ready now end."""
+        self.say(BANNER)
+        try:
+            while not stop.is_set():
+                try:
+                    active = self.poll()
+                except Exception as exc:  # noqa: BLE001 - a blip of the cloud: try again
+                    self.say(f"polling the cloud failed: {type(exc).__name__}: {exc}")
+                    active = -1
+                if once and active == 0:
+                    return
+                stop.wait(POLL_S)
+        finally:
+            self.stop_all()
+
+
+def agent_environment(ceph_conf: Path, rbd_user: str, rbd_pool: str) -> dict[str, str]:
+    """What the agent gets instead of a VM's: PATH, and where the volumes' images are."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "CEPH_CONF": str(ceph_conf),
+            "RBD_USER": rbd_user, "RBD_POOL": rbd_pool, "LANG": "C.UTF-8"}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    from harness.testbeds.ceph import CINDER_USER, POOL  # noqa: PLC0415
+    from harness.testbeds.openstack.testbed import OpenStackTestbed  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--state", type=Path, required=True, help="the testbed's state dir")
+    parser.add_argument("--once", action="store_true",
+                        help="run the agents of the servers ready now, then exit")  # fmt: skip
+    args = parser.parse_args(argv)
+    testbed = OpenStackTestbed(args.state)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+
+    def say(line: str) -> None:
+        print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
+
+    env = agent_environment(testbed.ceph_state / "ceph.conf", CINDER_USER, POOL)
+    runner = GuestRunner(testbed.connection(), args.state / GUESTS_DIR, env, say)
+    runner.run(stop, once=args.once)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""harness/heat/step.py on real Heat output: a fio.csv row per VM from its agent's fio
+JSON, a failed VM's row with Heat's reason, create times from Heat's events."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from harness.heat.step import create_times, heat_step, is_heat_step
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "heat"
+
+
+def _load(name: str):
+    folder = FIXTURES / name
+    plan = json.loads((folder / "step.json").read_text())
+    return heat_step(folder / "raw", "001", plan, "openstack:test")
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def test_each_vm_is_a_row_with_its_own_fio_figures():
+    step = _load("two-stacks")
+    assert [(r.context.consumer, r.context.rw, r.jobname) for r in step.records] == [
+        ("c01", "randread", "c01-randread"), ("c02", "randwrite", "c02-randwrite")]  # fmt: skip
+    raw = FIXTURES / "two-stacks" / "raw" / "heat"
+    reader = json.loads((raw / "volperf-heat-try-001-randread" / "fio-c01.json").read_text())
+    writer = json.loads((raw / "volperf-heat-try-001-randwrite" / "fio-c02.json").read_text())
+    assert step.records[0].read.iops == pytest.approx(reader["jobs"][0]["read"]["iops"])
+    assert step.records[0].write is None or step.records[0].write.iops == 0
+    assert step.records[1].write.iops == pytest.approx(writer["jobs"][0]["write"]["iops"])
+    assert not any(r.error for r in step.records)
+    assert step.summary["vms"] == 2 and step.summary["vms_failed"] == 0
+    assert [s["status"] for s in step.summary["stacks"]] == ["CREATE_COMPLETE"] * 2
+    assert len(step.outputs) == 2 and step.outputs[0].version == "fio-3.33"
+    assert not step.warnings
+
+
+def test_create_times_come_from_heats_events():
+    step = _load("two-stacks")
+    kinds = sorted({(e.consumer, e.event) for e in step.events})
+    assert kinds == [("", "heat stack-create")] + [
+        (c, f"heat {k}") for c in ("c01", "c02")
+        for k in ("agent-result", "server-create", "volume-attach", "volume-create")]  # fmt: skip
+    # the reader's server, recomputed from the events by hand
+    folder = FIXTURES / "two-stacks" / "raw" / "heat" / "volperf-heat-try-001-randread"
+    vm_id = json.loads((folder / "vm-0.json").read_text())["id"]
+    events = [e for e in json.loads((folder / "events.json").read_text())
+              if e["resource_name"] == "server" and vm_id in json.dumps(e["links"])]  # fmt: skip
+    start = next(e for e in events if e["resource_status"] == "CREATE_IN_PROGRESS")
+    end = next(e for e in events if e["resource_status"] == "CREATE_COMPLETE")
+    server = next(e for e in step.events if e.consumer == "c01" and e.event == "heat server-create")
+    assert server.seconds == _seconds(end["event_time"]) - _seconds(start["event_time"])
+    assert server.start_ms == _seconds(start["event_time"]) * 1000
+    assert create_times([], vm_id, "server") is None
+
+
+def test_a_failed_vm_keeps_heats_reason_and_the_other_its_result():
+    step = _load("one-vm-failed")
+    ok, failed = step.records
+    assert ok.context.consumer == "c01" and not ok.error and ok.write.iops > 0
+    assert failed.context.consumer == "c02" and failed.write is None and failed.read is None
+    assert "volperf agent: fio failed: rbd_open failed" in failed.error
+    assert failed.error.startswith("VM stack CREATE_FAILED")
+    assert step.summary["vms_failed"] == 1
+    assert [w.code for w in step.warnings] == ["heat-stack"]
+    attach = [e for e in step.events if e.event == "heat agent-result"]
+    assert "CREATE_FAILED" in next(e.detail for e in attach if e.consumer == "c02")
+
+
+def test_readers_of_volumes_never_written_are_warned_about(tmp_path):
+    shutil.copytree(FIXTURES / "two-stacks", tmp_path / "step")
+    stacks_file = tmp_path / "step" / "raw" / "stacks.json"
+    stacks = json.loads(stacks_file.read_text())
+    for stack in stacks:
+        stack["parameters"]["prefill"] = "none"
+    stacks_file.write_text(json.dumps(stacks))
+    plan = json.loads((tmp_path / "step" / "step.json").read_text())
+    step = heat_step(tmp_path / "step" / "raw", "001", plan, "b")
+    [warning] = step.warnings
+    assert warning.code == "unwritten-volumes"
+    assert warning.message.startswith("volperf-heat-try-001-randread:")  # not the writers
+
+
+def test_only_steps_with_a_stacks_file_are_heat_steps(tmp_path):
+    assert is_heat_step(FIXTURES / "two-stacks" / "raw")
+    assert not is_heat_step(tmp_path)

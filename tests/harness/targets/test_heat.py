@@ -1,0 +1,253 @@
+"""`volperf run heat` for real on the OpenStack testbed: stacks of heat_templates/cinder-fio
+with real Cinder volumes (RBD on the Ceph testbed), each VM's agent run by the testbed's
+local guest runner (the test stand-in for VMs the fake virt driver does not boot) and its
+fio result returned through the real Heat; at 2 and 4 VMs, then a VM whose volume is gone,
+a stack made by hand and collected, and a run killed with stacks standing."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.ceph import images
+from tests.harness.helpers import doc_source_copy, fio_json, volperf
+from tests.harness.report.html_tables import tables_of
+
+REPO = Path(__file__).parents[3]
+TEMPLATES = REPO / "heat_templates" / "cinder-fio"
+WORKLOAD = {"name": "randrw-4k", "rw": ["randread", "randwrite"], "bs": "4k", "iodepth": 16,
+            "size": "64M", "runtime": 5, "prefill": True}  # fmt: skip
+
+
+def _spec(work: Path, name: str, openstack_testbed, sweep: list[int], **heat) -> Path:
+    spec = {
+        "name": name,
+        "target": {"type": "openstack", "cloud": "volperf-testbed",
+                   "clouds_yaml": str(openstack_testbed.clouds_yaml),
+                   "heat": {"image": "tiny", "flavor": "tiny", "device_mode": "rbd", **heat}},
+        "workloads": [WORKLOAD],
+        "sweep": sweep,
+    }  # fmt: skip
+    path = work / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def _nothing_left(openstack_testbed, ceph_testbed) -> None:
+    conn = openstack_testbed.connection()
+    assert list(conn.orchestration.stacks()) == []
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert list(conn.block_storage.volumes(all_projects=True)) == []
+    with ceph_testbed.access().pool_io() as ioctx:
+        assert not images.existing(ioctx)
+
+
+def _wait_for(what: str, check, timeout: float = 180):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(1)
+    raise AssertionError(f"no {what} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory, openstack_testbed):
+    work = tmp_path_factory.mktemp("heat-sweep")
+    spec = _spec(work, "heat-sweep", openstack_testbed, [2, 4])
+    run = volperf("run", "heat", str(spec), "--results", str(work / "results"), cwd=work,
+                  timeout=1200)  # fmt: skip
+    return work / "results" / "heat-sweep", run
+
+
+def test_every_vms_result_comes_back_through_heat_into_fio_csv(sweep):
+    campaign, run = sweep
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "2 VMs in 2 stacks" in run.stderr and "4 VMs in 2 stacks" in run.stderr
+    rows = _rows(campaign / "fio.csv")
+    assert [(r["concurrency"], r["consumer"], r["rw"]) for r in rows] == [
+        ("2", "c01", "randread"), ("2", "c02", "randwrite"),
+        ("4", "c01", "randread"), ("4", "c02", "randwrite"),
+        ("4", "c03", "randread"), ("4", "c04", "randwrite"),
+    ]  # fmt: skip
+    for row in rows:
+        assert not row["error"]
+        step = campaign / "steps" / row["step"] / "raw"
+        stack = f"volperf-heat-sweep-{row['step'][:3]}-{row['rw']}"
+        # the figures are those of the fio output that came back through Heat, read with
+        # nothing but json
+        job = fio_json(step / "heat" / stack / f"fio-{row['consumer']}.json")["jobs"][0]
+        direction = "read" if row["rw"] == "randread" else "write"
+        assert float(row[f"{direction}_iops"]) == pytest.approx(job[direction]["iops"], rel=1e-6)
+        assert job[direction]["io_bytes"] > 0
+        assert job["job options"]["rw"] == row["rw"]
+        assert job["job options"]["iodepth"] == "16"
+        assert job["job options"]["ioengine"] == "rbd"  # the stand-in's substitution
+    for step in sorted((campaign / "steps").iterdir()):
+        assert json.loads((step / "status.json").read_text())["state"] == "done"
+        stacks = json.loads((step / "raw" / "stacks.json").read_text())
+        assert [s["parameters"]["prefill"] for s in stacks] == ["fio", "fio"]
+        assert all(s["parameters"]["device_mode"] == "rbd" for s in stacks)
+
+
+def test_create_times_are_events_and_the_page_holds_every_vm(sweep, tmp_path):
+    campaign, _ = sweep
+    events = _rows(campaign / "events.csv")
+    per_vm = [(e["step"][:3], e["consumer"], e["event"]) for e in events if e["consumer"]]
+    for step, vms in (("001", 2), ("002", 4)):
+        for vm in range(1, vms + 1):
+            for kind in ("volume-create", "server-create", "volume-attach", "agent-result"):
+                assert (step, f"c{vm:02d}", f"heat {kind}") in per_vm
+    stacks = [e for e in events if e["event"] == "heat stack-create"]
+    assert len(stacks) == 4 and all(float(e["seconds"]) > 0 for e in stacks)
+    summary = json.loads((campaign / "summary.json").read_text())
+    assert [s["heat"]["vms"] for s in summary["steps"]] == [2, 4]
+    doc = doc_source_copy(tmp_path)
+    built = volperf("report", str(campaign), "--doc-source", str(doc), "--build",
+                    str(tmp_path / "html"), cwd=tmp_path, timeout=600)  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    page = (doc / "test_results" / "heat-sweep" / "index.rst").read_text()
+    assert "TEST STAND-IN" in page
+    tables = tables_of(tmp_path / "html" / "test_results" / "heat-sweep" / "index.html")
+    header, *shown = tables["Per VM"]
+    assert header == ["VMs", "VM", "rw", "IOPS", "MiB/s", "mean ms", "p95 ms", "error"]
+    fio_rows = _rows(campaign / "fio.csv")
+    assert len(shown) == len(fio_rows) == 6
+    for cells, row in zip(shown, fio_rows, strict=True):
+        iops = row["read_iops"] if row["rw"] == "randread" else row["write_iops"]
+        assert cells[:3] == [row["concurrency"], row["consumer"], row["rw"]]
+        assert cells[3] == f"{float(iops):.0f}"
+    assert [r[2] for r in tables["VMs through Heat"][1:]] == ["2 of 2", "4 of 4"]
+
+
+def test_nothing_is_left_behind(sweep, openstack_testbed, ceph_testbed):
+    campaign, _ = sweep
+    created = json.loads((campaign / "created.json").read_text())
+    assert created == {}
+    _nothing_left(openstack_testbed, ceph_testbed)
+
+
+@pytest.fixture
+def runner_stopped(openstack_testbed):
+    """The guest runner stopped for the test (the test runs the agents itself), restarted."""
+    state = openstack_testbed.state
+    stopped = volperf("testbed", "guest-runner", "--stop", "--state", str(state), cwd=state)
+    assert stopped.returncode == 0, stopped.stderr
+    yield str(state)
+    started = volperf("testbed", "guest-runner", "--state", str(state), cwd=state)
+    assert started.returncode == 0, started.stderr
+
+
+def _cloud_env(openstack_testbed) -> dict[str, str]:
+    return {**os.environ, "OS_CLIENT_CONFIG_FILE": str(openstack_testbed.clouds_yaml)}
+
+
+def _ready_servers(conn, prefix: str, count: int):
+    servers = [s for s in conn.compute.servers(all_projects=True, details=True)
+               if s.name.startswith(prefix) and s.status == "ACTIVE"
+               and s.attached_volumes]  # fmt: skip
+    return servers if len(servers) == count else None
+
+
+def test_a_vm_whose_volume_is_gone_fails_with_its_error_and_the_other_keeps_its_result(
+    tmp_path, openstack_testbed, ceph_testbed, runner_stopped
+):
+    spec = _spec(tmp_path, "heat-broken", openstack_testbed, [2])
+    cli = [sys.executable, "-m", "harness.cli", "run", "heat", str(spec), "--results",
+           str(tmp_path / "results")]  # fmt: skip
+    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)  # fmt: skip
+    conn = openstack_testbed.connection()
+    servers = _wait_for("ACTIVE servers with their volumes",
+                        lambda: _ready_servers(conn, "volperf-heat-broken-001", 2))  # fmt: skip
+    writer = next(s for s in servers if "randwrite" in s.name)
+    volume = writer.attached_volumes[0]["id"]
+    with ceph_testbed.access().pool_io() as ioctx:  # the volume disappears under the VM
+        images.remove(ioctx, f"volume-{volume}")
+    agents = volperf("testbed", "guest-runner", "--once", "--state", runner_stopped,
+                     cwd=tmp_path, timeout=300)  # fmt: skip
+    assert "TEST STAND-IN" in agents.stdout + agents.stderr
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 1, out[-2000:] + err[-3000:]
+    campaign = tmp_path / "results" / "heat-broken"
+    reader, broken = _rows(campaign / "fio.csv")
+    assert reader["rw"] == "randread" and not reader["error"]
+    assert float(reader["read_iops"]) > 0
+    assert broken["rw"] == "randwrite" and float(broken["write_iops"]) == 0
+    assert "volperf agent: prefill failed: rbd_open failed" in broken["error"]
+    [step] = (campaign / "steps").iterdir()
+    status = json.loads((step / "status.json").read_text())
+    assert status["state"] == "failed"
+    assert status["error"].startswith("1 of 2 VMs returned no result: c02")
+    assert "c02 (c02-randwrite): VM stack CREATE_FAILED" in err
+    _nothing_left(openstack_testbed, ceph_testbed)
+
+
+def test_collect_imports_a_stack_made_by_hand(tmp_path, openstack_testbed, ceph_testbed):
+    openstack = [str(Path(sys.executable).with_name("openstack")), "--os-cloud",
+                 "volperf-testbed"]  # fmt: skip
+    parameters = ("image=tiny;flavor=tiny;device_mode=rbd;vm_count=2;test_runtime=3;"
+                  "test_filesize=32M;test_rw=randwrite;volume_size=1;test_iodepth=8")  # fmt: skip
+    env = _cloud_env(openstack_testbed)
+    made = subprocess.run([*openstack, "stack", "create", "-t", "main.yaml", "--parameter",
+                           parameters, "--wait", "by-hand"], cwd=TEMPLATES, text=True,
+                          capture_output=True, env=env, timeout=600)  # fmt: skip
+    try:
+        assert made.returncode == 0, made.stderr[-2000:]
+        collected = volperf("collect", "heat", "--stack", "by-hand", "--clouds-yaml",
+                            str(openstack_testbed.clouds_yaml), "--results",
+                            str(tmp_path / "results"), cwd=tmp_path)  # fmt: skip
+        assert collected.returncode == 0, collected.stderr[-3000:]
+        rows = _rows(tmp_path / "results" / "heat-by-hand" / "fio.csv")
+        assert [(r["consumer"], r["rw"], r["iodepth"], r["bs"]) for r in rows] == [
+            ("c01", "randwrite", "8", "4k"), ("c02", "randwrite", "8", "4k")]  # fmt: skip
+        assert all(float(r["write_iops"]) > 0 for r in rows)
+        still = subprocess.run([*openstack, "stack", "show", "by-hand", "-f", "value", "-c",
+                                "stack_status"], text=True, capture_output=True,
+                               env=env, timeout=120)  # fmt: skip
+        assert still.stdout.strip() == "CREATE_COMPLETE"  # not volperf's: left alone
+    finally:
+        subprocess.run([*openstack, "stack", "delete", "-y", "--wait", "by-hand"], env=env,
+                       timeout=600, capture_output=True)  # fmt: skip
+    _nothing_left(openstack_testbed, ceph_testbed)
+
+
+def test_a_killed_run_leaves_stacks_that_cleanup_removes(
+    tmp_path, openstack_testbed, ceph_testbed, runner_stopped
+):
+    spec = _spec(tmp_path, "heat-killed", openstack_testbed, [2])
+    cli = [sys.executable, "-m", "harness.cli", "run", "heat", str(spec), "--results",
+           str(tmp_path / "results")]  # fmt: skip
+    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)  # fmt: skip
+    conn = openstack_testbed.connection()
+    _wait_for("the stacks' servers", lambda: _ready_servers(conn, "volperf-heat-killed", 2))
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    campaign = tmp_path / "results" / "heat-killed"
+    noted = json.loads((campaign / "created.json").read_text())
+    assert sorted(k for k in noted if k.startswith("heat-stack:")) == [
+        "heat-stack:volperf-testbed:volperf-heat-killed-001-randread",
+        "heat-stack:volperf-testbed:volperf-heat-killed-001-randwrite",
+    ]
+    assert len(list(conn.orchestration.stacks())) == 2
+    cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=900)
+    assert cleaned.returncode == 0, cleaned.stderr[-3000:]
+    assert "stack volperf-heat-killed-001-randread" in cleaned.stderr
+    assert json.loads((campaign / "created.json").read_text()) == {}
+    _nothing_left(openstack_testbed, ceph_testbed)
