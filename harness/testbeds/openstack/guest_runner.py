@@ -91,7 +91,8 @@ class GuestRunner:
         return len(self.running)
 
     def _start(self, server: Any, folder: Path) -> None:
-        (folder / "tmp").mkdir(parents=True)
+        folder.mkdir(mode=0o700, parents=True)  # user_data holds the wait handle's token
+        (folder / "tmp").mkdir()
         if not server.user_data:
             self.say(f"{server.name}: no user_data readable (Nova microversion < 2.3?): skipped")
             return

@@ -246,8 +246,33 @@ def test_a_killed_run_leaves_stacks_that_cleanup_removes(
         "heat-stack:volperf-testbed:volperf-heat-killed-001-randwrite",
     ]
     assert len(list(conn.orchestration.stacks())) == 2
+    # one stack's note lost: the campaign's tag still finds it
+    del noted["heat-stack:volperf-testbed:volperf-heat-killed-001-randwrite"]
+    (campaign / "created.json").write_text(json.dumps(noted))
     cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=900)
     assert cleaned.returncode == 0, cleaned.stderr[-3000:]
-    assert "stack volperf-heat-killed-001-randread" in cleaned.stderr
+    for rw in ("randread", "randwrite"):
+        assert f"stack volperf-heat-killed-001-{rw}" in cleaned.stderr
+    assert json.loads((campaign / "created.json").read_text()) == {}
+    _nothing_left(openstack_testbed, ceph_testbed)
+
+
+def test_ctrl_c_deletes_the_stacks_and_the_step_is_interrupted(
+    tmp_path, openstack_testbed, ceph_testbed, runner_stopped
+):
+    spec = _spec(tmp_path, "heat-stopped", openstack_testbed, [2])
+    cli = [sys.executable, "-m", "harness.cli", "run", "heat", str(spec), "--results",
+           str(tmp_path / "results")]  # fmt: skip
+    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)  # fmt: skip
+    conn = openstack_testbed.connection()
+    _wait_for("the stacks' servers", lambda: _ready_servers(conn, "volperf-heat-stopped", 2))
+    run.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 130, err[-3000:]
+    campaign = tmp_path / "results" / "heat-stopped"
+    [step] = (campaign / "steps").iterdir()
+    status = json.loads((step / "status.json").read_text())
+    assert status["state"] == "interrupted" and "the stacks were deleted" in status["error"]
     assert json.loads((campaign / "created.json").read_text()) == {}
     _nothing_left(openstack_testbed, ceph_testbed)
