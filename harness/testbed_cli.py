@@ -13,12 +13,14 @@ from rich.console import Console
 
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import READY_TIMEOUT_S, CephTestbed, Ports
+from harness.testbeds.k8s.testbed import READY_TIMEOUT_S as K8S_READY_TIMEOUT_S
+from harness.testbeds.k8s.testbed import K8sTestbed
 from harness.testbeds.openstack.testbed import READY_TIMEOUT_S as OS_READY_TIMEOUT_S
 from harness.testbeds.openstack.testbed import OpenStackTestbed, guest_runner_command
 
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
-name_argument = click.argument("name", type=click.Choice(["ceph", "openstack"]))
+name_argument = click.argument("name", type=click.Choice(["ceph", "openstack", "k8s"]))
 state_option = click.option(
     "--state",
     type=click.Path(path_type=Path, file_okay=False),
@@ -33,7 +35,9 @@ def _testbed(
     mon_port: int | None = None,
     ceph_state: Path | None = None,
     base_port: int | None = None,
-) -> CephTestbed | OpenStackTestbed:
+) -> CephTestbed | OpenStackTestbed | K8sTestbed:
+    if name == "k8s":
+        return K8sTestbed(state or default_state_dir(name), base_port)
     if name == "openstack":
         return OpenStackTestbed(state or default_state_dir(name), ceph_state, base_port)
     ports = Ports.from_mon_port(mon_port) if mon_port else None
@@ -54,7 +58,7 @@ def testbed() -> None:
 @click.option("--osds", type=click.Choice(["1", "3"]), help="OSDs of a new testbed  [default: 1]")
 @state_option
 @click.option("--timeout", type=int, help="seconds to wait until it is ready  "
-              "[default: ceph 300, openstack 600]")  # fmt: skip
+              "[default: ceph 300, openstack 600, k8s 300 after the build]")  # fmt: skip
 @click.option("--mon-port", type=click.IntRange(1024, 65000),
               help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
               "the other daemons bind 100 to 300 above it")  # fmt: skip
@@ -62,14 +66,17 @@ def testbed() -> None:
               help="openstack: the Ceph testbed Cinder uses (brought up if it is not running)  "
               "[default: the default ceph state dir]")  # fmt: skip
 @click.option("--base-port", type=click.IntRange(1024, 65000),
-              help="openstack: first of its ten loopback ports  [default: 41000]")  # fmt: skip
+              help="openstack: first of its ten loopback ports  [default: 41000]; k8s: first "
+              "of its seven  [default: 43000]")  # fmt: skip
 def up(name: str, osds: str | None, state: Path | None, timeout: int | None,
        mon_port: int | None, ceph_state: Path | None, base_port: int | None) -> None:  # fmt: skip
     """Start NAME (create it first if its state directory is new) and wait until ready."""
     bed = _testbed(name, state, int(osds) if osds else None, mon_port, ceph_state, base_port)
     started = time.monotonic()
     try:
-        bed.up(_say, timeout or (READY_TIMEOUT_S if name == "ceph" else OS_READY_TIMEOUT_S))
+        defaults = {"ceph": READY_TIMEOUT_S, "openstack": OS_READY_TIMEOUT_S,
+                    "k8s": K8S_READY_TIMEOUT_S}  # fmt: skip
+        bed.up(_say, timeout or defaults[name])
     except TestbedError as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         if bed.marker.exists():
@@ -92,8 +99,8 @@ def status(name: str, state: Path | None, as_json: bool) -> None:
         click.echo(json.dumps(report, indent=2))
     elif not report["exists"]:
         _say(f"no {name} testbed in {report['state']}")
-    elif name == "openstack":
-        _openstack_status(report)
+    elif name in ("openstack", "k8s"):
+        _services_status(name, report)
     else:
         _say(f"ceph testbed in {report['state']} ({report['osds']} OSD(s)), conf {report['conf']}")
         for d in report["daemons"]:
@@ -106,8 +113,9 @@ def status(name: str, state: Path | None, as_json: bool) -> None:
     sys.exit(0 if report["ready"] else 1)
 
 
-def _openstack_status(report: dict) -> None:
-    _say(f"openstack testbed in {report['state']}; clouds.yaml {report['clouds_yaml']}")
+def _services_status(name: str, report: dict) -> None:
+    client_file = report.get("clouds_yaml") or report.get("kubeconfig")
+    _say(f"{name} testbed in {report['state']}; client file {client_file}")
     total = 0
     for d in report["daemons"]:
         total += d["rss_kib"]

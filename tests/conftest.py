@@ -98,3 +98,55 @@ def openstack_testbed(
     assert down.returncode == 0, down.stderr
     assert not openstack_processes(state)
     assert not state.exists()
+
+
+K8S_TEST_BASE_PORT = 43500  # off the default 43000
+
+
+@dataclass(frozen=True)
+class K8sTestbedInfo:
+    state: Path
+    kubeconfig: Path
+    up_seconds: float
+    up_output: str
+
+    def api(self) -> Any:
+        from kubernetes import config
+
+        return config.new_client_from_config(str(self.kubeconfig))
+
+
+def host_leftovers(state: Path) -> list[str]:
+    """What a Kubernetes testbed could leave on the host: processes naming its state dir,
+    mounts under it, its bridge, kubepods cgroups."""
+    from harness.testbeds.k8s.configs import BRIDGE
+
+    left = [f"process: {line[:120]}" for line in openstack_processes(state)]
+    mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    left += [f"mount: {m.split()[4]}" for m in mounts if m.split()[4].startswith(str(state))]
+    if Path("/sys/class/net", BRIDGE).exists():
+        left.append(f"bridge {BRIDGE}")
+    cgroups = Path("/sys/fs/cgroup")
+    left += [f"cgroup: {p}" for p in [cgroups / "kubepods", *cgroups.glob("*/kubepods")]
+             if p.exists()]  # fmt: skip
+    return left
+
+
+@pytest.fixture(scope="session")
+def k8s_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K8sTestbedInfo]:
+    """A real single-node Kubernetes from nothing but the cached builds and images (made
+    if missing: about 8 minutes of Go on 2 cores), purged at the end, which checks that
+    nothing of it is left on the host."""
+    work = tmp_path_factory.mktemp("k8s-testbed")
+    state = work / "state"
+    started = time.monotonic()
+    up = volperf("testbed", "up", "k8s", "--state", str(state), "--base-port",
+                 str(K8S_TEST_BASE_PORT), cwd=work, timeout=3600)  # fmt: skip
+    assert up.returncode == 0, up.stderr[-3000:]
+    info = K8sTestbedInfo(state, state / "admin.kubeconfig", time.monotonic() - started,
+                          up.stdout + up.stderr)  # fmt: skip
+    yield info
+    down = volperf("testbed", "down", "k8s", "--state", str(state), "--purge", cwd=work)
+    assert down.returncode == 0, down.stderr
+    assert host_leftovers(state) == []
+    assert not state.exists()

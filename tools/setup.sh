@@ -24,7 +24,13 @@ python=${PYTHON:-python3}
   exit 1
 }
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rally]' \
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rally,heat,k8s]' \
   -c tools/rally-constraints.txt
 tools/link-ceph-bindings.sh .venv
+# the Kubernetes testbed builds Kubernetes 1.32 with Go >= 1.23 (Debian's golang-go is older)
+go_minor=$(go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+if [ -z "$go_minor" ] || [ "$go_minor" -lt 23 ]; then
+  echo "volperf setup: the Kubernetes testbed needs Go 1.23 or newer on PATH (https://go.dev/dl)" >&2
+  exit 1
+fi
 echo "volperf setup: $(fio --version), $(.venv/bin/volperf --version)"

@@ -1,0 +1,377 @@
+"""A real single-node Kubernetes on one machine: etcd, containerd, runc and the CNI bridge
+from Debian; kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and
+local-path-provisioner built from the Go module proxy (build.py); certificates made here
+(certs.py); images built here (images.py) and imported into containerd; StorageClasses
+`local-path` (dynamic) and `local-static` (pre-made local PVs). Everything lives in one
+state dir and listens on 127.0.0.1 from one base port. Follows the trial bring-up in
+../shared/testbeds/kubernetes.notes.txt.
+
+`down` stops the pods' processes (by the kubepods cgroups), the daemons (by pid file and
+command line), unmounts what is mounted under the state dir, and deletes the bridge and
+the kubepods cgroups: nothing of the cluster is left on the host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.testbeds import TestbedError
+from harness.testbeds.daemons import Daemon
+from harness.testbeds.k8s import configs, images
+from harness.testbeds.k8s.build import cache_root, ensure_binaries
+from harness.testbeds.k8s.certs import clients, make_pki, write_kubeconfig
+from harness.testbeds.k8s.configs import BRIDGE, NODE, NODE_IP, POD_CIDR, Layout
+
+MARKER = "testbed.json"
+READY_TIMEOUT_S = 300
+STATIC_PVS = 8
+STATIC_PV_SIZE = "2Gi"
+DAEMON_ORDER = ("etcd", "containerd", "kube-apiserver", "kube-controller-manager",
+                "kube-scheduler", "kubelet", "local-path-provisioner")  # fmt: skip
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+Progress = Callable[[str], None]
+
+
+class K8sTestbed:
+    def __init__(self, state: Path, base_port: int | None = None):
+        self.state = state
+        self.marker = state / MARKER
+        record = self._load()
+        port = record.get("base_port") or base_port or configs.DEFAULT_BASE_PORT
+        self.layout = Layout(state, int(port))
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.marker.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.layout.kubeconfig("admin")
+
+    # processes
+    def daemons(self) -> list[Daemon]:
+        run = self.state / "run"
+        return [Daemon(name, run / f"{name}.pid", str(self.state), group=True)
+                for name in DAEMON_ORDER]  # fmt: skip
+
+    def _daemon(self, name: str) -> Daemon:
+        return next(d for d in self.daemons() if d.name == name)
+
+    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
+        if self._daemon(name).pid() is not None:
+            return
+        log = self.state / "log" / f"{name}.log"
+        with log.open("ab") as out:
+            process = subprocess.Popen(  # noqa: S603 - argv list
+                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, **(env or {})}, cwd=self.state, start_new_session=True,
+            )  # fmt: skip
+        (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
+
+    # up
+    def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
+        if os.geteuid() != 0:
+            raise TestbedError("the Kubernetes testbed runs containers: run as root")
+        missing = [p for p in ("etcd", "containerd", "runc") if shutil.which(p) is None]
+        if missing or not Path(configs.CNI_BIN, "bridge").exists():
+            raise TestbedError(f"missing {', '.join(missing) or 'CNI plugins'}: install "
+                               "tools/debian-packages.txt (tools/setup.sh)")  # fmt: skip
+        started = time.monotonic()
+        deadline = started + timeout
+        bin_dir = ensure_binaries(say)
+        archives = images.ensure_images(cache_root() / "images", say)
+        self._prepare()
+        layout = self.layout
+        make_bridge(BRIDGE, f"{NODE_IP}/{POD_CIDR.split('/')[1]}")
+        self._start("etcd", configs.etcd_command(layout))
+        self._start("containerd", configs.containerd_command(layout))
+        self._wait("containerd", lambda: layout.socket.exists(), deadline)
+        for archive in archives:
+            self._ctr("images", "import", "--no-unpack", str(archive))
+        self._start("kube-apiserver", configs.apiserver_command(layout, bin_dir))
+        self._wait("kube-apiserver /readyz", lambda: self._get("/readyz") == "ok", deadline)
+        self._start("kube-controller-manager", configs.controller_manager_command(layout, bin_dir))
+        self._start("kube-scheduler", configs.scheduler_command(layout, bin_dir))
+        self._start("kubelet", configs.kubelet_command(layout, bin_dir))
+        self._wait(f"node {NODE} Ready", self._node_ready, deadline)
+        self._apply_storage()
+        self._start("local-path-provisioner", configs.lpp_command(layout, bin_dir))
+        say(f"Kubernetes ready in {time.monotonic() - started:.0f} s")
+
+    def _prepare(self) -> None:
+        layout = self.layout
+        if not self.marker.exists():
+            self.state.mkdir(parents=True, exist_ok=True)
+            record = {
+                "kind": "k8s",
+                "base_port": layout.base_port,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+            self.marker.write_text(json.dumps(record))
+        for sub in ("run", "log", "etc/containerd", "etc/cni/net.d", "etc/local-path",
+                    "data/local-path", "data/cni-ipam"):  # fmt: skip
+            (self.state / sub).mkdir(parents=True, exist_ok=True)
+        make_pki(layout.pki, NODE, NODE_IP)
+        for client in clients(NODE):
+            if client.name != "apiserver-kubelet":
+                write_kubeconfig(layout.kubeconfig(client.name), layout.pki, client.name,
+                                 layout.server)  # fmt: skip
+        files = {"etc/containerd/config.toml": configs.containerd_config(layout),
+                 "etc/cni/net.d/10-volperf.conflist": configs.cni_config(layout),
+                 "etc/kubelet-config.yaml": configs.kubelet_config(layout)}  # fmt: skip
+        files |= {f"etc/local-path/{k}": v for k, v in configs.lpp_files(layout).items()}
+        for name, text in files.items():
+            (self.state / name).write_text(text)
+
+    def _ctr(self, *args: str) -> str:
+        argv = ["ctr", "--address", str(self.layout.socket), "--namespace", "k8s.io", *args]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+        if done.returncode != 0:
+            raise TestbedError(f"ctr {' '.join(args[:2])}: {done.stderr.strip()[-500:]}")
+        return done.stdout
+
+    def _ssl(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=str(self.layout.pki / "ca.crt"))
+        context.load_cert_chain(self.layout.pki / "admin.crt", self.layout.pki / "admin.key")
+        return context
+
+    def _get(self, path: str) -> str:
+        try:
+            with urllib.request.urlopen(self.layout.server + path, context=self._ssl(),  # noqa: S310
+                                        timeout=5) as answer:  # fmt: skip
+                return answer.read().decode()
+        except (urllib.error.URLError, OSError):
+            return ""
+
+    def _wait(self, what: str, ready: Callable[[], bool], deadline: float) -> None:
+        while not ready():
+            if time.monotonic() > deadline:
+                raise TestbedError(f"{what}: not ready in time; logs in {self.state / 'log'}")
+            time.sleep(0.5)
+
+    def client(self) -> Any:
+        from kubernetes import client, config  # noqa: PLC0415
+
+        return client.ApiClient(config.new_client_from_config(str(self.kubeconfig)).configuration)
+
+    def _node_ready(self) -> bool:
+        from kubernetes import client  # noqa: PLC0415
+
+        try:
+            node = client.CoreV1Api(self.client()).read_node(NODE)
+        except Exception:  # noqa: BLE001 - not registered yet
+            return False
+        return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or [])
+
+    def _apply_storage(self) -> None:
+        """StorageClasses local-path (dynamic) and local-static (pre-made PVs), and what
+        the provisioner needs in the cluster (its namespace, account, ConfigMap)."""
+        from kubernetes import client  # noqa: PLC0415
+        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+        api = self.client()
+        core, storage = client.CoreV1Api(api), client.StorageV1Api(api)
+
+        def create(call: Callable[..., Any], *args: Any) -> None:
+            with contextlib.suppress(ApiException):  # already there (409)
+                call(*args)
+
+        create(core.create_namespace, {"metadata": {"name": configs.LPP_NAMESPACE}})
+        create(core.create_namespaced_service_account, configs.LPP_NAMESPACE,
+               {"metadata": {"name": configs.LPP_ACCOUNT}})  # fmt: skip
+        create(core.create_namespaced_config_map, configs.LPP_NAMESPACE,
+               {"metadata": {"name": configs.LPP_CONFIGMAP},
+                "data": configs.lpp_files(self.layout)})  # fmt: skip
+        for name, provisioner in (("local-path", "rancher.io/local-path"),
+                                  ("local-static", "kubernetes.io/no-provisioner")):  # fmt: skip
+            create(storage.create_storage_class, {
+                "metadata": {"name": name, "labels": {"volperf": "testbed"}},
+                "provisioner": provisioner, "volumeBindingMode": "WaitForFirstConsumer",
+                "reclaimPolicy": "Delete" if name == "local-path" else "Retain"})  # fmt: skip
+        self.refresh_static_pvs()
+
+    def refresh_static_pvs(self) -> list[str]:
+        """Make the static local PVs that are missing, and again those released by a PVC
+        (their data wiped): the class can be used over and over."""
+        from kubernetes import client  # noqa: PLC0415
+
+        core = client.CoreV1Api(self.client())
+        existing = {pv.metadata.name: pv for pv in core.list_persistent_volume(
+            label_selector="volperf-static=true").items}  # fmt: skip
+        made = []
+        for index in range(1, STATIC_PVS + 1):
+            name = f"volperf-static-{index:02d}"
+            folder = self.state / "data" / "pv" / name
+            pv = existing.get(name)
+            if pv is not None and pv.status.phase != "Released":
+                continue
+            if pv is not None:
+                core.delete_persistent_volume(name)
+                self._wait(f"PV {name} deleted", lambda n=name: n not in {
+                    p.metadata.name for p in core.list_persistent_volume().items},
+                    time.monotonic() + 60)  # fmt: skip
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            core.create_persistent_volume({
+                "metadata": {"name": name, "labels": {"volperf-static": "true"}},
+                "spec": {"capacity": {"storage": STATIC_PV_SIZE},
+                         "accessModes": ["ReadWriteOnce"], "volumeMode": "Filesystem",
+                         "persistentVolumeReclaimPolicy": "Retain",
+                         "storageClassName": "local-static", "local": {"path": str(folder)},
+                         "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                             {"matchExpressions": [{"key": "kubernetes.io/hostname",
+                                                    "operator": "In", "values": [NODE]}]},
+                         ]}}}})  # fmt: skip
+            made.append(name)
+
+        def available() -> bool:  # the PV controller moves new PVs from Pending
+            phases = {pv.status.phase for pv in core.list_persistent_volume(
+                label_selector="volperf-static=true").items}  # fmt: skip
+            return phases <= {"Available", "Bound"}
+
+        self._wait("the static PVs Available", available, time.monotonic() + 60)
+        return made
+
+    # status / down
+    def status(self) -> dict[str, Any]:
+        daemons = [{"name": d.name, "pid": d.pid(), "rss_kib": d.group_rss_kib()}
+                   for d in self.daemons()]  # fmt: skip
+        ready = self.marker.exists() and all(d["pid"] for d in daemons)
+        return {"state": str(self.state), "exists": self.marker.exists(), "daemons": daemons,
+                "kubeconfig": str(self.kubeconfig), "ports": self.layout.ports,
+                "ready": ready and self._get("/readyz") == "ok" and self._node_ready()}  # fmt: skip
+
+    def down(self, purge: bool, say: Progress) -> list[str]:
+        if purge and self.state.exists() and not self.marker.exists():
+            raise TestbedError(f"{self.state} has no {MARKER}: not a volperf Kubernetes "
+                               "testbed, not purged")  # fmt: skip
+        stopped = []
+        daemons = {d.name: d for d in self.daemons()}
+        if daemons["kubelet"].stop():  # first: it would start the pods again
+            stopped.append("kubelet")
+        killed = kill_pod_processes()
+        if killed:
+            say(f"killed {killed} pod processes")
+        for name in reversed(DAEMON_ORDER):
+            if name != "kubelet" and daemons[name].stop():
+                say(f"stopped {name}")
+                stopped.append(name)
+        kill_shims(str(self.state))
+        unmounted = unmount_under(self.state)
+        if unmounted:
+            say(f"unmounted {unmounted} mounts under {self.state}")
+        delete_bridge(BRIDGE)
+        remove_kubepods_cgroups()
+        if purge and self.state.exists():
+            shutil.rmtree(self.state)
+            say(f"removed {self.state}")
+        return stopped
+
+    def usage(self) -> list[str]:
+        return [f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
+                "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
+                f"local-static ({STATIC_PVS} pre-made local PVs of {STATIC_PV_SIZE})",
+                f"images (imagePullPolicy: Never): {images.FIO}, {images.PAUSE}",
+                "no kube-proxy or cluster DNS: pod IPs work, Services do not"]  # fmt: skip
+
+
+def _kubepods() -> list[Path]:
+    """The kubepods cgroup of every hierarchy (cgroup v1) or the unified one."""
+    found = [CGROUP_ROOT / "kubepods"]
+    with contextlib.suppress(OSError):
+        found += [c / "kubepods" for c in CGROUP_ROOT.iterdir() if c.is_dir()]
+    return [p for p in found if p.is_dir()]
+
+
+def kill_pod_processes() -> int:
+    killed: set[int] = set()
+    for _ in range(3):
+        pids = {int(line) for cgroup in _kubepods() for procs in cgroup.rglob("cgroup.procs")
+                for line in _read_lines(procs)}  # fmt: skip
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed |= pids
+        time.sleep(0.5)
+    return len(killed)
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return [line for line in path.read_text().split() if line]
+    except OSError:
+        return []
+
+
+def kill_shims(marker: str) -> None:
+    """containerd's shims of this testbed (each in a session of its own, so not killed with
+    containerd); never this process or a parent of it, whose command line may name the
+    state dir too."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError, ProcessLookupError):
+                line = (proc / "cmdline").read_bytes().decode(errors="replace")
+                if "containerd-shim" in line and marker in line:
+                    os.kill(int(proc.name), signal.SIGKILL)
+
+
+def unmount_under(folder: Path) -> int:
+    """Lazily unmount every mount point under folder, deepest first."""
+    prefix = str(folder.resolve()) + "/"
+    points = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4].replace("\\040", " ")
+        if point.startswith(prefix):
+            points.append(point)
+    for point in sorted(set(points), key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], capture_output=True, check=False)
+    return len(set(points))
+
+
+def make_bridge(name: str, address: str) -> None:
+    """The pod bridge with the node's address (the CNI bridge plugin then uses it)."""
+    if not Path("/sys/class/net", name).exists():
+        _ip("link", "add", name, "type", "bridge")
+    shown = subprocess.run(["ip", "-o", "addr", "show", "dev", name], capture_output=True,
+                           text=True, check=False).stdout  # fmt: skip
+    if f" {address} " not in shown:
+        _ip("addr", "add", address, "dev", name)
+    _ip("link", "set", name, "up")
+
+
+def _ip(*args: str) -> None:
+    done = subprocess.run(["ip", *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise TestbedError(f"ip {' '.join(args)}: {done.stderr.strip()}")
+
+
+def delete_bridge(name: str) -> None:
+    if Path("/sys/class/net", name).exists():
+        subprocess.run(["ip", "link", "delete", name], capture_output=True, check=False)
+
+
+def remove_kubepods_cgroups() -> None:
+    for cgroup in _kubepods():
+        for folder in sorted((p for p in cgroup.rglob("*") if p.is_dir()),
+                             key=lambda p: len(p.parts), reverse=True):  # fmt: skip
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        with contextlib.suppress(OSError):
+            cgroup.rmdir()

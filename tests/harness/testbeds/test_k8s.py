@@ -1,0 +1,104 @@
+"""`volperf testbed up|status|down k8s` for real: a single-node Kubernetes from the Go
+module proxy's builds and Debian's etcd/containerd/runc/CNI, with the local images and
+both StorageClasses; fio in a pod on a PVC of each class; down leaves nothing (checked by
+the session fixture)."""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+
+import pytest
+
+from harness.testbeds.k8s.images import FIO
+from tests.harness.helpers import volperf
+
+
+def _status(k8s_testbed) -> dict:
+    done = volperf("testbed", "status", "k8s", "--state", str(k8s_testbed.state), "--json",
+                   cwd=k8s_testbed.state.parent)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_up_from_nothing_is_ready_with_both_storage_classes(k8s_testbed):
+    from kubernetes import client
+
+    report = _status(k8s_testbed)
+    assert report["ready"]
+    assert {d["name"] for d in report["daemons"] if d["pid"]} == {
+        "etcd", "containerd", "kube-apiserver", "kube-controller-manager", "kube-scheduler",
+        "kubelet", "local-path-provisioner"}  # fmt: skip
+    assert f"export KUBECONFIG={k8s_testbed.kubeconfig}" in k8s_testbed.up_output
+    assert stat.S_IMODE(k8s_testbed.kubeconfig.stat().st_mode) == 0o600
+    for key in (k8s_testbed.state / "pki").glob("*.key"):
+        assert stat.S_IMODE(key.stat().st_mode) == 0o600, key
+    api = k8s_testbed.api()
+    classes = {sc.metadata.name: sc for sc in client.StorageV1Api(api).list_storage_class().items}
+    assert classes["local-path"].provisioner == "rancher.io/local-path"
+    assert classes["local-static"].provisioner == "kubernetes.io/no-provisioner"
+    pvs = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-static=true")
+    assert len(pvs.items) == 8 and {pv.status.phase for pv in pvs.items} == {"Available"}
+
+
+def _wait(what: str, check, timeout: float = 120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+@pytest.mark.parametrize("storage_class", ["local-path", "local-static"])
+def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
+    from kubernetes import client
+
+    api = k8s_testbed.api()
+    core = client.CoreV1Api(api)
+    namespace = f"volperf-test-{storage_class}"
+    core.create_namespace({"metadata": {"name": namespace}})
+    try:
+        core.create_namespaced_persistent_volume_claim(namespace, {
+            "metadata": {"name": "data"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                     "resources": {"requests": {"storage": "1Gi"}}}})  # fmt: skip
+        command = ("fio --name=probe --filename=/data/probe --size=16M --rw=randwrite "
+                   "--bs=4k --runtime=1 --time_based --output-format=json")  # fmt: skip
+        core.create_namespaced_pod(namespace, {
+            "metadata": {"name": "fio"},
+            "spec": {"restartPolicy": "Never", "containers": [{
+                "name": "fio", "image": FIO, "imagePullPolicy": "Never",
+                "command": ["/bin/sh", "-c", command],
+                "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
+                "volumes": [{"name": "data",
+                             "persistentVolumeClaim": {"claimName": "data"}}]}})  # fmt: skip
+
+        def finished():
+            phase = core.read_namespaced_pod("fio", namespace).status.phase
+            return phase if phase in ("Succeeded", "Failed") else None
+
+        assert _wait("the fio pod", finished) == "Succeeded"
+        output = json.loads(core.read_namespaced_pod_log("fio", namespace))
+        assert output["jobs"][0]["write"]["iops"] > 0
+        claim = core.read_namespaced_persistent_volume_claim("data", namespace)
+        assert claim.status.phase == "Bound" and claim.spec.storage_class_name == storage_class
+    finally:
+        core.delete_namespace(namespace)
+    _wait("the namespace gone", lambda: namespace not in {
+        n.metadata.name for n in core.list_namespace().items})  # fmt: skip
+
+
+def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
+    before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
+    again = volperf("testbed", "up", "k8s", "--state", str(k8s_testbed.state),
+                    cwd=k8s_testbed.state.parent, timeout=600)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]} == before
+    from kubernetes import client
+
+    pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
+        label_selector="volperf-static=true")  # fmt: skip
+    assert {pv.status.phase for pv in pvs.items} == {"Available"}  # the released one remade
