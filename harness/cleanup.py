@@ -43,9 +43,16 @@ def remove_created(store: CampaignStore) -> list[str]:
     rbd = {k: v for k, v in created.items() if str(v.get("kind", "")).startswith("rbd-")}
     rally = {k: v for k, v in created.items() if v.get("kind") == "rally-task"}
     heat = {k: v for k, v in created.items() if str(v.get("kind", "")).startswith("heat-")}
+    k8s = {k: v for k, v in created.items() if v.get("kind") == "k8s-namespace"}
     for resource, details in created.items():
         kind = details.get("kind")
-        if kind == "process" or resource in rbd or resource in rally or resource in heat:
+        if (
+            kind == "process"
+            or resource in rbd
+            or resource in rally
+            or resource in heat
+            or (resource in k8s)
+        ):
             continue
         if details.get("ours", False):
             if kind == "file":
@@ -56,7 +63,7 @@ def remove_created(store: CampaignStore) -> list[str]:
                 removed.append(resource)
         store.forget_created(resource)
     # stacks before images: Heat deletes their Cinder volumes (RBD images) itself
-    removed += _remove_heat_stacks(store, heat)
+    removed += _remove_heat_stacks(store, heat) + _remove_k8s_namespaces(store, k8s)
     return removed + _remove_rbd_images(store, rbd) + _remove_rally_leftovers(store, rally)
 
 
@@ -90,6 +97,35 @@ def _remove_heat_stacks(store: CampaignStore, notes: dict[str, dict]) -> list[st
             continue
         removed += [f"stack {path.split('/')[1]} (cloud {cloud[0]})" for path in gone]
         removed += [f"NOT removed: {line}; run `volperf cleanup` again" for line in left]
+        if not left:
+            for key in here:
+                store.forget_created(key)
+    return removed
+
+
+def _remove_k8s_namespaces(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
+    """Namespaces noted, and any other labelled with the campaign (their pods and PVCs
+    go with them)."""
+    from harness.k8s.cluster import LABEL, api_client, delete_namespace, k8s_name
+
+    removed: list[str] = []
+    for kubeconfig in sorted({n["kubeconfig"] for n in notes.values()}):
+        here = {k: n for k, n in notes.items() if n["kubeconfig"] == kubeconfig}
+        try:
+            from kubernetes import client
+
+            core = client.CoreV1Api(api_client(Path(kubeconfig)))
+            names = {n["namespace"] for n in here.values()}
+            for campaign in {n["campaign"] for n in here.values()}:
+                listed = core.list_namespace(label_selector=f"{LABEL}={k8s_name(campaign)}")
+                names |= {ns.metadata.name for ns in listed.items}
+            left = [ns for ns in sorted(names) if not delete_namespace(core, ns, DELETE_WAIT_S)]
+        except Exception as exc:  # noqa: BLE001 - the notes are kept and the line says why
+            removed.append(f"NOT removed: namespaces of {kubeconfig} ({type(exc).__name__}: "
+                           f"{exc}); run `volperf cleanup` again")  # fmt: skip
+            continue
+        removed += [f"namespace {ns}" for ns in sorted(names) if ns not in left]
+        removed += [f"NOT removed: namespace {ns} still deleting" for ns in left]
         if not left:
             for key in here:
                 store.forget_created(key)

@@ -21,6 +21,7 @@ from harness.device_check import GAP_WARNING, compare, host_load
 from harness.fio.histogram import top_bucket_ns
 from harness.fio.parse import FioOutput, FioParseError, parse_file
 from harness.heat.step import heat_step, is_heat_step
+from harness.k8s.step import is_k8s_step, k8s_step
 from harness.plan import plan_steps
 from harness.rally.records import RallyActionRecord, rally_csv
 from harness.rally.step import rally_step
@@ -110,6 +111,13 @@ def _fio_step(
         summary["warnings"] += [asdict(w) for w in heat.warnings]
         result = _fio_summary(store, step_id, heat.records, heat.outputs[:1], rate_iops, summary)
         result.events += heat.events
+        return result
+    if is_k8s_step(raw):
+        k8s = k8s_step(raw, step_id, plan, backend)
+        summary.update(tool="fio", k8s=k8s.summary)
+        summary["warnings"] += [asdict(w) for w in k8s.warnings]
+        result = _fio_summary(store, step_id, k8s.records, k8s.outputs[:1], rate_iops, summary)
+        result.events += k8s.events
         return result
     output_path = raw / "fio.out"
     if not output_path.exists():

@@ -315,6 +315,20 @@ class OpenStackTarget(_Strict):
     heat: HeatSettings | None = Field(None, description="needed by fio workloads")
 
 
+class K8sTarget(_Strict):
+    """A Kubernetes cluster: each consumer of a step is a pod with its own PVC of
+    ``storage_class``, all in a namespace of the step's own, deleted after it."""
+
+    type: Literal["k8s"]
+    kubeconfig: Path | None = Field(
+        None, description="default: $KUBECONFIG, the k8s testbed's, ~/.kube/config"
+    )
+    storage_class: str = Field(min_length=1)
+    fio_image: str = "registry.local/fio:3.33"
+    image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = "IfNotPresent"
+    pod_timeout: int = Field(300, ge=10, description="seconds for PVCs to bind, pods to start")
+
+
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
 # defaults or the template's: a workload that asks for another value cannot run in VMs
 AGENT_FIXED = {"numjobs": 1, "ramp_time": 0, "ioengine": "libaio", "direct": True,
@@ -346,7 +360,7 @@ def _check_heat(target: OpenStackTarget, workloads: list[FioWorkload]) -> None:
 
 
 TARGET_MODELS: dict[str, type[_Strict]] = {
-    "local": LocalTarget, "rbd": RbdTarget, "openstack": OpenStackTarget,
+    "local": LocalTarget, "rbd": RbdTarget, "openstack": OpenStackTarget, "k8s": K8sTarget,
 }  # fmt: skip
 Target = tagged_union(TARGET_MODELS, "type", "local", "target type")
 
@@ -382,8 +396,11 @@ class CampaignSpec(_Strict):
 
     @model_validator(mode="after")
     def _rbd_runs_fio(self) -> CampaignSpec:
-        if self.target.type == "rbd":
+        if self.target.type in ("rbd", "k8s"):
             others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]
+            if others and self.target.type == "k8s":
+                raise ValueError(f"workloads {', '.join(others)}: the k8s target runs fio "
+                                 "workloads only")  # fmt: skip
             if others:
                 raise ValueError(
                     f"workloads {', '.join(others)}: the rbd target runs fio only (database "

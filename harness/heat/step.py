@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import json
 import statistics
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from harness.aggregate import Warning
+from harness.consumer_fio import failed_record, own_output_records
 from harness.db_records import EventRecord
-from harness.fio.parse import FioOutput, FioParseError, parse_file
+from harness.fio.parse import FioOutput
 from harness.records import ConsumerContext, FioConsumerRecord
 from harness.redact import redact_text
 from harness.spec import READ_MODES, RW_MODES, WRITE_MODES
@@ -139,26 +140,17 @@ def _vm_records(
     context: ConsumerContext,
     result: HeatStep,
 ) -> list[FioConsumerRecord]:
+    at = _ms(vm["creation_time"]) if vm.get("creation_time") else 0
     if fio_path.exists():
-        try:
-            output = parse_file(fio_path)
-        except FioParseError as exc:
-            what = str(exc).replace(str(fio_path), fio_path.name)
-            return [_failed(vm, consumer, context, f"its agent's fio output: {what}")]
-        result.outputs.append(output)
-        return [replace(FioConsumerRecord.from_job(job, context, output.timestamp_ms),
-                        jobname=consumer["jobname"]) for job in output.jobs]  # fmt: skip
+        records, output, problem = own_output_records(fio_path, consumer["jobname"], context)
+        if output is not None:
+            result.outputs.append(output)
+            return records
+        return [failed_record(at, consumer["jobname"], context,
+                              f"its agent's fio output: {problem}")]  # fmt: skip
     reason = vm.get("stack_status_reason") or stack_reason or "no result came back"
     status = vm.get("stack_status", "never created")
-    return [_failed(vm, consumer, context, f"VM stack {status}: {reason}")]
-
-
-def _failed(
-    vm: dict[str, Any], consumer: dict[str, Any], context: ConsumerContext, error: str
-) -> FioConsumerRecord:
-    at = _ms(vm["creation_time"]) if vm.get("creation_time") else 0
-    return FioConsumerRecord(at, at, consumer["jobname"], None, None, context,
-                             error=redact_text(error))  # fmt: skip
+    return [failed_record(at, consumer["jobname"], context, f"VM stack {status}: {reason}")]
 
 
 def _create_summary(events: list[EventRecord]) -> dict[str, dict[str, float]]:

@@ -1,0 +1,71 @@
+"""Reaching a cluster with the kubernetes client: which kubeconfig, names Kubernetes
+accepts, the last events of an object (what a failure message shows), namespaces deleted
+and waited for."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.testbeds import default_state_dir
+
+LABEL = "volperf-campaign"
+
+
+def kubeconfig_path(given: Path | None) -> Path:
+    """The target's kubeconfig, else $KUBECONFIG, the k8s testbed's, ~/.kube/config."""
+    if given is not None:
+        return given.expanduser()
+    if os.environ.get("KUBECONFIG"):
+        return Path(os.environ["KUBECONFIG"].split(os.pathsep)[0])
+    testbed = default_state_dir("k8s") / "admin.kubeconfig"
+    return testbed if testbed.exists() else Path.home() / ".kube" / "config"
+
+
+def api_client(kubeconfig: Path) -> Any:
+    from kubernetes import config  # noqa: PLC0415 - optional dependency
+
+    return config.new_client_from_config(str(kubeconfig))
+
+
+def k8s_name(text: str, limit: int = 63) -> str:
+    """A DNS-1123 label from any text: lower case, '-' for anything else, trimmed."""
+    name = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+    return name[:limit].rstrip("-") or "x"
+
+
+def last_events(core: Any, namespace: str, kind: str, name: str, count: int = 4) -> str:
+    """The object's last events, oldest first, as 'Reason: message' joined by '; '."""
+    try:
+        listed = core.list_namespaced_event(namespace, field_selector=(
+            f"involvedObject.kind={kind},involvedObject.name={name}")).items  # fmt: skip
+    except Exception as exc:  # noqa: BLE001 - the message says events are missing
+        return f"(events not readable: {type(exc).__name__})"
+    listed.sort(key=lambda e: e.last_timestamp or e.event_time or e.metadata.creation_timestamp)
+    return "; ".join(f"{e.reason}: {e.message}".strip() for e in listed[-count:]) or "no events"
+
+
+def delete_namespace(core: Any, namespace: str, timeout_s: float) -> bool:
+    """Delete the namespace (its pods, PVCs and, by their class, volumes) and wait until it
+    is gone; False if it is still there after the timeout."""
+    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+    try:
+        core.delete_namespace(namespace)
+    except ApiException as exc:
+        if exc.status == 404:
+            return True
+        raise
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            core.read_namespace(namespace)
+        except ApiException as exc:
+            if exc.status == 404:
+                return True
+            raise
+        time.sleep(1)
+    return False

@@ -1,0 +1,76 @@
+"""A Kubernetes fio step's records from its raw output alone: raw/pods.json (what volperf
+saw of each consumer's PVC and pod: times, phase, exit code, reason, last events) and
+raw/pods/<consumer>.out (the pod's log: fio's JSON). One fio.csv row per pod, a failed
+pod's row with its reason and events; PVC-bound and pod-running times as events."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.aggregate import Warning
+from harness.consumer_fio import failed_record, own_output_records
+from harness.db_records import EventRecord
+from harness.fio.parse import FioOutput
+from harness.records import ConsumerContext, FioConsumerRecord
+
+PODS_FILE = "pods.json"
+PODS_DIR = "pods"
+TIMED = {"bound": "k8s pvc-bound", "running": "k8s pod-running"}
+
+
+@dataclass
+class K8sStep:
+    records: list[FioConsumerRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    outputs: list[FioOutput] = field(default_factory=list)
+
+
+def is_k8s_step(raw: Path) -> bool:
+    return (raw / PODS_FILE).exists()
+
+
+def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> K8sStep:
+    result = K8sStep()
+    pods = json.loads((raw / PODS_FILE).read_text())
+    workload = plan.get("workload", {})
+    concurrency = int(plan.get("concurrency") or len(pods["consumers"]))
+    for index, consumer in enumerate(plan.get("consumers", []), start=1):
+        seen = pods["consumers"].get(consumer["name"], {})
+        context = ConsumerContext(
+            step=step_id, consumer=consumer["name"], concurrency=concurrency,
+            role=consumer.get("role", ""), rw=consumer["rw"], bs=str(workload.get("bs", "")),
+            iodepth=int(workload.get("iodepth", 1)), backend=backend,
+            repeat=int(plan.get("repeat") or 1),
+        )  # fmt: skip
+        created = int(seen.get("created_ms") or 0)
+        for key, event in TIMED.items():
+            at = seen.get(f"{key}_ms")
+            if at is not None:
+                result.events.append(EventRecord(step_id, consumer["name"], event, index,
+                                                 created, (at - created) / 1000,
+                                                 seen.get("storage_class", "")))  # fmt: skip
+        log = raw / PODS_DIR / f"{consumer['name']}.out"
+        problem = seen.get("error", "")
+        if not problem and log.exists():
+            records, output, problem = own_output_records(log, consumer["jobname"], context)
+            if output is not None:
+                result.outputs.append(output)
+                result.records += records
+                continue
+        why = problem or "the pod left no output"
+        result.records.append(failed_record(created, consumer["jobname"], context,
+                                            f"pod {consumer['name']}: {why}"))  # fmt: skip
+    bound = [e.seconds for e in result.events if e.event == TIMED["bound"] and e.seconds]
+    result.summary = {"namespace": pods.get("namespace"), "storage_class": pods.get(
+        "storage_class"), "pods": len(result.records),
+        "pods_failed": sum(1 for r in result.records if r.error),
+        "pvc_bound_s_max": max(bound) if bound else None}  # fmt: skip
+    if pods.get("namespace_left"):
+        result.warnings.append(Warning("k8s-namespace", f"namespace {pods['namespace']} was "
+                                       "still being deleted when the step ended"))  # fmt: skip
+    return result

@@ -1,0 +1,261 @@
+"""Kubernetes target for fio workloads: each step's consumers are pods, each with its own
+PVC of the target's StorageClass, started at once in a namespace of the step's own
+(labelled with the campaign, noted in created.json before it is made, deleted after the
+step whatever happened). Each pod runs volperf's own fio job for its consumer (a
+ConfigMap) and prints fio's JSON, which its log brings back to raw/pods/. PVC-bound and
+pod-running times are polled every half second.
+
+A PVC that never binds, an image that cannot be pulled or a pod that crash-loops ends the
+wait for that pod within ``pod_timeout`` with its phase and last events in the row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import shutil
+import threading
+import time
+from typing import Any
+
+from harness.cleanup import remove_created
+from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
+from harness.k8s.cluster import (
+    LABEL,
+    api_client,
+    delete_namespace,
+    k8s_name,
+    kubeconfig_path,
+)
+from harness.k8s.step import PODS_DIR, PODS_FILE, k8s_step
+from harness.plan import Step
+from harness.spec import CampaignSpec, FioWorkload, K8sTarget
+from harness.store import CampaignStore, atomic_write_json
+from harness.targets.base import StepOutcome, TargetError, Tick
+from harness.targets.fio_step import step_timeout
+
+KIND = "k8s-namespace"
+POLL_S = 0.5
+DELETE_TIMEOUT_S = 300
+WAITING_FAILURES = ("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "CrashLoopBackOff",
+                    "CreateContainerConfigError", "InvalidImageName")  # fmt: skip
+
+
+def _ms(moment: Any) -> int | None:
+    return int(moment.timestamp() * 1000) if moment is not None else None
+
+
+class K8sFioTarget:
+    def __init__(self, spec: CampaignSpec):
+        assert isinstance(spec.target, K8sTarget)
+        self.spec = spec
+        self.options: K8sTarget = spec.target
+        self.kubeconfig = kubeconfig_path(self.options.kubeconfig)
+        self.backend = spec.labels.get("backend", f"k8s:{self.options.storage_class}")
+        self._api: Any = None
+
+    @property
+    def core(self) -> Any:
+        from kubernetes import client  # noqa: PLC0415
+
+        if self._api is None:
+            self._api = api_client(self.kubeconfig)
+        return client.CoreV1Api(self._api)
+
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        from kubernetes import client  # noqa: PLC0415
+
+        if not self.kubeconfig.exists():
+            raise TargetError(f"{self.kubeconfig}: no such kubeconfig (target.kubeconfig, "
+                              "$KUBECONFIG, or `volperf testbed up k8s`)")  # fmt: skip
+        try:
+            classes = client.StorageV1Api(api_client(self.kubeconfig)).list_storage_class()
+        except Exception as exc:  # noqa: BLE001 - any failure to reach the cluster stops it
+            raise TargetError(f"the cluster of {self.kubeconfig} did not answer: "
+                              f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+        names = sorted(sc.metadata.name for sc in classes.items)
+        if self.options.storage_class not in names:
+            raise TargetError(f"StorageClass {self.options.storage_class!r} does not exist "
+                              f"in the cluster (it has: {', '.join(names) or 'none'})")  # fmt: skip
+
+    def tool_versions(self) -> dict[str, str]:
+        from kubernetes import client  # noqa: PLC0415
+
+        with contextlib.suppress(Exception):
+            version = client.VersionApi(api_client(self.kubeconfig)).get_code()
+            return {"kubernetes": version.git_version, "fio image": self.options.fio_image}
+        return {"fio image": self.options.fio_image}
+
+    def _namespace(self, step: Step) -> str:
+        return k8s_name(f"volperf-{self.spec.name}-{step.index:03d}")
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert isinstance(workload, FioWorkload)
+        raw = store.raw_dir(step.id)
+        shutil.rmtree(raw / PODS_DIR, ignore_errors=True)
+        (raw / PODS_DIR).mkdir(parents=True)
+        namespace = self._namespace(step)
+        key = f"{KIND}:{self.kubeconfig}:{namespace}"
+        store.record_created(key, kind=KIND, kubeconfig=str(self.kubeconfig),
+                             namespace=namespace, campaign=self.spec.name)  # fmt: skip
+        seen: dict[str, dict[str, Any]] = {c.name: {"storage_class": self.options.storage_class}
+                                           for c in step.consumers}  # fmt: skip
+        record = {"namespace": namespace, "storage_class": self.options.storage_class,
+                  "consumers": seen}  # fmt: skip
+        outcome = "done"
+        try:
+            self._create(step, workload, namespace, raw, seen)
+            outcome = self._wait(step, workload, namespace, seen, stop, tick)
+            self._collect(step, namespace, seen, raw)
+        finally:
+            atomic_write_json(raw / PODS_FILE, record)
+            if delete_namespace(self.core, namespace, DELETE_TIMEOUT_S):
+                store.forget_created(key)
+            else:
+                record["namespace_left"] = True
+                atomic_write_json(raw / PODS_FILE, record)
+        return self._outcome(step, store, outcome)
+
+    def _create(
+        self,
+        step: Step,
+        workload: FioWorkload,
+        namespace: str,
+        raw: Any,
+        seen: dict[str, dict[str, Any]],
+    ) -> None:
+        core = self.core
+        labels = {LABEL: k8s_name(self.spec.name)}
+        core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
+        jobs = {}
+        for consumer in step.consumers:
+            target = [JobTarget(consumer.jobname, consumer.rw, filename=f"/data/{consumer.name}")]
+            jobs[f"{consumer.name}.job"] = render_job(workload, target)
+            if workload.prefill:
+                jobs[f"{consumer.name}.prefill"] = render_prefill(workload, target)
+        for name, text in jobs.items():
+            (raw / PODS_DIR / name).write_text(text)
+        core.create_namespaced_config_map(namespace, {"metadata": {"name": "fio-jobs"},
+                                                      "data": jobs})  # fmt: skip
+        # the PVC holds the file and fio's layout: a little more than the file
+        request = f"{math.ceil(size_bytes(workload.size) * 1.1 / 2**20) + 64}Mi"
+        for consumer in step.consumers:
+            # times are taken from here: the API's own stamps are whole seconds
+            seen[consumer.name]["created_ms"] = int(time.time() * 1000)
+            core.create_namespaced_persistent_volume_claim(namespace, {
+                "metadata": {"name": consumer.name, "labels": labels},
+                "spec": {"accessModes": ["ReadWriteOnce"],
+                         "storageClassName": self.options.storage_class,
+                         "resources": {"requests": {"storage": request}}}})  # fmt: skip
+            prefill = (f"fio --output=/tmp/prefill.out /jobs/{consumer.name}.prefill || exit 3; "
+                       if workload.prefill else "")  # fmt: skip
+            command = (
+                f"{prefill}fio --output-format=json+ --output=/tmp/fio.json "
+                f"/jobs/{consumer.name}.job; rc=$?; cat /tmp/fio.json; exit $rc"
+            )
+            core.create_namespaced_pod(namespace, {
+                "metadata": {"name": consumer.name, "labels": labels},
+                "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 5,
+                         "containers": [{
+                             "name": "fio", "image": self.options.fio_image,
+                             "imagePullPolicy": self.options.image_pull_policy,
+                             "command": ["/bin/sh", "-c", command],
+                             "volumeMounts": [{"name": "data", "mountPath": "/data"},
+                                              {"name": "jobs", "mountPath": "/jobs"}]}],
+                         "volumes": [
+                             {"name": "data",
+                              "persistentVolumeClaim": {"claimName": consumer.name}},
+                             {"name": "jobs", "configMap": {"name": "fio-jobs"}}]}})  # fmt: skip
+
+    def _wait(
+        self,
+        step: Step,
+        workload: FioWorkload,
+        namespace: str,
+        seen: dict[str, dict[str, Any]],
+        stop: threading.Event,
+        tick: Tick,
+    ) -> str:
+        """Poll PVCs and pods until every pod ended: 'done', 'interrupted' or 'timed out'."""
+        core = self.core
+        started = time.monotonic()
+        limit = self.options.pod_timeout + step_timeout(self.spec, workload)
+        pending = {c.name for c in step.consumers}
+        while pending:
+            tick(time.monotonic() - started, None)
+            if stop.is_set():
+                return "interrupted"
+            now_ms = int(time.time() * 1000)
+            for claim in core.list_namespaced_persistent_volume_claim(namespace).items:
+                entry = seen.get(claim.metadata.name)
+                if entry is not None and claim.status.phase == "Bound":
+                    entry.setdefault("bound_ms", now_ms)
+            for pod in core.list_namespaced_pod(namespace).items:
+                entry = seen.get(pod.metadata.name)
+                if entry is None or pod.metadata.name not in pending:
+                    continue
+                entry.setdefault("created_ms", _ms(pod.metadata.creation_timestamp))
+                entry["phase"] = pod.status.phase
+                if pod.status.phase in ("Running", "Succeeded", "Failed"):
+                    entry.setdefault("running_ms", now_ms)
+                if pod.status.phase in ("Succeeded", "Failed"):
+                    pending.discard(pod.metadata.name)
+                    continue
+                reason = _waiting_reason(pod)
+                waited = time.monotonic() - started
+                late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
+                if reason in WAITING_FAILURES or late:
+                    entry["error"] = self._stuck(namespace, pod, reason, waited)
+                    pending.discard(pod.metadata.name)
+            if time.monotonic() - started > limit:
+                for name in pending:
+                    seen[name]["error"] = (
+                        f"still {seen[name].get('phase', 'unknown')} after {limit} s"
+                    )
+                return "timed out"
+            time.sleep(POLL_S)
+        return "done"
+
+    def _collect(
+        self, step: Step, namespace: str, seen: dict[str, dict[str, Any]], raw: Any
+    ) -> None:
+        for consumer in step.consumers:
+            entry = seen[consumer.name]
+            with contextlib.suppress(Exception):
+                log = self.core.read_namespaced_pod_log(consumer.name, namespace)
+                (raw / PODS_DIR / f"{consumer.name}.out").write_text(log)
+            if entry.get("phase") == "Failed" and not entry.get("error"):
+                with contextlib.suppress(Exception):
+                    pod = self.core.read_namespaced_pod(consumer.name, namespace)
+                    state = pod.status.container_statuses[0].state.terminated
+                    log = (raw / PODS_DIR / f"{consumer.name}.out").read_text()
+                    entry["error"] = f"fio exited {state.exit_code}: {log[-300:]}"
+
+    def _outcome(self, step: Step, store: CampaignStore, waited: str) -> StepOutcome:
+        import json  # noqa: PLC0415
+
+        plan = json.loads((store.step_dir(step.id) / "step.json").read_text())
+        k8s = k8s_step(store.raw_dir(step.id), step.id, plan, self.backend)
+        failed = [f"{r.context.consumer} ({r.error})" for r in k8s.records if r.error]
+        notes = [f"{k8s.summary['pods']} pods on StorageClass {self.options.storage_class}; "
+                 f"slowest PVC bound in {k8s.summary['pvc_bound_s_max']} s"]  # fmt: skip
+        if waited == "interrupted":
+            return StepOutcome("interrupted", "stopped on request; the namespace was deleted",
+                               notes)  # fmt: skip
+        if waited == "timed out" or failed:
+            return StepOutcome("failed", f"{len(failed)} of {k8s.summary['pods']} pods gave "
+                               f"no result: {'; '.join(failed)}", notes)  # fmt: skip
+        return StepOutcome("done", notes=notes)
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        return remove_created(store)
+
+
+def _waiting_reason(pod: Any) -> str:
+    for status in pod.status.container_statuses or []:
+        if status.state and status.state.waiting and status.state.waiting.reason:
+            return str(status.state.waiting.reason)
+    return ""

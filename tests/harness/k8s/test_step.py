@@ -1,0 +1,46 @@
+"""harness/k8s/step.py on a real step: a row per pod with the figures of its own fio
+output, PVC-bound and pod-running times from pods.json, a failed pod's row with why."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.k8s.step import is_k8s_step, k8s_step
+from tests.harness.helpers import fio_json
+
+STEP = Path(__file__).parents[1] / "fixtures" / "k8s" / "two-pods"
+
+
+def _plan(folder: Path) -> dict:
+    return json.loads((folder / "step.json").read_text())
+
+
+def test_each_pod_is_a_row_with_its_own_figures_and_times():
+    step = k8s_step(STEP / "raw", "002", _plan(STEP), "k8s:local-path")
+    assert [(r.context.consumer, r.context.rw, r.jobname) for r in step.records] == [
+        ("c01", "randread", "c01-randread"), ("c02", "randwrite", "c02-randwrite")]  # fmt: skip
+    reader = fio_json(STEP / "raw" / "pods" / "c01.out")["jobs"][0]
+    assert step.records[0].read.iops == pytest.approx(reader["read"]["iops"])
+    seen = json.loads((STEP / "raw" / "pods.json").read_text())["consumers"]["c02"]
+    bound = next(e for e in step.events if e.consumer == "c02" and e.event == "k8s pvc-bound")
+    assert bound.seconds == (seen["bound_ms"] - seen["created_ms"]) / 1000
+    assert step.summary["pods"] == 2 and step.summary["pods_failed"] == 0
+    assert not step.warnings and is_k8s_step(STEP / "raw")
+
+
+def test_a_pod_without_output_keeps_its_reason(tmp_path):
+    folder = tmp_path / "step"
+    shutil.copytree(STEP, folder)
+    (folder / "raw" / "pods" / "c02.out").unlink()
+    pods = json.loads((folder / "raw" / "pods.json").read_text())
+    pods["consumers"]["c02"]["error"] = "Pending (ErrImageNeverPull) after 3 s; pod events: x"
+    (folder / "raw" / "pods.json").write_text(json.dumps(pods))
+    step = k8s_step(folder / "raw", "002", _plan(folder), "b")
+    ok, failed = step.records
+    assert not ok.error and failed.read is None and failed.write is None
+    assert failed.error == "pod c02: Pending (ErrImageNeverPull) after 3 s; pod events: x"
+    assert step.summary["pods_failed"] == 1
