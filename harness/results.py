@@ -105,20 +105,15 @@ def _fio_step(
     summary: dict[str, Any],
 ) -> StepResult:
     raw = store.raw_dir(step_id)
-    if is_heat_step(raw):
-        heat = heat_step(raw, step_id, plan, backend)
-        summary.update(tool="fio", heat=heat.summary)
-        summary["warnings"] += [asdict(w) for w in heat.warnings]
-        result = _fio_summary(store, step_id, heat.records, heat.outputs[:1], rate_iops, summary)
-        result.events += heat.events
-        return result
-    if is_k8s_step(raw):
-        k8s = k8s_step(raw, step_id, plan, backend)
-        summary.update(tool="fio", k8s=k8s.summary)
-        summary["warnings"] += [asdict(w) for w in k8s.warnings]
-        result = _fio_summary(store, step_id, k8s.records, k8s.outputs[:1], rate_iops, summary)
-        result.events += k8s.events
-        return result
+    # consumers that each ran fio themselves (VMs through Heat, pods) and sent it back
+    for is_own, build, key in ((is_heat_step, heat_step, "heat"), (is_k8s_step, k8s_step, "k8s")):
+        if is_own(raw):
+            own = build(raw, step_id, plan, backend)
+            summary.update({"tool": "fio", key: own.summary})
+            summary["warnings"] += [asdict(w) for w in own.warnings]
+            result = _fio_summary(store, step_id, own.records, own.outputs[:1], rate_iops, summary)
+            result.events += own.events
+            return result
     output_path = raw / "fio.out"
     if not output_path.exists():
         return StepResult(summary)

@@ -46,7 +46,7 @@ def test_single_rw_becomes_a_list():
         ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
         (
             {"target": {"type": "nfs"}},
-            "target: unknown target type; one of local, rbd, openstack (got {'type': 'nfs'})",
+            "target: unknown target type; one of local, rbd, openstack, k8s (got {'type': 'nfs'})",
         ),
         (
             {"target": {"type": "rbd", "health_interval": 0.1}},
