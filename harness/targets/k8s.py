@@ -26,6 +26,7 @@ from harness.k8s.cluster import (
     delete_namespace,
     k8s_name,
     kubeconfig_path,
+    last_events,
 )
 from harness.k8s.step import PODS_DIR, PODS_FILE, k8s_step
 from harness.plan import Step
@@ -218,6 +219,15 @@ class K8sFioTarget:
                 return "timed out"
             time.sleep(POLL_S)
         return "done"
+
+    def _stuck(self, namespace: str, pod: Any, reason: str, waited: float) -> str:
+        """Why a pod never ran: its phase, waiting reason, its and its PVC's last events."""
+        name = pod.metadata.name
+        return (
+            f"{pod.status.phase}{f' ({reason})' if reason else ''} after {waited:.0f} s; "
+            f"pod events: {last_events(self.core, namespace, 'Pod', name)}; PVC events: "
+            f"{last_events(self.core, namespace, 'PersistentVolumeClaim', name)}"
+        )
 
     def _collect(
         self, step: Step, namespace: str, seen: dict[str, dict[str, Any]], raw: Any
