@@ -4,12 +4,27 @@ there is no result."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from harness.aggregate import Warning
+from harness.db_records import EventRecord
 from harness.fio.parse import FioOutput, FioParseError, parse_file
 from harness.records import ConsumerContext, FioConsumerRecord
 from harness.redact import redact_text
+
+
+@dataclass
+class OwnOutputsStep:
+    """What a step of such consumers gives: rows, timed events, warnings, a summary of
+    its own, and the fio outputs read (their version and histograms count)."""
+
+    records: list[FioConsumerRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    outputs: list[FioOutput] = field(default_factory=list)
 
 
 def own_output_records(

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import statistics
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from harness.aggregate import Warning
-from harness.consumer_fio import failed_record, own_output_records
+from harness.consumer_fio import OwnOutputsStep, failed_record, own_output_records
 from harness.db_records import EventRecord
-from harness.fio.parse import FioOutput
 from harness.records import ConsumerContext, FioConsumerRecord
 from harness.redact import redact_text
 from harness.spec import READ_MODES, RW_MODES, WRITE_MODES
@@ -27,15 +25,6 @@ TIMED = {"volume": "heat volume-create", "server": "heat server-create",
          "attachment": "heat volume-attach", "wait": "heat agent-result"}  # fmt: skip
 STACK_EVENT = "heat stack-create"
 READING_MODES = READ_MODES | (RW_MODES - WRITE_MODES)
-
-
-@dataclass
-class HeatStep:
-    records: list[FioConsumerRecord] = field(default_factory=list)
-    events: list[EventRecord] = field(default_factory=list)
-    warnings: list[Warning] = field(default_factory=list)
-    summary: dict[str, Any] = field(default_factory=dict)
-    outputs: list[FioOutput] = field(default_factory=list)  # the VMs' fio outputs read
 
 
 def is_heat_step(raw: Path) -> bool:
@@ -74,8 +63,8 @@ def create_times(
     return start, (_ms(end["event_time"]) - start) / 1000, redact_text(detail)
 
 
-def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> HeatStep:
-    result = HeatStep()
+def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> OwnOutputsStep:
+    result = OwnOutputsStep()
     stacks = _read(raw / STACKS_FILE) or []
     consumers = {c["name"]: c for c in plan.get("consumers", [])}
     workload = plan.get("workload", {})
@@ -138,7 +127,7 @@ def _vm_records(
     stack_reason: str,
     consumer: dict[str, Any],
     context: ConsumerContext,
-    result: HeatStep,
+    result: OwnOutputsStep,
 ) -> list[FioConsumerRecord]:
     at = _ms(vm["creation_time"]) if vm.get("creation_time") else 0
     if fio_path.exists():

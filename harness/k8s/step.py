@@ -6,36 +6,25 @@ pod's row with its reason and events; PVC-bound and pod-running times as events.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.aggregate import Warning
-from harness.consumer_fio import failed_record, own_output_records
+from harness.consumer_fio import OwnOutputsStep, failed_record, own_output_records
 from harness.db_records import EventRecord
-from harness.fio.parse import FioOutput
-from harness.records import ConsumerContext, FioConsumerRecord
+from harness.records import ConsumerContext
 
 PODS_FILE = "pods.json"
 PODS_DIR = "pods"
 TIMED = {"bound": "k8s pvc-bound", "running": "k8s pod-running"}
 
 
-@dataclass
-class K8sStep:
-    records: list[FioConsumerRecord] = field(default_factory=list)
-    events: list[EventRecord] = field(default_factory=list)
-    warnings: list[Warning] = field(default_factory=list)
-    summary: dict[str, Any] = field(default_factory=dict)
-    outputs: list[FioOutput] = field(default_factory=list)
-
-
 def is_k8s_step(raw: Path) -> bool:
     return (raw / PODS_FILE).exists()
 
 
-def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> K8sStep:
-    result = K8sStep()
+def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> OwnOutputsStep:
+    result = OwnOutputsStep()
     pods = json.loads((raw / PODS_FILE).read_text())
     workload = plan.get("workload", {})
     concurrency = int(plan.get("concurrency") or len(pods["consumers"]))

@@ -12,6 +12,7 @@ wait for that pod within ``pod_timeout`` with its phase and last events in the r
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import shutil
 import threading
@@ -36,6 +37,7 @@ from harness.targets.base import StepOutcome, TargetError, Tick
 from harness.targets.fio_step import step_timeout
 
 KIND = "k8s-namespace"
+SCRATCH = "/volperf"  # in the pod: an emptyDir of its own
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
 WAITING_FAILURES = ("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "CrashLoopBackOff",
@@ -151,11 +153,13 @@ class K8sFioTarget:
                 "spec": {"accessModes": ["ReadWriteOnce"],
                          "storageClassName": self.options.storage_class,
                          "resources": {"requests": {"storage": request}}}})  # fmt: skip
-            prefill = (f"fio --output=/tmp/prefill.out /jobs/{consumer.name}.prefill || exit 3; "
-                       if workload.prefill else "")  # fmt: skip
+            # fio's own output goes to the pod's scratch volume, then to its log (stderr
+            # would be mixed into a JSON on stdout)
+            prefill = (f"fio --output={SCRATCH}/prefill.out /jobs/{consumer.name}.prefill "
+                       "|| exit 3; " if workload.prefill else "")  # fmt: skip
             command = (
-                f"{prefill}fio --output-format=json+ --output=/tmp/fio.json "
-                f"/jobs/{consumer.name}.job; rc=$?; cat /tmp/fio.json; exit $rc"
+                f"{prefill}fio --output-format=json+ --output={SCRATCH}/fio.json "
+                f"/jobs/{consumer.name}.job; rc=$?; cat {SCRATCH}/fio.json; exit $rc"
             )
             core.create_namespaced_pod(namespace, {
                 "metadata": {"name": consumer.name, "labels": labels},
@@ -165,11 +169,13 @@ class K8sFioTarget:
                              "imagePullPolicy": self.options.image_pull_policy,
                              "command": ["/bin/sh", "-c", command],
                              "volumeMounts": [{"name": "data", "mountPath": "/data"},
-                                              {"name": "jobs", "mountPath": "/jobs"}]}],
+                                              {"name": "jobs", "mountPath": "/jobs"},
+                                              {"name": "scratch", "mountPath": SCRATCH}]}],
                          "volumes": [
                              {"name": "data",
                               "persistentVolumeClaim": {"claimName": consumer.name}},
-                             {"name": "jobs", "configMap": {"name": "fio-jobs"}}]}})  # fmt: skip
+                             {"name": "jobs", "configMap": {"name": "fio-jobs"}},
+                             {"name": "scratch", "emptyDir": {}}]}})  # fmt: skip
 
     def _wait(
         self,
@@ -245,8 +251,6 @@ class K8sFioTarget:
                     entry["error"] = f"fio exited {state.exit_code}: {log[-300:]}"
 
     def _outcome(self, step: Step, store: CampaignStore, waited: str) -> StepOutcome:
-        import json  # noqa: PLC0415
-
         plan = json.loads((store.step_dir(step.id) / "step.json").read_text())
         k8s = k8s_step(store.raw_dir(step.id), step.id, plan, self.backend)
         failed = [f"{r.context.consumer} ({r.error})" for r in k8s.records if r.error]
