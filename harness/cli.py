@@ -27,7 +27,7 @@ from harness.store import CampaignError, CampaignStore
 from harness.targets.base import Target, TargetError
 from harness.targets.cloud import connect
 from harness.targets.heat import HeatCollectTarget, collected_spec
-from harness.targets.k8s import K8sFioTarget
+from harness.targets.k8s_any import KubernetesTarget
 from harness.targets.local_any import LocalTarget
 from harness.targets.openstack import OpenStackCloudTarget
 from harness.targets.rbd import RbdFioTarget, resolve
@@ -44,7 +44,7 @@ def make_target(spec: CampaignSpec) -> Target:
     if spec.target.type == "openstack":
         return OpenStackCloudTarget(spec)
     if spec.target.type == "k8s":
-        return K8sFioTarget(spec)
+        return KubernetesTarget(spec)
     return LocalTarget(spec)
 
 

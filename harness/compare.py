@@ -1,8 +1,9 @@
 """Relative deltas of one campaign against a baseline, metric by metric.
 
-Steps are matched by position of their workload in the campaign, number of consumers
-and repeat, so a campaign can be compared with another of the same sweep (iodepth 1
-against 64, SSD against the reference, this month against last month).
+Steps are matched by position of their workload in the campaign, number of consumers,
+thread count (database steps) and repeat, so a campaign can be compared with another of
+the same sweep (iodepth 1 against 64, SSD against the reference, this month against last
+month, StorageClass A against B).
 """
 
 from __future__ import annotations
@@ -22,6 +23,16 @@ METRICS = [
     ("p95_consumer_mean", "p95 ms (mean of consumers)", False),
     ("p99_merged", "p99 ms (merged)", False),
 ]
+DB_METRICS = [
+    ("tps_total", "TPS, sum", True),
+    ("tps_per_consumer", "TPS per consumer", True),
+    ("latency_avg_ms", "mean latency ms", False),
+    ("latency_p95_ms_highest", "p95 ms (highest consumer)", False),
+    ("load_time_s_max", "load time s (slowest)", False),
+]
+TIME_METRICS = [("p50_s", "p50 s", False), ("p95_s", "p95 s", False), ("max_s", "max s", False)]
+EVENT_METRICS = [("mean_s", "mean s", False), ("max_s", "max s", False)]
+Metrics = list[tuple[str, str, bool]]
 
 
 @dataclass(frozen=True)
@@ -36,9 +47,24 @@ class Delta:
     delta: float | None  # (other - baseline) / baseline
     better: bool | None  # None when equal or not comparable
     note: str = ""
+    threads: int | None = None  # database steps: client threads of each consumer
 
 
-def _key_map(steps: list[dict[str, Any]]) -> dict[tuple[int, int, int], dict[str, Any]]:
+def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]:
+    """What a step measured, by section: fio's read and write, a database step's figures,
+    PVC provisioning times, timed events (io-pause …)."""
+    found = [(d, step[d], METRICS) for d in ("read", "write") if step.get(d)]
+    if step.get("db"):
+        found.append(("db", step["db"], DB_METRICS))
+    for kind, figures in sorted((step.get("provision") or {}).items()):
+        if isinstance(figures, dict):
+            found.append((kind, figures, TIME_METRICS))
+    for kind, figures in sorted((step.get("events") or {}).items()):
+        found.append((kind, figures, EVENT_METRICS))
+    return found
+
+
+def _key_map(steps: list[dict[str, Any]]) -> dict[tuple[int, int, int, int], dict[str, Any]]:
     order: list[str] = []
     keyed = {}
     for s in steps:
@@ -47,6 +73,7 @@ def _key_map(steps: list[dict[str, Any]]) -> dict[tuple[int, int, int], dict[str
         key = (
             order.index(s.get("workload")),
             int(s.get("concurrency") or 0),
+            int(s.get("threads") or 0),
             int(s.get("repeat") or 1),
         )
         keyed[key] = s
@@ -66,11 +93,12 @@ def compare_steps(baseline: list[dict[str, Any]], other: list[dict[str, Any]]) -
         match = theirs.get(key)
         if match is None:
             continue
-        for direction in ("read", "write"):
-            a, b = mine.get(direction), match.get(direction)
-            if not a or not b:
+        theirs_by_section = {name: figures for name, figures, _ in _sections(match)}
+        for direction, a, metrics in _sections(mine):
+            b = theirs_by_section.get(direction)
+            if not b:
                 continue
-            for metric, label, higher in METRICS:
+            for metric, label, higher in metrics:
                 va, vb = a.get(metric), b.get(metric)
                 note = ""
                 if metric in a.get("ceilings", {}) or metric in b.get("ceilings", {}):
@@ -90,6 +118,7 @@ def compare_steps(baseline: list[dict[str, Any]], other: list[dict[str, Any]]) -
                         delta,
                         judge(delta, higher),
                         note,
+                        key[2] or None,
                     )
                 )
     return deltas

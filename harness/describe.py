@@ -25,7 +25,18 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _io_pause(w)
     if tool == "rally":
         return _rally(w)
+    if tool == "pvc-provision":
+        return _provision(w)
     return _fio(w)
+
+
+def _provision(w: dict[str, Any]) -> str:
+    return _join([
+        f"PVC provisioning: each consumer a namespace with {w.get('pvcs')} PVC(s) of "
+        f"{w.get('size')}, all namespaces created at once",
+        "a pod mounting each PVC (pod-ready times)" if w.get("pods") else "no pods",
+        "times from volperf's create request to Bound and to Ready, seen through watches",
+    ])  # fmt: skip
 
 
 def _rally(w: dict[str, Any]) -> str:
@@ -126,6 +137,8 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
         return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
+    if tool == "pvc-provision":
+        return None  # as long as the cluster takes
     if tool != "fio":
         return float(w.get("runtime") or 0)
     if w.get("mode", "time") == "time":
@@ -141,6 +154,8 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
     if tool == "fio":
         length = f"{w['runtime']} s" if w.get("mode", "time") == "time" else f"size {w['size']}"
         return f"bs {w.get('bs')}, iodepth {w.get('iodepth')}, {length}"
+    if tool == "pvc-provision":
+        return f"{w.get('pvcs')} PVC(s) of {w.get('size')} per namespace"
     test = w.get("test", "")
     seconds = expected_seconds(w)
     return f"{tool} {test}".strip() + f", {threads} threads, ~{seconds:.0f} s"

@@ -21,6 +21,7 @@ from harness.device_check import GAP_WARNING, compare, host_load
 from harness.fio.histogram import top_bucket_ns
 from harness.fio.parse import FioOutput, FioParseError, parse_file
 from harness.heat.step import heat_step, is_heat_step
+from harness.k8s.provision import is_provision_step, provision_step
 from harness.k8s.step import is_k8s_step, k8s_step
 from harness.plan import plan_steps
 from harness.rally.records import RallyActionRecord, rally_csv
@@ -67,6 +68,14 @@ def build_step(
     tool = plan.get("workload", {}).get("tool", "fio")
     if tool == "rally":
         return _rally_step(store, step_id, plan, summary, status.started)
+    if tool == "pvc-provision":
+        summary["tool"] = tool
+        if not is_provision_step(store.raw_dir(step_id)):
+            return StepResult(summary)
+        events, figures, warnings = provision_step(store.raw_dir(step_id), step_id)
+        summary.update(figures)
+        summary["warnings"] += [asdict(w) for w in warnings]
+        return StepResult(summary, events=events)
     if tool != "fio":
         summary.update(tool=tool, threads=plan.get("threads"))
         db = build_db_step(store.raw_dir(step_id), plan, step_id, backend)

@@ -183,6 +183,19 @@ class IoPauseWorkload(_DbWorkload):
     report_interval: Literal[1] = 1  # io-pause is read from 1-second reports
 
 
+class PvcProvisionWorkload(_Strict):
+    """Kubernetes PVC provisioning: each consumer is a namespace in which ``pvcs`` PVCs
+    (and, with ``pods``, a pod mounting each) are created at once with every other
+    namespace's; Pending→Bound and pod-ready times per PVC."""
+
+    tool: Literal["pvc-provision"]
+    name: Name
+    pvcs: int = Field(1, ge=1, le=1000, description="PVCs per namespace")
+    size: Size = "64M"
+    pods: bool = Field(True, description="a pod per PVC (WaitForFirstConsumer classes bind "
+                       "only for one): pod-ready times too")  # fmt: skip
+
+
 class RallyWorkload(_Strict):
     """A Rally task run at each concurrency of the sweep: its scenarios get ``times``
     iterations (else ``times_per_user`` × concurrency) at that concurrency."""
@@ -205,6 +218,7 @@ WORKLOAD_MODELS: dict[str, type[_Strict]] = {
     "sysbench-oltp": OltpWorkload,
     "pgbench": PgbenchWorkload,
     "io-pause": IoPauseWorkload,
+    "pvc-provision": PvcProvisionWorkload,
     "rally": RallyWorkload,
 }
 
@@ -325,6 +339,10 @@ class K8sTarget(_Strict):
     )
     storage_class: str = Field(min_length=1)
     fio_image: str = "registry.local/fio:3.33"
+    mariadb_image: str = Field("registry.local/mariadb-sysbench:bookworm",
+                               description="mariadbd, mariadb-install-db and sysbench")  # fmt: skip
+    postgresql_image: str = Field("registry.local/postgresql-pgbench:bookworm",
+                                  description="PostgreSQL 15 with pgbench")  # fmt: skip
     image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = "IfNotPresent"
     pod_timeout: int = Field(300, ge=10, description="seconds for PVCs to bind, pods to start")
 
@@ -396,11 +414,18 @@ class CampaignSpec(_Strict):
 
     @model_validator(mode="after")
     def _rbd_runs_fio(self) -> CampaignSpec:
-        if self.target.type in ("rbd", "k8s"):
+        provisioning = [w.name for w in self.workloads if isinstance(w, PvcProvisionWorkload)]
+        if provisioning and self.target.type != "k8s":
+            raise ValueError(f"workloads {', '.join(provisioning)}: pvc-provision needs the "
+                             "k8s target")  # fmt: skip
+        if self.target.type == "k8s":
+            others = [w.name for w in self.workloads
+                      if isinstance(w, FileioWorkload | RallyWorkload)]  # fmt: skip
+            if others:
+                raise ValueError(f"workloads {', '.join(others)}: the k8s target runs fio, "
+                                 "pvc-provision, sysbench-oltp, pgbench and io-pause")  # fmt: skip
+        if self.target.type == "rbd":
             others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]
-            if others and self.target.type == "k8s":
-                raise ValueError(f"workloads {', '.join(others)}: the k8s target runs fio "
-                                 "workloads only")  # fmt: skip
             if others:
                 raise ValueError(
                     f"workloads {', '.join(others)}: the rbd target runs fio only (database "

@@ -28,6 +28,18 @@ def total(values: Sequence[float]) -> float | None:
     return float(sum(values))
 
 
+def sample_percentile(values: Sequence[float], percentile: float) -> float | None:
+    """The percentile of samples, linear between the two nearest ranks (as numpy's
+    default and Rally's percentiles do); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * percentile / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
 def merge_histograms(histograms: Iterable[Histogram]) -> dict[int, int]:
     """Add bucket counts of several histograms that share fio's bucket layout."""
     merged: Counter[int] = Counter()

@@ -12,10 +12,18 @@ import pytest
 
 from harness.k8s.cluster import kubeconfig_path
 
-SCALES = {  # consumers per step, by --scale
-    "small": {"fio_sweep": [1, 2], "fio_size": "64M", "fio_runtime": 5},
-    "reference": {"fio_sweep": [2, 4, 10, 20, 40], "fio_size": "4G", "fio_runtime": 600},
-}
+SCALES = {  # consumers per step and their work, by --scale
+    "small": {"fio_sweep": [1, 2], "fio_size": "64M", "fio_runtime": 5,
+              "provision_sweep": [2, 4], "pvcs_per_namespace": 2,
+              "db_sweep": [2], "db_threads": [1, 4], "db_runtime": 5,
+              "tables": 2, "table_size": 2000, "pgbench_scale": 2,
+              "failover_pods": 1, "failover_kills": 2},
+    "reference": {"fio_sweep": [2, 4, 10, 20, 40], "fio_size": "4G", "fio_runtime": 600,
+                  "provision_sweep": [10, 50, 100, 200], "pvcs_per_namespace": 1,
+                  "db_sweep": [60], "db_threads": [1, 2, 5, 10, 20], "db_runtime": 300,
+                  "tables": 50, "table_size": 1000000, "pgbench_scale": 100,
+                  "failover_pods": 10, "failover_kills": 10},
+}  # fmt: skip
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,7 +38,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="campaign name prefix (default k8s-YYYYmmdd-HHMMSS)")  # fmt: skip
     group.addoption("--results", type=Path, default=Path("results"),
                     help="where campaigns are stored")  # fmt: skip
+    group.addoption("--doc-source", type=Path, default=Path("doc/source"),
+                    help="Sphinx source the campaigns' pages and the StorageClass "
+                    "comparisons are written into (test_results/)")  # fmt: skip
     group.addoption("--fio-image", default="registry.local/fio:3.33")
+    group.addoption("--mariadb-image", default="registry.local/mariadb-sysbench:bookworm",
+                    help="mariadbd, mariadb-install-db, mariadb-admin and sysbench")  # fmt: skip
+    group.addoption("--postgresql-image", default="registry.local/postgresql-pgbench:bookworm",
+                    help="PostgreSQL 15 and pgbench in /usr/lib/postgresql/15/bin")  # fmt: skip
+    group.addoption("--pod-timeout", type=int, default=300,
+                    help="seconds for PVCs to bind and pods to become ready")  # fmt: skip
     group.addoption("--image-pull-policy", default="IfNotPresent",
                     choices=["Never", "IfNotPresent", "Always"])  # fmt: skip
 
@@ -43,12 +60,38 @@ class ScenarioOptions:
     campaign: str
     results: Path
     fio_image: str
+    mariadb_image: str
+    postgresql_image: str
     image_pull_policy: str
+    pod_timeout: int
 
     def target(self, storage_class: str) -> dict[str, Any]:
         return {"type": "k8s", "kubeconfig": str(self.kubeconfig),
                 "storage_class": storage_class, "fio_image": self.fio_image,
-                "image_pull_policy": self.image_pull_policy}  # fmt: skip
+                "mariadb_image": self.mariadb_image, "postgresql_image": self.postgresql_image,
+                "image_pull_policy": self.image_pull_policy,
+                "pod_timeout": self.pod_timeout}  # fmt: skip
+
+    def run(self, scenario: str, storage_class: str, workloads: list[dict[str, Any]],
+            sweep: list[int]) -> Any:  # fmt: skip
+        """The scenario's campaign on the class, whose steps must all be done."""
+        from harness.campaign import run_campaign  # noqa: PLC0415
+        from harness.spec import validate  # noqa: PLC0415
+        from harness.targets.k8s_any import KubernetesTarget  # noqa: PLC0415
+
+        spec = validate({"name": f"{self.campaign}-{scenario}-{storage_class}",
+                         "target": self.target(storage_class), "workloads": workloads,
+                         "sweep": sweep, "labels": {"storage_class": storage_class,
+                                                    "scenario": scenario}})  # fmt: skip
+        outcome = run_campaign(spec, self.results, KubernetesTarget)
+        CAMPAIGNS.setdefault(scenario, []).append(self.results / spec.name)
+        failed = {r.summary["step"]: r.summary.get("error") for r in outcome.results
+                  if r.summary["state"] != "done"}  # fmt: skip
+        assert not failed, failed
+        return outcome
+
+
+CAMPAIGNS: dict[str, list[Path]] = {}  # scenario: its campaigns, one per class
 
 
 @pytest.fixture(scope="session")
@@ -66,7 +109,10 @@ def scenario_options(request: pytest.FixtureRequest) -> ScenarioOptions:
         scale=SCALES[config.getoption("scale")],
         campaign=config.getoption("campaign") or time.strftime("k8s-%Y%m%d-%H%M%S"),
         results=config.getoption("results"), fio_image=config.getoption("fio_image"),
+        mariadb_image=config.getoption("mariadb_image"),
+        postgresql_image=config.getoption("postgresql_image"),
         image_pull_policy=config.getoption("image_pull_policy"),
+        pod_timeout=config.getoption("pod_timeout"),
     )  # fmt: skip
 
 
@@ -77,3 +123,30 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "storage_class" in metafunc.fixturenames and Path(metafunc.definition.path).parent == here:
         classes = metafunc.config.getoption("storage_class") or ["(none given)"]
         metafunc.parametrize("storage_class", classes)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Pages: each campaign's, and for a scenario run on two classes or more the
+    StorageClass comparison (every other class against the first), under
+    --doc-source/test_results; `sphinx-build` (or `volperf report --build`) makes HTML."""
+    from harness.compare import compare_steps  # noqa: PLC0415
+    from harness.report.data import load  # noqa: PLC0415
+    from harness.report.render import write_comparison, write_report  # noqa: PLC0415
+    from harness.store import CampaignStore  # noqa: PLC0415
+
+    doc_source = session.config.getoption("doc_source")
+    say = session.config.get_terminal_writer().line
+    if not CAMPAIGNS or doc_source is None:
+        return
+    if not (doc_source / "conf.py").exists():
+        say(f"volperf: no pages written: {doc_source} is not a Sphinx source (no conf.py)")
+        return
+    for scenario, campaigns in CAMPAIGNS.items():
+        done = [c for c in campaigns if (c / "summary.json").exists()]
+        for campaign in done:
+            say(f"volperf: {scenario}: page {write_report(CampaignStore(campaign), doc_source)}")
+        if len(done) > 1:
+            loaded = [load(CampaignStore(c)) for c in done]
+            deltas = [compare_steps(loaded[0].steps, other.steps) for other in loaded[1:]]
+            page = write_comparison(loaded[0], loaded[1:], doc_source, deltas)
+            say(f"volperf: {scenario}: StorageClass comparison {page}")

@@ -13,6 +13,9 @@ from typing import Any
 from harness.testbeds import default_state_dir
 
 LABEL = "volperf-campaign"
+# a container waiting for one of these will not start by waiting longer
+WAITING_FAILURES = ("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "CrashLoopBackOff",
+                    "CreateContainerConfigError", "InvalidImageName")  # fmt: skip
 
 
 def kubeconfig_path(given: Path | None) -> Path:
@@ -69,3 +72,11 @@ def delete_namespace(core: Any, namespace: str, timeout_s: float) -> bool:
             raise
         time.sleep(1)
     return False
+
+
+def waiting_reason(pod: Any) -> str:
+    """Why the pod's first waiting container waits ('' when none does)."""
+    for status in pod.status.container_statuses or []:
+        if status.state and status.state.waiting and status.state.waiting.reason:
+            return str(status.state.waiting.reason)
+    return ""

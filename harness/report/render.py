@@ -93,14 +93,22 @@ def method_lines(data: CampaignData) -> list[str]:
     target = spec.get("target", {})
     tools = {w.get("tool", "fio") for w in spec.get("workloads", [])}
     counted = "Concurrency" if tools == {"rally"} else "Consumers per step"
+    where = target.get("dir") or target.get("cloud") or target.get("storage_class") or ""
     lines = [
-        f"Target: {target.get('type')} {target.get('dir') or target.get('cloud') or ''}".strip()
+        f"Target: {target.get('type')} {where}".strip()
         + (f" ({data.backend})" if data.backend else ""),
         f"{counted}: {', '.join(str(c) for c in spec.get('sweep', []))}; "
         f"{spec.get('repeats', 1)} run(s) of each.",
     ]
     if "fio" in tools and target.get("type") == "openstack":
         lines.append(heat_method(target.get("heat") or {}))
+    elif "fio" in tools and target.get("type") == "k8s":
+        lines.append(
+            f"Each fio step starts one pod per consumer at once, each with its own PVC of "
+            f"StorageClass {target.get('storage_class')} and volperf's fio job (image "
+            f"{target.get('fio_image')}); every pod's fio JSON comes back through its log. PVC "
+            "bound and pod running times are from volperf's create request, polled."
+        )
     elif "fio" in tools:
         lines.append(
             "Each fio step is one fio process with one job per consumer on its own file, all "
@@ -114,18 +122,27 @@ def method_lines(data: CampaignData) -> list[str]:
             "statistics make the tables, and its HTML report of every step is linked below."
             + (" Ceph health was sampled during every step." if target.get("ceph_conf") else "")
         )
-    if tools - {"fio", "rally"}:
-        databases = spec.get("databases") or {}
-        settings = "; ".join(
-            f"{engine}: " + ", ".join(f"{k}={v}" for k, v in (s.get("options") or {}).items())
-            for engine, s in databases.items()
+    databases = spec.get("databases") or {}
+    settings = "; ".join(
+        f"{engine}: " + ", ".join(f"{k}={v}" for k, v in (s.get("options") or {}).items())
+        for engine, s in databases.items()
+    )
+    if target.get("type") == "k8s" and tools - {"fio", "pvc-provision"}:
+        lines.append(
+            "Database steps on Kubernetes: every consumer is a pod of a StatefulSet (its server "
+            f"on its own PVC of StorageClass {target.get('storage_class')}, the client beside it "
+            "in the same pod, run through the API's exec), loaded once per dataset and kept "
+            "for the thread sweep. io-pause deletes the server pods (grace period 0) while a "
+            "client pod of their own runs sysbench; the StatefulSet replaces each on its PVC "
+            "and volperf points the client at the new pod's address (the testbed has no "
+            f"cluster DNS). Server settings: {settings or 'defaults'}."
         )
+    elif tools - {"fio", "rally", "pvc-provision"}:
         lines.append(
             "Each database step starts its consumers' clients together; every consumer has its "
             "own server (volperf's own instances, data in the directory under test, reached "
-            "on a private socket) loaded once per dataset. Server settings: "
-            + (settings or "defaults")
-            + "."
+            f"on a private socket) loaded once per dataset. Server settings: "
+            f"{settings or 'defaults'}."
         )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
     if spec.get("labels"):
@@ -276,7 +293,8 @@ def build_html(doc_source: Path, build_dir: Path) -> subprocess.CompletedProcess
 def compare_rows(deltas: list[Delta]) -> list[list[str]]:
     verdict = {True: "better", False: "worse", None: "same"}
     return [
-        [str(d.concurrency), d.direction, d.label, tables.cell(d.baseline, 3),
+        [str(d.concurrency) + (f" × {d.threads} threads" if d.threads else ""), d.direction,
+         d.label, tables.cell(d.baseline, 3),
          tables.cell(d.other, 3), percent(d.delta), d.note or verdict[d.better]]
         for d in deltas
     ]  # fmt: skip

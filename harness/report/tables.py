@@ -112,6 +112,8 @@ DB_HEADERS = {
                       "latency avg ms", "p95 ms (highest)", "load s"],
     "pgbench": ["consumers", "clients", "TPS sum", "TPS per consumer", "latency avg ms",
                 "load s"],
+    "pvc-provision": ["namespaces", "PVCs", "bound", "bound p50 s", "bound p95 s",
+                      "bound max s", "pods ready", "ready p50 s", "ready p95 s", "ready max s"],
     "io-pause": ["consumers", "threads", "server kills", "io-pause mean s", "io-pause max s",
                  "never resumed", "server recovery mean s", "recovery max s"],
 }  # fmt: skip
@@ -141,6 +143,17 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                 figure(s, "db", "tps_total", 1), figure(s, "db", "tps_per_consumer", 1),
                 figure(s, "db", "latency_avg_ms", 3), figure(s, "db", "load_time_s_max", 2),
             ])  # fmt: skip
+        elif tool == "pvc-provision":
+            seen = s.get("provision") or {}
+            bound, ready = seen.get("pvc-bound") or {}, seen.get("pod-ready") or {}
+            rows.append([str(s.get("concurrency")), str(seen.get("pvcs", "–")),
+                         f"{bound.get('ended', 0)} of {bound.get('count', 0)}",
+                         cell(bound.get("p50_s"), 2), cell(bound.get("p95_s"), 2),
+                         cell(bound.get("max_s"), 2),
+                         f"{ready.get('ended', 0)} of {ready.get('count', 0)}" if ready.get(
+                             "count") else "–",
+                         cell(ready.get("p50_s"), 2), cell(ready.get("p95_s"), 2),
+                         cell(ready.get("max_s"), 2)])  # fmt: skip
         elif tool == "io-pause":
             events = s.get("events") or {}
             pause, recovery = events.get("io-pause") or {}, events.get("server-recovery") or {}

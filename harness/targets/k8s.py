@@ -23,11 +23,13 @@ from harness.cleanup import remove_created
 from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
 from harness.k8s.cluster import (
     LABEL,
+    WAITING_FAILURES,
     api_client,
     delete_namespace,
     k8s_name,
     kubeconfig_path,
     last_events,
+    waiting_reason,
 )
 from harness.k8s.step import PODS_DIR, PODS_FILE, k8s_step
 from harness.plan import Step
@@ -40,8 +42,6 @@ KIND = "k8s-namespace"
 SCRATCH = "/volperf"  # in the pod: an emptyDir of its own
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
-WAITING_FAILURES = ("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "CrashLoopBackOff",
-                    "CreateContainerConfigError", "InvalidImageName")  # fmt: skip
 
 
 def _ms(moment: Any) -> int | None:
@@ -211,7 +211,7 @@ class K8sFioTarget:
                 if pod.status.phase in ("Succeeded", "Failed"):
                     pending.discard(pod.metadata.name)
                     continue
-                reason = _waiting_reason(pod)
+                reason = waiting_reason(pod)
                 waited = time.monotonic() - started
                 late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
                 if reason in WAITING_FAILURES or late:
@@ -266,10 +266,3 @@ class K8sFioTarget:
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return remove_created(store)
-
-
-def _waiting_reason(pod: Any) -> str:
-    for status in pod.status.container_statuses or []:
-        if status.state and status.state.waiting and status.state.waiting.reason:
-            return str(status.state.waiting.reason)
-    return ""

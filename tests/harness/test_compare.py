@@ -54,3 +54,25 @@ def test_unmatched_steps_and_ceilings():
     assert {d.concurrency for d in deltas} == {2}
     capped = next(d for d in deltas if d.metric == "p95_merged")
     assert capped.delta is None and "ceiling" in capped.note
+
+
+def db_step(threads, tps, bound_p95=None):
+    return {"step": f"t{threads}", "workload": "db", "concurrency": 2, "threads": threads,
+            "repeat": 1, "db": {"tps_total": tps, "tps_per_consumer": tps / 2},
+            "provision": {"pvcs": 4, "pvc-bound": {"p50_s": 1.0, "p95_s": bound_p95,
+                                                   "max_s": bound_p95}}}  # fmt: skip
+
+
+def test_database_and_provisioning_steps_compare_by_thread_count():
+    baseline = [db_step(1, 100.0, 2.0), db_step(4, 300.0, 2.0)]
+    other = [db_step(4, 150.0, 1.0), db_step(1, 120.0, 4.0)]
+    deltas = {(d.step, d.direction, d.metric): d for d in compare_steps(baseline, other)}
+    # matched by thread count, not position: t1 against t1, t4 against t4
+    assert deltas[("t1", "db", "tps_total")].delta == pytest.approx(0.2)
+    assert deltas[("t1", "db", "tps_total")].better is True
+    assert deltas[("t4", "db", "tps_total")].delta == pytest.approx(-0.5)
+    assert deltas[("t1", "pvc-bound", "p95_s")].better is False  # slower binding is worse
+    assert deltas[("t4", "pvc-bound", "p95_s")].better is True
+    assert ("t1", "pvc-bound", "p50_s") in deltas and deltas[
+        ("t1", "pvc-bound", "p50_s")
+    ].better is None

@@ -133,7 +133,7 @@ def test_database_workload_errors_name_the_workload_and_field():
         validate(data)
     assert caught.value.problems == [
         "workloads[0]: unknown tool; one of fio, sysbench-fileio, sysbench-oltp, pgbench, "
-        "io-pause, rally (got {'name': 'a', 'tool': 'pgbenchx'})",
+        "io-pause, pvc-provision, rally (got {'name': 'a', 'tool': 'pgbenchx'})",
         "workloads[1].test: Input should be 'rndrd', 'rndwr', 'rndrw', 'seqrd' or 'seqwr' "
         "(got 'rnd')",
         "workloads[1].threads: thread counts repeat (got [2, 2])",
@@ -187,3 +187,30 @@ def test_rally_workloads_and_the_openstack_target_go_together():
     with pytest.raises(SpecError, match=r"times_per_user: Input should be greater than or equal"):
         validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
                   "workloads": [dict(rally, times_per_user=0)]})  # fmt: skip
+
+
+def test_k8s_target_takes_database_and_provisioning_workloads_but_not_fileio():
+    target = {"type": "k8s", "storage_class": "fast"}
+    ok = validate({"name": "k", "target": target, "sweep": [2], "workloads": [
+        {"name": "p", "tool": "pvc-provision", "pvcs": 3},
+        {"name": "o", "tool": "sysbench-oltp"}, {"name": "g", "tool": "pgbench"},
+        {"name": "i", "tool": "io-pause"}]})  # fmt: skip
+    assert ok.workloads[0].pvcs == 3 and ok.target.mariadb_image.startswith("registry.local/")
+    with pytest.raises(SpecError, match=r"workloads f: the k8s target runs fio, pvc-provision"):
+        validate(
+            {
+                "name": "k",
+                "target": target,
+                "sweep": [1],
+                "workloads": [{"name": "f", "tool": "sysbench-fileio", "test": "rndrd"}],
+            }
+        )
+    with pytest.raises(SpecError, match=r"workloads p: pvc-provision needs the k8s target"):
+        validate(
+            {
+                "name": "k",
+                "target": {"type": "local", "dir": "."},
+                "sweep": [1],
+                "workloads": [{"name": "p", "tool": "pvc-provision"}],
+            }
+        )

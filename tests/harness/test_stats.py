@@ -105,3 +105,18 @@ def test_at_ceiling():
     assert stats.at_ceiling(16711.68, 16711.68)
     assert not stats.at_ceiling(16000, 16711.68)
     assert stats.at_ceiling(199, 200, tolerance=0.01)
+
+
+def test_sample_percentile_interpolates_between_ranks():
+    assert stats.sample_percentile([], 50) is None
+    assert stats.sample_percentile([4.0], 95) == 4.0
+    assert stats.sample_percentile([3, 1, 2], 50) == 2
+    assert stats.sample_percentile([1, 2, 3, 4], 50) == 2.5
+    assert stats.sample_percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 95) == 10.5
+    assert stats.sample_percentile([1, 2, 3], 100) == 3
+    assert stats.sample_percentile([1, 2, 3], 0) == 1
+
+
+@given(st.lists(st.floats(0, 1e6), min_size=1), st.floats(0, 100))
+def test_sample_percentile_lies_between_min_and_max(values, p):
+    assert min(values) <= stats.sample_percentile(values, p) <= max(values)

@@ -3,10 +3,15 @@ and cached as OCI archives that `ctr images import` takes:
 
 - registry.local/pause:3.10 — a static C program that sleeps until signalled;
 - registry.local/fio:3.33 — busybox-static (sh, mkdir, rm …) plus this host's fio and the
-  shared libraries it loads.
+  shared libraries it loads;
+- registry.local/mariadb-sysbench:bookworm and registry.local/postgresql-pgbench:bookworm —
+  Debian bookworm minbase with mariadb-server and sysbench, or postgresql-15 (pgbench
+  included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, default
+  deb.debian.org) with the downloaded packages kept beside the archives.
 
-An archive is one uncompressed layer, written with fixed times and owners, so the same
-files give the same digest.
+An archive is one uncompressed layer, written with fixed times (and, for the small images,
+fixed owners), so the same files give the same digest. Database images keep their files'
+owners: the servers' own users own their folders.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import shutil
 import subprocess
 import tarfile
@@ -23,10 +29,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.testbeds import TestbedError
+from harness.testbeds.mounts import unmount_under
 
 REGISTRY = "registry.local"
 PAUSE = f"{REGISTRY}/pause:3.10"
 FIO = f"{REGISTRY}/fio:3.33"
+MARIADB = f"{REGISTRY}/mariadb-sysbench:bookworm"
+POSTGRESQL = f"{REGISTRY}/postgresql-pgbench:bookworm"
+SUITE = "bookworm"
+DEBOOTSTRAP_TIMEOUT_S = 1800
+# what a container never needs: package lists and caches, docs, translations, the data
+# directory the package made (volperf initializes its own on the PVC)
+DROPPED = ("var/cache/apt", "var/lib/apt/lists", "usr/share/doc", "usr/share/man",
+           "usr/share/locale", "usr/share/info", "var/lib/mysql", "var/lib/postgresql",
+           "var/log", "dev", "proc", "sys", "run")  # fmt: skip
 PAUSE_C = r"""
 #include <signal.h>
 #include <unistd.h>
@@ -43,14 +59,15 @@ class Image:
     name: str  # registry.local/NAME:TAG
     entrypoint: list[str]
     build: Callable[[Path], None]  # fills a root directory
+    keep_owners: bool = False
 
     @property
     def archive_name(self) -> str:
         return self.name.split("/", 1)[1].replace(":", "-") + ".tar"
 
 
-def _run(argv: list[str], what: str) -> None:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+def _run(argv: list[str], what: str, timeout: float = 600) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     if done.returncode != 0:
         raise TestbedError(f"{what}: {' '.join(argv[:3])} exited {done.returncode}: "
                            f"{done.stderr.strip()[-500:]}")  # fmt: skip
@@ -104,9 +121,47 @@ def build_fio(root: Path) -> None:
     (root / "etc" / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
 
 
+def debian_mirror() -> str:
+    return os.environ.get("VOLPERF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+
+
+def debootstrap(root: Path, packages: list[str], debs: Path) -> None:
+    """Debian minbase with the packages into root/, trimmed to what a container runs."""
+    if shutil.which("debootstrap") is None:
+        raise TestbedError("the database images need debootstrap (tools/debian-packages.txt)")
+    debs.mkdir(parents=True, exist_ok=True)
+    try:
+        _run(["debootstrap", "--variant=minbase", f"--cache-dir={debs}",
+              f"--include={','.join(packages)}", SUITE, str(root), debian_mirror()],
+             f"debootstrap of {', '.join(packages)} from {debian_mirror()}",
+             DEBOOTSTRAP_TIMEOUT_S)  # fmt: skip
+    finally:  # a failed debootstrap can leave its /proc mounted: never remove through it
+        unmount_under(root)
+    for name in DROPPED:
+        shutil.rmtree(root / name, ignore_errors=True)
+    for name in ("dev", "proc", "sys", "run", "var/log", "var/lib/mysql", "var/lib/postgresql"):
+        (root / name).mkdir(parents=True, exist_ok=True)
+
+
+def _debs() -> Path:
+    from harness.testbeds.k8s.build import cache_root  # noqa: PLC0415 - no cycle at import
+
+    return cache_root() / "debs"
+
+
+def build_mariadb(root: Path) -> None:
+    debootstrap(root, ["mariadb-server", "mariadb-client", "sysbench"], _debs())
+
+
+def build_postgresql(root: Path) -> None:
+    debootstrap(root, ["postgresql-15"], _debs())
+
+
 IMAGES = (
     Image(PAUSE, ["/pause"], build_pause),
     Image(FIO, ["/bin/sh"], build_fio),
+    Image(MARIADB, ["/bin/sh"], build_mariadb, keep_owners=True),
+    Image(POSTGRESQL, ["/bin/sh"], build_postgresql, keep_owners=True),
 )
 
 
@@ -115,12 +170,22 @@ def _reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
-def _layer(root: Path) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+def _fixed_time(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.mtime, info.uname, info.gname = 0, "", ""  # numeric owners: the image's own users
+    return info
+
+
+def _layer(root: Path, target: Path, keep_owners: bool) -> str:
+    """root/ as a tar file at target; its sha256."""
+    reset = _fixed_time if keep_owners else _reset
+    with tarfile.open(target, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for path in sorted(root.rglob("*")):
-            tar.add(path, arcname=str(path.relative_to(root)), recursive=False, filter=_reset)
-    return buffer.getvalue()
+            tar.add(path, arcname=str(path.relative_to(root)), recursive=False, filter=reset)
+    digest = hashlib.sha256()
+    with target.open("rb") as layer:
+        while chunk := layer.read(2**20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _blob(tar: tarfile.TarFile, data: bytes) -> dict[str, object]:
@@ -131,17 +196,26 @@ def _blob(tar: tarfile.TarFile, data: bytes) -> dict[str, object]:
     return {"digest": f"sha256:{digest}", "size": len(data)}
 
 
+def _file_blob(tar: tarfile.TarFile, path: Path, digest: str) -> dict[str, object]:
+    info = _reset(tarfile.TarInfo(f"blobs/sha256/{digest}"))
+    info.size = path.stat().st_size
+    with path.open("rb") as data:
+        tar.addfile(info, data)
+    return {"digest": f"sha256:{digest}", "size": info.size}
+
+
 def write_archive(image: Image, root: Path, archive: Path) -> None:
     """An OCI image layout archive of root/ as a single layer, named for containerd."""
-    layer = _layer(root)
+    layer = archive.with_suffix(".layer")
+    layer_digest = _layer(root, layer, image.keep_owners)
     config = {"architecture": "amd64", "os": "linux",
               "config": {"Entrypoint": image.entrypoint,
                          "Env": ["PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"]},
-              "rootfs": {"type": "layers",
-                         "diff_ids": [f"sha256:{hashlib.sha256(layer).hexdigest()}"]}}  # fmt: skip
+              "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_digest}"]}}  # fmt: skip
     partial = archive.with_suffix(".partial")
     with tarfile.open(partial, "w", format=tarfile.PAX_FORMAT) as tar:
-        layer_ref = {"mediaType": "application/vnd.oci.image.layer.v1.tar", **_blob(tar, layer)}
+        layer_ref = {"mediaType": "application/vnd.oci.image.layer.v1.tar",
+                     **_file_blob(tar, layer, layer_digest)}  # fmt: skip
         config_ref = {"mediaType": "application/vnd.oci.image.config.v1+json",
                       **_blob(tar, json.dumps(config).encode())}  # fmt: skip
         manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
@@ -158,6 +232,7 @@ def write_archive(image: Image, root: Path, archive: Path) -> None:
             info = _reset(tarfile.TarInfo(name))
             info.size = len(text)
             tar.addfile(info, io.BytesIO(text))
+    layer.unlink()
     partial.replace(archive)
 
 
@@ -168,9 +243,12 @@ def ensure_images(folder: Path, say: Callable[[str], None]) -> list[Path]:
     for image in IMAGES:
         archive = folder / image.archive_name
         if not archive.exists():
+            if image.keep_owners:
+                say(f"building image {image.name} (debootstrap: a minute or two)")
             with tempfile.TemporaryDirectory(dir=folder) as tmp:
-                image.build(Path(tmp))
-                write_archive(image, Path(tmp), archive)
+                (Path(tmp) / "root").mkdir()
+                image.build(Path(tmp) / "root")
+                write_archive(image, Path(tmp) / "root", archive)
             say(f"built image {image.name} ({archive.stat().st_size / 2**20:.0f} MiB)")
         archives.append(archive)
     return archives

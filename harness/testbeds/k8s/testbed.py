@@ -33,10 +33,11 @@ from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
 from harness.testbeds.k8s.certs import clients, make_pki, write_kubeconfig
 from harness.testbeds.k8s.configs import BRIDGE, NODE, NODE_IP, POD_CIDR, Layout
+from harness.testbeds.mounts import unmount_under
 
 MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
-STATIC_PVS = 8
+STATIC_PVS = 32  # enough for every scenario at small scale; `up` again makes used ones anew
 STATIC_PV_SIZE = "2Gi"
 DAEMON_ORDER = ("etcd", "containerd", "kube-apiserver", "kube-controller-manager",
                 "kube-scheduler", "kubelet", "local-path-provisioner")  # fmt: skip
@@ -286,7 +287,8 @@ class K8sTestbed:
         return [f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
                 "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
                 f"local-static ({STATIC_PVS} pre-made local PVs of {STATIC_PV_SIZE})",
-                f"images (imagePullPolicy: Never): {images.FIO}, {images.PAUSE}",
+                f"images (imagePullPolicy: Never): {images.FIO}, {images.MARIADB}, "
+                f"{images.POSTGRESQL}, {images.PAUSE}",
                 "no kube-proxy or cluster DNS: pod IPs work, Services do not"]  # fmt: skip
 
 
@@ -330,19 +332,6 @@ def kill_shims(marker: str) -> None:
                 line = (proc / "cmdline").read_bytes().decode(errors="replace")
                 if "containerd-shim" in line and marker in line:
                     os.kill(int(proc.name), signal.SIGKILL)
-
-
-def unmount_under(folder: Path) -> int:
-    """Lazily unmount every mount point under folder, deepest first."""
-    prefix = str(folder.resolve()) + "/"
-    points = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        point = line.split()[4].replace("\\040", " ")
-        if point.startswith(prefix):
-            points.append(point)
-    for point in sorted(set(points), key=len, reverse=True):
-        subprocess.run(["umount", "-l", point], capture_output=True, check=False)
-    return len(set(points))
 
 
 def make_bridge(name: str, address: str) -> None:

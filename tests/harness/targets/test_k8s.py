@@ -1,7 +1,8 @@
 """The k8s target's bad input on the real testbed: an unknown StorageClass is refused
 before anything is made, naming the classes there are; a pod whose image cannot be had
 ends its step within pod_timeout with the pod's phase, reason and events in its row, and
-the step's namespace is gone."""
+the step's namespace is gone; a PVC that never binds and a database pod that
+crash-loops end their steps the same way."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from harness.campaign import run_campaign
 from harness.spec import validate
 from harness.targets.base import TargetError
-from harness.targets.k8s import K8sFioTarget
+from harness.targets.k8s_any import KubernetesTarget
 
 
 def _spec(k8s_testbed, name: str, **target):
@@ -29,14 +30,14 @@ def _spec(k8s_testbed, name: str, **target):
 def test_an_unknown_storage_class_is_refused_naming_the_ones_there(k8s_testbed, tmp_path):
     spec = _spec(k8s_testbed, "no-such-class", storage_class="gold")
     with pytest.raises(TargetError, match=r"StorageClass 'gold' does not exist .*local-path"):
-        run_campaign(spec, tmp_path, K8sFioTarget)
+        run_campaign(spec, tmp_path, KubernetesTarget)
 
 
 def test_an_image_that_cannot_be_had_fails_the_pod_with_its_events(k8s_testbed, tmp_path):
     from kubernetes import client
 
     spec = _spec(k8s_testbed, "no-image", fio_image="registry.local/missing:1")
-    outcome = run_campaign(spec, tmp_path, K8sFioTarget)
+    outcome = run_campaign(spec, tmp_path, KubernetesTarget)
     [result] = outcome.results
     assert result.summary["state"] == "failed"
     [row] = result.records
@@ -45,3 +46,53 @@ def test_an_image_that_cannot_be_had_fails_the_pod_with_its_events(k8s_testbed, 
     assert json.loads((outcome.store.root / "created.json").read_text()) == {}
     names = {ns.metadata.name for ns in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
     assert not any(n.startswith("volperf-no-image") for n in names)
+
+
+def test_a_pvc_that_never_binds_ends_the_step_with_its_events(k8s_testbed, tmp_path):
+    """A class whose provisioner does not exist: the PVC stays Pending; the step ends
+    after pod_timeout naming the pod and quoting the PVC's events."""
+    from kubernetes import client
+
+    storage = client.StorageV1Api(k8s_testbed.api())
+    storage.create_storage_class({"metadata": {"name": "volperf-test-never"},
+                                  "provisioner": "volperf.test/nobody",
+                                  "volumeBindingMode": "Immediate"})  # fmt: skip
+    try:
+        spec = _spec(k8s_testbed, "never-bound", storage_class="volperf-test-never",
+                     pod_timeout=15)  # fmt: skip
+        outcome = run_campaign(spec, tmp_path, KubernetesTarget)
+    finally:
+        storage.delete_storage_class("volperf-test-never")
+    [result] = outcome.results
+    assert result.summary["state"] == "failed"
+    [row] = result.records
+    assert row.error.startswith("pod c01: Pending after ")
+    assert "volperf.test/nobody" in row.error.split("PVC events:")[1]  # the provisioner named
+    assert json.loads((outcome.store.root / "created.json").read_text()) == {}
+
+
+def test_a_database_pod_that_crash_loops_is_reported_with_its_log(k8s_testbed, tmp_path):
+    """mariadbd refuses an unknown option: the StatefulSet's pod crash-loops; the step
+    fails naming the pod, its state and events and the server's last words, and the
+    campaign's namespace is deleted."""
+    from kubernetes import client
+
+    spec = validate({
+        "name": "crash-loop",
+        "target": {"type": "k8s", "kubeconfig": str(k8s_testbed.kubeconfig),
+                   "storage_class": "local-path", "image_pull_policy": "Never",
+                   "pod_timeout": 120},
+        "databases": {"mariadb": {"options": {"volperf_no_such_option": 1}}},
+        "workloads": [{"name": "oltp", "tool": "sysbench-oltp", "runtime": 2}],
+        "sweep": [1],
+    })  # fmt: skip
+    outcome = run_campaign(spec, tmp_path, KubernetesTarget)
+    [result] = outcome.results
+    assert result.summary["state"] == "failed"
+    error = result.summary["error"]
+    assert error.startswith("pod volperf-crash-loop-db/mariadb-c001-0 not ready after")
+    assert "CrashLoopBackOff" in error and "BackOff" in error.split("pod events:")[1]
+    assert "volperf-no-such-option" in error.split("its server said:")[1]
+    assert json.loads((outcome.store.root / "created.json").read_text()) == {}
+    names = {ns.metadata.name for ns in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
+    assert "volperf-crash-loop-db" not in names

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from harness.testbeds.k8s.images import FIO
+from harness.testbeds.k8s.testbed import STATIC_PVS
 from tests.harness.helpers import volperf
 
 
@@ -39,7 +40,7 @@ def test_up_from_nothing_is_ready_with_both_storage_classes(k8s_testbed):
     assert classes["local-path"].provisioner == "rancher.io/local-path"
     assert classes["local-static"].provisioner == "kubernetes.io/no-provisioner"
     pvs = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-static=true")
-    assert len(pvs.items) == 8 and {pv.status.phase for pv in pvs.items} == {"Available"}
+    assert len(pvs.items) == STATIC_PVS and {pv.status.phase for pv in pvs.items} == {"Available"}
 
 
 def _wait(what: str, check, timeout: float = 120):

@@ -1,0 +1,153 @@
+"""Database servers as Kubernetes objects: a StatefulSet per engine and consumer count
+whose pods each run one server ("db") on a PVC of the class under test and a client
+container beside it ("client", sleeping until volperf execs sysbench or pgbench in it),
+as the StatefulSet study did (one pod = MySQL + sysbench). The password is a Secret of
+the namespace, made per campaign; it reaches the containers as environment only, never
+a command line volperf records.
+
+The images need: mariadb-install-db, mariadbd, mariadb-admin and sysbench; or
+PostgreSQL 15 under /usr/lib/postgresql/15/bin with pgbench and psql; and sh, runuser,
+sleep (the testbed's registry.local images, made by debootstrap, have them).
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+SECRET = "volperf-db"
+LUA_CONFIGMAP = "volperf-sysbench-lua"
+LUA_DIR = "/volperf-lua"
+MARIADB_PORT, POSTGRESQL_PORT = 3306, 5432
+PG_BIN = "/usr/lib/postgresql/15/bin"
+USER = "volperf"
+DATA = "/data"
+
+MARIADB_START = r"""set -e
+mkdir -p /data/mysql /run/mysqld
+chown mysql:mysql /data/mysql /run/mysqld
+if [ ! -d /data/mysql/mysql ]; then
+  mariadb-install-db --no-defaults --datadir=/data/mysql --user=mysql \
+    --auth-root-authentication-method=normal --skip-test-db $VOLPERF_OPTIONS >/dev/null
+fi
+umask 077
+cat > /run/mysqld/init.sql <<EOF
+CREATE DATABASE IF NOT EXISTS sbtest;
+CREATE USER IF NOT EXISTS 'volperf'@'%' IDENTIFIED BY '$DB_PASSWORD';
+ALTER USER 'volperf'@'%' IDENTIFIED BY '$DB_PASSWORD';
+GRANT ALL ON sbtest.* TO 'volperf'@'%';
+EOF
+chown mysql /run/mysqld/init.sql
+exec mariadbd --no-defaults --user=mysql --datadir=/data/mysql \
+  --socket=/run/mysqld/mysqld.sock --port=3306 --bind-address=0.0.0.0 --skip-name-resolve \
+  --init-file=/run/mysqld/init.sql $VOLPERF_OPTIONS
+"""
+
+POSTGRESQL_START = rf"""set -e
+mkdir -p /data/pg /run/postgresql
+chown postgres:postgres /data/pg /run/postgresql
+chmod 700 /data/pg
+if [ ! -f /data/pg/PG_VERSION ]; then
+  umask 077
+  printf '%s\n' "$DB_PASSWORD" > /run/postgresql/pw
+  chown postgres /run/postgresql/pw
+  runuser -u postgres -- {PG_BIN}/initdb -D /data/pg -U {USER} --pwfile=/run/postgresql/pw \
+    --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+  rm -f /run/postgresql/pw
+  echo "host all all 0.0.0.0/0 scram-sha-256" >> /data/pg/pg_hba.conf
+fi
+exec runuser -u postgres -- {PG_BIN}/postgres -D /data/pg -c listen_addresses='*' \
+  -c unix_socket_directories=/run/postgresql $VOLPERF_OPTIONS
+"""
+
+READY = {
+    "mariadb": ["mariadb-admin", "--no-defaults", "--socket=/run/mysqld/mysqld.sock", "-uroot",
+                "ping"],
+    "postgresql": [f"{PG_BIN}/pg_isready", "-q", "-h", "127.0.0.1", "-U", USER],
+}  # fmt: skip
+START = {"mariadb": MARIADB_START, "postgresql": POSTGRESQL_START}
+RUN_DIR = {"mariadb": "/run/mysqld", "postgresql": "/run/postgresql"}
+
+
+def server_options(engine: str, options: dict[str, str | int]) -> str:
+    """The campaign's server options as the server takes them on its command line."""
+    if engine == "mariadb":
+        return " ".join(f"--{k.replace('_', '-')}={v}" for k, v in options.items())
+    return " ".join(f"-c {k}={v}" for k, v in options.items())
+
+
+def _password_env() -> list[dict[str, Any]]:
+    secret = {"secretKeyRef": {"name": SECRET, "key": "password"}}
+    return [{"name": "DB_PASSWORD", "valueFrom": secret},
+            {"name": "PGPASSWORD", "valueFrom": secret},
+            {"name": "PGUSER", "value": USER},
+            {"name": "PGHOST", "value": "127.0.0.1"}]  # fmt: skip
+
+
+def client_container(image: str, pull_policy: str) -> dict[str, Any]:
+    return {"name": "client", "image": image, "imagePullPolicy": pull_policy,
+            "command": ["sleep", "infinity"], "env": _password_env(),
+            "volumeMounts": [{"name": "lua", "mountPath": LUA_DIR}]}  # fmt: skip
+
+
+def statefulset(name: str, engine: str, replicas: int, image: str, pull_policy: str,
+                storage_class: str, request: str, options: dict[str, str | int],
+                labels: dict[str, str]) -> dict[str, Any]:  # fmt: skip
+    selector = {"volperf-set": name}
+    server = {
+        "name": "db", "image": image, "imagePullPolicy": pull_policy,
+        "command": ["/bin/sh", "-c", START[engine]],
+        "env": [*_password_env(),
+                {"name": "VOLPERF_OPTIONS", "value": server_options(engine, options)}],
+        "readinessProbe": {"exec": {"command": READY[engine]}, "periodSeconds": 1,
+                           "failureThreshold": 1, "timeoutSeconds": 5},
+        "volumeMounts": [{"name": "data", "mountPath": DATA},
+                         {"name": "run", "mountPath": RUN_DIR[engine]}],
+    }  # fmt: skip
+    return {
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "serviceName": name, "replicas": replicas, "podManagementPolicy": "Parallel",
+            "selector": {"matchLabels": selector},
+            "template": {
+                "metadata": {"labels": {**labels, **selector}},
+                "spec": {"terminationGracePeriodSeconds": 10,
+                         "containers": [server, client_container(image, pull_policy)],
+                         "volumes": [{"name": "run", "emptyDir": {}},
+                                     {"name": "lua", "configMap": {"name": LUA_CONFIGMAP}}]},
+            },
+            "volumeClaimTemplates": [{
+                "metadata": {"name": "data", "labels": labels},
+                "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                         "resources": {"requests": {"storage": request}}}}],
+        },
+    }  # fmt: skip
+
+
+def client_pod(name: str, image: str, pull_policy: str, labels: dict[str, str]) -> dict[str, Any]:
+    """A client of its own, outside the database's pod: it outlives the pod's deletion."""
+    return {"metadata": {"name": name, "labels": labels},
+            "spec": {"terminationGracePeriodSeconds": 0,
+                     "containers": [client_container(image, pull_policy)],
+                     "volumes": [{"name": "lua",
+                                  "configMap": {"name": LUA_CONFIGMAP}}]}}  # fmt: skip
+
+
+def sysbench_connection(host: str) -> list[str]:
+    """sysbench's options for the pod's server (the password is added by the shell)."""
+    return ["--db-driver=mysql", f"--mysql-host={host}", f"--mysql-port={MARIADB_PORT}",
+            f"--mysql-user={USER}", "--mysql-db=sbtest"]  # fmt: skip
+
+
+def pgbench_connection() -> list[str]:
+    return [f"{PG_BIN}/pgbench"]  # PGHOST, PGUSER, PGPASSWORD come from the environment
+
+
+def with_password(argv: list[str]) -> str:
+    """A shell line running argv with the MariaDB password from the container's
+    environment, so the password never appears in what volperf keeps."""
+    line = shlex.join(argv)
+    if argv and argv[0] == "sysbench":
+        line = 'sysbench --mysql-password="$DB_PASSWORD"' + line[len("sysbench") :]
+    return line

@@ -1,0 +1,56 @@
+"""A PVC-provisioning step's records from its raw output alone (raw/provision.json: what
+volperf saw of every PVC and its pod, as local wall-clock milliseconds): a `pvc-bound`
+event per PVC (creation request to Bound) and a `pod-ready` event per pod (creation
+request to Ready), unresolved ones with the reason and last events; p50/p95/max of each
+in the summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.aggregate import Warning
+from harness.db_records import EventRecord
+from harness.stats import sample_percentile
+
+PROVISION_FILE = "provision.json"
+BOUND, READY = "pvc-bound", "pod-ready"
+
+
+def is_provision_step(raw: Path) -> bool:
+    return (raw / PROVISION_FILE).exists()
+
+
+def _spread(seconds: list[float]) -> dict[str, float | None]:
+    return {"p50_s": sample_percentile(seconds, 50), "p95_s": sample_percentile(seconds, 95),
+            "max_s": max(seconds, default=None)}  # fmt: skip
+
+
+def provision_step(raw: Path, step_id: str) -> tuple[list[EventRecord], dict[str, Any],
+                                                     list[Warning]]:  # fmt: skip
+    seen = json.loads((raw / PROVISION_FILE).read_text(encoding="utf-8"))
+    events: list[EventRecord] = []
+    for index, claim in enumerate(seen.get("pvcs", []), start=1):
+        created = claim.get("created_ms")
+        where = f"{claim['namespace']}/{claim['name']}"
+        for event, key, wanted in ((BOUND, "bound_ms", True), (READY, "ready_ms", seen["pods"])):
+            if not wanted:
+                continue
+            at = claim.get(key)
+            seconds = (at - created) / 1000 if at is not None and created is not None else None
+            detail = where if seconds is not None else f"{where}: {claim.get('error') or 'never'}"
+            events.append(EventRecord(step_id, claim["consumer"], event, index, created,
+                                      seconds, detail))  # fmt: skip
+    summary: dict[str, Any] = {"storage_class": seen.get("storage_class"),
+                               "namespaces": len(seen.get("namespaces", [])),
+                               "pvcs": len(seen.get("pvcs", []))}  # fmt: skip
+    for event in (BOUND, READY):
+        of_kind = [e for e in events if e.event == event]
+        ended = [e.seconds for e in of_kind if e.seconds is not None]
+        summary[event] = {"count": len(of_kind), "ended": len(ended), **_spread(ended)}
+    warnings = []
+    if seen.get("namespaces_left"):
+        warnings.append(Warning("k8s-namespace", "namespaces still being deleted when the step "
+                                f"ended: {', '.join(seen['namespaces_left'])}"))  # fmt: skip
+    return events, {"provision": summary}, warnings

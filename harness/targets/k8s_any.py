@@ -1,0 +1,75 @@
+"""The `k8s` target of a spec: fio workloads run in pods of their own
+(harness/targets/k8s.py), pvc-provision steps create namespaces of PVCs
+(k8s_provision.py), database workloads run in StatefulSet pods (k8s_db.py); all check
+the cluster and the StorageClass first, and share one client."""
+
+from __future__ import annotations
+
+import threading
+
+from harness.cleanup import remove_created
+from harness.plan import Step
+from harness.spec import CampaignSpec, FioWorkload, PvcProvisionWorkload
+from harness.store import CampaignStore
+from harness.targets.base import StepOutcome, Tick
+from harness.targets.k8s import K8sFioTarget
+from harness.targets.k8s_db import K8sDatabaseTarget
+from harness.targets.k8s_provision import K8sProvisionTarget
+
+
+class KubernetesTarget:
+    def __init__(self, spec: CampaignSpec):
+        self.fio = K8sFioTarget(spec)
+        self.spec = spec
+        self.backend = self.fio.backend
+        self._provision: K8sProvisionTarget | None = None
+        self._db: K8sDatabaseTarget | None = None
+
+    @property
+    def provision(self) -> K8sProvisionTarget:
+        if self._provision is None:
+            o = self.fio.options
+            self._provision = K8sProvisionTarget(self.spec, self.fio.core, str(self.fio.kubeconfig),
+                                                 o.storage_class, o.pod_timeout, o.fio_image,
+                                                 o.image_pull_policy)  # fmt: skip
+        return self._provision
+
+    @property
+    def db(self) -> K8sDatabaseTarget:
+        if self._db is None:
+            from kubernetes import client  # noqa: PLC0415
+
+            o = self.fio.options
+            self._db = K8sDatabaseTarget(
+                self.spec, self.fio.core, client.AppsV1Api(self.fio.core.api_client),
+                str(self.fio.kubeconfig), o.storage_class, o.pod_timeout,
+                {"mariadb": o.mariadb_image, "postgresql": o.postgresql_image},
+                o.image_pull_policy)  # fmt: skip
+        return self._db
+
+    def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        self.fio.prepare(spec, store)
+
+    def tool_versions(self) -> dict[str, str]:
+        versions = self.fio.tool_versions()
+        o = self.fio.options
+        engines = {getattr(w, "engine", "postgresql" if w.tool == "pgbench" else None)
+                   for w in self.spec.workloads}  # fmt: skip
+        if "mariadb" in engines:
+            versions["mariadb image"] = o.mariadb_image
+        if "postgresql" in engines:
+            versions["postgresql image"] = o.postgresql_image
+        return versions
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        if isinstance(step.workload, FioWorkload):
+            return self.fio.run_step(step, store, stop, tick)
+        if isinstance(step.workload, PvcProvisionWorkload):
+            return self.provision.run_step(step, store, stop, tick)
+        return self.db.run_step(step, store, stop, tick)
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        left = self._db.cleanup(store) if self._db is not None else []
+        return left + remove_created(store)

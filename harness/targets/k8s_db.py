@@ -1,0 +1,461 @@
+"""Database workloads on a Kubernetes target (sysbench OLTP, pgbench, io-pause): each
+consumer of a step is one pod of a StatefulSet (harness/k8s/databases.py) with its own
+PVC of the class under test, its server in one container and the client beside it.
+
+The StatefulSet of an engine and consumer count is made when a step first needs it and
+kept for the next steps (the thread sweep), its data loaded once per dataset; a step of
+another count or engine deletes it with its PVCs first. All of it lives in one namespace
+of the campaign's (noted in created.json before it is made; deleted when the campaign
+ends, also after a failure or Ctrl-C). Raw output keeps the local database target's
+layout (load.json, process.json, kills.json, <consumer>.out/.err), so db.csv and
+events.csv come from the same code and `volperf reparse` rebuilds them.
+
+io-pause: each server pod gets a client pod of its own, connected to the server by the
+pod's name; each cycle deletes every server pod at once (grace period 0, as a node loss
+does), the StatefulSet makes the replacement on the same PVC, and volperf points the
+client's name at the new pod's address (/etc/hosts: the testbed has no cluster DNS; a
+Service would do this in a cluster). Events: server-recovery (deletion to the new pod
+Ready), pod-replaced (deletion to the new pod Running) and io-pause from the client's
+1-second reports.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import shlex
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from harness.k8s import databases as objects
+from harness.k8s.cluster import (
+    LABEL,
+    WAITING_FAILURES,
+    delete_namespace,
+    k8s_name,
+    last_events,
+    waiting_reason,
+)
+from harness.k8s.podexec import exec_in_pod
+from harness.pgbench import command as pgbench_command
+from harness.plan import Step
+from harness.process import ProcessResult, what_it_said
+from harness.redact import redact_text
+from harness.spec import CampaignSpec, IoPauseWorkload, OltpWorkload, PgbenchWorkload
+from harness.store import CampaignStore, atomic_write_json
+from harness.sysbench import command as sysbench_command
+from harness.targets.base import StepOutcome, Tick
+from harness.targets.local_db import LOAD_TIMEOUT_S, RUN_MARGIN_S, dataset_of, engine_of
+
+KIND = "k8s-namespace"
+DELETE_TIMEOUT_S = 300
+POLL_S = 0.25
+STOPPED = (0, 143, -15)  # exit statuses of a client volperf stopped with SIGTERM
+DbWorkload = OltpWorkload | PgbenchWorkload | IoPauseWorkload
+
+
+class K8sDatabaseTarget:
+    def __init__(self, spec: CampaignSpec, core: Any, apps: Any, kubeconfig: str,
+                 storage_class: str, pod_timeout: int, images: dict[str, str],
+                 pull_policy: str):  # fmt: skip
+        self.spec = spec
+        self.core = core
+        self.apps = apps
+        self.kubeconfig = kubeconfig
+        self.storage_class = storage_class
+        self.pod_timeout = pod_timeout
+        self.images = images
+        self.pull_policy = pull_policy
+        self.namespace = k8s_name(f"volperf-{spec.name}-db")
+        self.labels = {LABEL: k8s_name(spec.name)}
+        self.current: str | None = None  # the StatefulSet standing
+        self.datasets: dict[str, Any] = {}  # its loaded dataset, by name
+
+    # the namespace and the StatefulSet
+    def _key(self) -> str:
+        return f"{KIND}:{self.kubeconfig}:{self.namespace}"
+
+    def _namespace(self, store: CampaignStore) -> None:
+        if self._key() in store.created():
+            return
+        store.record_created(self._key(), kind=KIND, kubeconfig=self.kubeconfig,
+                             namespace=self.namespace, campaign=self.spec.name)  # fmt: skip
+        self.core.create_namespace({"metadata": {"name": self.namespace, "labels": self.labels}})
+        password = secrets.token_urlsafe(18)
+        self.core.create_namespaced_secret(self.namespace, {
+            "metadata": {"name": objects.SECRET, "labels": self.labels},
+            "stringData": {"password": password}})  # fmt: skip
+        lua = sysbench_command.reconnect_script().read_text()
+        self.core.create_namespaced_config_map(self.namespace, {
+            "metadata": {"name": objects.LUA_CONFIGMAP, "labels": self.labels},
+            "data": {sysbench_command.RECONNECT_SCRIPT: lua}})  # fmt: skip
+
+    def _set_name(self, engine: str, count: int) -> str:
+        return f"{engine}-c{count:03d}"
+
+    def _ensure_set(self, step: Step, engine: str, workload: DbWorkload) -> str:
+        name = self._set_name(engine, step.concurrency)
+        if self.current == name:
+            return name
+        if self.current is not None:
+            self._delete_set(self.current)
+        settings = getattr(self.spec.databases, engine)
+        request = f"{self._request_mib(workload)}Mi"
+        self.apps.create_namespaced_stateful_set(self.namespace, objects.statefulset(
+            name, engine, step.concurrency, self.images[engine], self.pull_policy,
+            self.storage_class, request, dict(settings.options), self.labels))  # fmt: skip
+        self.current, self.datasets = name, {}
+        return name
+
+    def _request_mib(self, workload: DbWorkload) -> int:
+        """Room for the server's own files and the dataset, generously."""
+        if isinstance(workload, PgbenchWorkload):
+            data = workload.scale * 16  # pgbench: ~15 MiB per scale unit
+        else:
+            data = workload.tables * workload.table_size * 250 / 2**20  # ~250 B per row
+        return 512 + math.ceil(data * 2)
+
+    def _delete_set(self, name: str) -> None:
+        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+        try:
+            self.apps.delete_namespaced_stateful_set(name, self.namespace,
+                                                     propagation_policy="Foreground")  # fmt: skip
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+        deadline = time.monotonic() + DELETE_TIMEOUT_S
+        while time.monotonic() < deadline and self._pods(name):
+            time.sleep(1)
+        self.core.delete_collection_namespaced_persistent_volume_claim(
+            self.namespace, label_selector=f"volperf-set={name}"
+        )
+        self.current = None
+
+    def _pods(self, name: str) -> list[Any]:
+        pods = self.core.list_namespaced_pod(self.namespace, label_selector=f"volperf-set={name}")
+        return sorted(pods.items, key=lambda p: int(p.metadata.name.rsplit("-", 1)[1]))
+
+    def _wait_ready(self, name: str, count: int, stop: threading.Event, tick: Tick,
+                    timeout: float) -> tuple[list[Any], str]:  # fmt: skip
+        """The set's pods once all are Ready; or why not (a pod's name, state and events)."""
+        started = time.monotonic()
+        while True:
+            pods = self._pods(name)
+            ready = [p for p in pods if _ready(p) and p.metadata.deletion_timestamp is None]
+            if len(ready) == count:
+                return ready, ""
+            tick(time.monotonic() - started, None)
+            if stop.is_set():
+                return [], "stopped on request"
+            waited = time.monotonic() - started
+            for pod in pods:
+                reason = waiting_reason(pod)
+                if reason in WAITING_FAILURES or (waited > timeout and not _ready(pod)):
+                    return [], self._stuck(pod, reason, waited)
+            if waited > timeout:
+                return (
+                    [],
+                    f"StatefulSet {name}: {len(pods)} of {count} pods made after {waited:.0f} s",
+                )
+            time.sleep(POLL_S)
+
+    def _stuck(self, pod: Any, reason: str, waited: float) -> str:
+        name = pod.metadata.name
+        claim = f"data-{name}"
+        return (f"pod {self.namespace}/{name} not ready after {waited:.0f} s: "
+                f"{pod.status.phase}{f' ({reason})' if reason else ''}; pod events: "
+                f"{last_events(self.core, self.namespace, 'Pod', name)}; PVC {claim} events: "
+                f"{last_events(self.core, self.namespace, 'PersistentVolumeClaim', claim)}"
+                + self._server_log(name))  # fmt: skip
+
+    def _server_log(self, pod: str) -> str:
+        """The server's last words: its error lines if it said any, else its last lines
+        (of the container that ended, when there is one)."""
+        log = ""
+        for previous in (True, False):
+            try:
+                log = self.core.read_namespaced_pod_log(
+                    pod, self.namespace, container="db", previous=previous, tail_lines=60
+                )
+                break
+            except Exception:  # noqa: BLE001 - no earlier container: try the current one
+                continue
+        lines = [line.strip() for line in log.splitlines() if line.strip()]
+        errors = [line for line in lines if "ERROR" in line or "FATAL" in line]
+        quoted = (errors or lines)[-3:]
+        return f"; its server said: {redact_text(' / '.join(quoted))}" if quoted else ""
+
+    # one step
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert isinstance(workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
+        engine = engine_of(workload)
+        assert engine is not None
+        raw = store.raw_dir(step.id)
+        self._namespace(store)
+        name = self._ensure_set(step, engine, workload)
+        pods, problem = self._wait_ready(name, step.concurrency, stop, tick, self.pod_timeout)
+        if problem:
+            state = "interrupted" if stop.is_set() else "failed"
+            return StepOutcome(state, problem)
+        pod_of = {c.name: p.metadata.name for c, p in zip(step.consumers, pods, strict=True)}
+        atomic_write_json(raw / "pods.json", {"namespace": self.namespace, "statefulset": name,
+                                              "storage_class": self.storage_class,
+                                              "pods": pod_of})  # fmt: skip
+        failure = self._load(step, workload, engine, pod_of, raw, stop)
+        if failure is not None:
+            return failure
+        if isinstance(workload, IoPauseWorkload):
+            return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
+        threads = step.threads or 1
+        commands = {c: self._run_line(workload, threads) for c in pod_of}
+        results = self._exec_all(pod_of, commands, raw, "", workload.runtime + RUN_MARGIN_S,
+                                 stop, tick)  # fmt: skip
+        atomic_write_json(raw / "process.json", {c: asdict(r) for c, r in results.items()})
+        return _outcome(results, raw, "run", "")
+
+    def _run_line(self, workload: DbWorkload, threads: int) -> str:
+        if isinstance(workload, PgbenchWorkload):
+            return shlex.join(pgbench_command.run(workload, objects.pgbench_connection(), threads))
+        argv = sysbench_command.oltp(workload, objects.sysbench_connection("127.0.0.1"),
+                                     threads, "run")  # fmt: skip
+        return objects.with_password(argv)
+
+    def _load_line(self, workload: DbWorkload) -> str:
+        if isinstance(workload, PgbenchWorkload):
+            create = shlex.join([f"{objects.PG_BIN}/psql", "-d", "postgres", "-c",
+                                 f"CREATE DATABASE {pgbench_command.DATABASE}"])  # fmt: skip
+            init = shlex.join(pgbench_command.init(workload, objects.pgbench_connection()))
+            return f"{create} >/dev/null 2>&1; exec {init}"
+        prepare = sysbench_command.oltp(workload, objects.sysbench_connection("127.0.0.1"),
+                                        4, "prepare")  # fmt: skip
+        command = objects.with_password(prepare[:-1])
+        # sysbench cannot prepare over an older dataset: clean it up first
+        return f"{command} cleanup >/dev/null 2>&1; exec {command} prepare"
+
+    def _exec_all(self, pod_of: dict[str, str], lines: dict[str, str], raw: Path, suffix: str,
+                  timeout: float, stop: threading.Event, tick: Tick,
+                  container: str = "client") -> dict[str, ProcessResult]:  # fmt: skip
+        started = time.monotonic()
+
+        def one(consumer: str) -> ProcessResult:
+            return exec_in_pod(self.core, self.namespace, pod_of[consumer], container,
+                               ["/bin/sh", "-c", lines[consumer]],
+                               raw / f"{consumer}{suffix}.out", raw / f"{consumer}{suffix}.err",
+                               timeout, stop)  # fmt: skip
+
+        with ThreadPoolExecutor(max_workers=max(1, len(lines))) as pool:
+            futures = {c: pool.submit(one, c) for c in lines}
+            while not all(f.done() for f in futures.values()):
+                tick(time.monotonic() - started, None)
+                time.sleep(0.5)
+            return {c: f.result() for c, f in futures.items()}
+
+    def _load(self, step: Step, workload: DbWorkload, engine: str, pod_of: dict[str, str],
+              raw: Path, stop: threading.Event) -> StepOutcome | None:  # fmt: skip
+        name, dataset = dataset_of(workload)
+        if self.datasets.get(name) == dataset:
+            return None
+        lines = {c: self._load_line(workload) for c in pod_of}
+        results = self._exec_all(pod_of, lines, raw, ".load", LOAD_TIMEOUT_S, stop,
+                                 lambda *_: None)  # fmt: skip
+        atomic_write_json(raw / "load.json", {c: asdict(r) for c, r in results.items()})
+        failure = _outcome(results, raw, "load", ".load", fatal_fails=True)
+        if failure.state != "done":
+            return failure
+        self.datasets[name] = dataset
+        return None
+
+    # io-pause
+    def _io_pause(self, step: Step, workload: IoPauseWorkload, name: str,
+                  pod_of: dict[str, str], raw: Path, stop: threading.Event,
+                  tick: Tick) -> StepOutcome:  # fmt: skip
+        clients = {c: f"client-{pod}" for c, pod in pod_of.items()}
+        for client in clients.values():
+            self.core.create_namespaced_pod(self.namespace, objects.client_pod(
+                client, self.images["mariadb"], self.pull_policy, self.labels))  # fmt: skip
+        try:
+            problem = self._clients_ready(list(clients.values()), stop)
+            if problem:
+                return StepOutcome("interrupted" if stop.is_set() else "failed", problem)
+            for consumer, pod in pod_of.items():
+                self._point(clients[consumer], pod)
+            return self._cycles(step, workload, name, pod_of, clients, raw, stop, tick)
+        finally:
+            for client in clients.values():
+                self.core.delete_namespaced_pod(client, self.namespace, grace_period_seconds=0)
+
+    def _clients_ready(self, names: list[str], stop: threading.Event) -> str:
+        deadline = time.monotonic() + self.pod_timeout
+        while time.monotonic() < deadline and not stop.is_set():
+            pods = [self.core.read_namespaced_pod(n, self.namespace) for n in names]
+            if all(_ready(p) for p in pods):
+                return ""
+            for pod in pods:
+                if waiting_reason(pod) in WAITING_FAILURES:
+                    return self._stuck(pod, waiting_reason(pod), 0)
+            time.sleep(POLL_S)
+        return "stopped on request" if stop.is_set() else f"client pods not ready: {names}"
+
+    def _point(self, client: str, server_pod: str) -> None:
+        """The client's name for its server is the server pod's current address."""
+        pod = self.core.read_namespaced_pod(server_pod, self.namespace)
+        hosts = f"127.0.0.1 localhost\n{pod.status.pod_ip} {server_pod}\n"
+        line = f"printf %s {shlex.quote(hosts)} > /etc/hosts"
+        result = self._quiet_exec(client, line)
+        if result.returncode != 0:
+            raise RuntimeError(f"could not point {client} at {server_pod} ({pod.status.pod_ip})")
+
+    def _quiet_exec(self, client: str, line: str) -> ProcessResult:
+        return exec_in_pod(
+            self.core,
+            self.namespace,
+            client,
+            "client",
+            ["/bin/sh", "-c", line],
+            Path("/dev/null"),
+            Path("/dev/null"),
+            30,
+            threading.Event(),
+        )
+
+    def _cycles(self, step: Step, workload: IoPauseWorkload, name: str,
+                pod_of: dict[str, str], clients: dict[str, str], raw: Path,
+                stop: threading.Event, tick: Tick) -> StepOutcome:  # fmt: skip
+        threads = step.threads or 1
+        env = (f"VOLPERF_SYSBENCH_TEST=oltp_{workload.test} "
+               f"VOLPERF_RECONNECT_S={workload.recovery_timeout} ")  # fmt: skip
+        lines = {}
+        for consumer, pod in pod_of.items():
+            argv = sysbench_command.oltp(workload, objects.sysbench_connection(pod), threads,
+                                         "run")  # fmt: skip
+            argv[1] = f"{objects.LUA_DIR}/{sysbench_command.RECONNECT_SCRIPT}"
+            lines[consumer] = env + objects.with_password(argv)
+        longest = workload.kills * (workload.before + workload.recovery_timeout + workload.after)
+        results: dict[str, ProcessResult] = {}
+        clients_done = threading.Event()
+        by_client = {c: clients[c] for c in pod_of}
+
+        def run_clients() -> None:
+            results.update(self._exec_all(by_client, lines, raw, "", longest + RUN_MARGIN_S,
+                                          clients_done, lambda *_: None))  # fmt: skip
+
+        runner = threading.Thread(target=run_clients, name="io-pause-clients")
+        runner.start()
+        kills: list[dict[str, Any]] = []
+        error = ""
+        started = time.time()
+        try:
+            for cycle in range(1, workload.kills + 1):
+                if not _wait(stop, workload.before, tick, started):
+                    break
+                error = self._replace(workload, name, pod_of, clients, cycle, kills, stop)
+                if error:
+                    break
+                _wait(stop, workload.after, tick, started)
+        finally:
+            for client in clients.values():  # SIGTERM: sysbench's output so far is kept
+                self._quiet_exec(client, "pkill -TERM -x sysbench; true")
+            runner.join(timeout=60)
+            clients_done.set()
+            runner.join()
+            atomic_write_json(raw / "kills.json", kills)
+            atomic_write_json(raw / "process.json", {c: asdict(r) for c, r in results.items()})
+        if stop.is_set():
+            return StepOutcome("interrupted", "stopped on request during the io-pause cycles")
+        if error:
+            return StepOutcome("failed", error)
+        crashed = {c: r for c, r in results.items() if r.returncode not in STOPPED}
+        if crashed:
+            said = "; ".join(f"{c} (exit {r.returncode}): "
+                             f"{what_it_said(raw / f'{c}.out', raw / f'{c}.err')}"
+                             for c, r in crashed.items())  # fmt: skip
+            return StepOutcome("failed", "sysbench ended early: " + redact_text(said))
+        return StepOutcome("done", notes=[f"{len(pod_of)} server pods deleted {workload.kills} "
+                                          "times and replaced by their StatefulSet"])  # fmt: skip
+
+    def _replace(self, workload: IoPauseWorkload, name: str, pod_of: dict[str, str],
+                 clients: dict[str, str], cycle: int, kills: list[dict[str, Any]],
+                 stop: threading.Event) -> str:  # fmt: skip
+        """Delete every server pod at once; wait for each replacement to run and be ready,
+        point its client at it."""
+        old = {p.metadata.name: p.metadata.uid for p in self._pods(name)}
+        killed_at = time.time()
+        for pod in pod_of.values():
+            self.core.delete_namespaced_pod(pod, self.namespace, grace_period_seconds=0)
+        records = {c: {"consumer": c, "cycle": cycle, "killed_at": killed_at}
+                   for c in pod_of}  # fmt: skip
+        deadline = time.monotonic() + workload.recovery_timeout
+        waiting = dict(pod_of)
+        while waiting and time.monotonic() < deadline and not stop.is_set():
+            for consumer, pod_name in list(waiting.items()):
+                try:
+                    pod = self.core.read_namespaced_pod(pod_name, self.namespace)
+                except Exception:  # noqa: BLE001 - not made again yet
+                    continue
+                if pod.metadata.uid == old.get(pod_name):
+                    continue
+                record = records[consumer]
+                if pod.status.phase == "Running" and "running_at" not in record:
+                    record["running_at"] = time.time()
+                if _ready(pod):
+                    record["ready_at"] = time.time()
+                    self._point(clients[consumer], pod_name)
+                    del waiting[consumer]
+            time.sleep(POLL_S)
+        for consumer in waiting:
+            records[consumer]["ready_at"] = None
+            records[consumer]["error"] = (
+                f"pod {pod_of[consumer]} not ready {workload.recovery_timeout} s after its "
+                f"deletion; pod events: "
+                f"{last_events(self.core, self.namespace, 'Pod', pod_of[consumer])}")  # fmt: skip
+        kills.extend(records.values())
+        errors = [r["error"] for r in records.values() if r.get("error")]
+        return (
+            f"a deleted server pod did not come back (cycle {cycle}): {errors[0]}" if errors else ""
+        )
+
+    def cleanup(self, store: CampaignStore) -> list[str]:
+        if self._key() not in store.created():
+            return []
+        if delete_namespace(self.core, self.namespace, DELETE_TIMEOUT_S):
+            store.forget_created(self._key())
+            return []
+        return [f"namespace {self.namespace} still being deleted after {DELETE_TIMEOUT_S} s"]
+
+
+def _ready(pod: Any) -> bool:
+    return any(c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
+
+
+def _wait(stop: threading.Event, seconds: float, tick: Tick, started: float) -> bool:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if stop.wait(0.25):
+            return False
+        tick(time.time() - started, None)
+    return True
+
+
+def _outcome(results: dict[str, ProcessResult], raw: Path, what: str, suffix: str,
+             fatal_fails: bool = False) -> StepOutcome:  # fmt: skip
+    if any(r.interrupted for r in results.values()):
+        return StepOutcome("interrupted", f"stopped on request during the {what}")
+    if any(r.timed_out for r in results.values()):
+        return StepOutcome("failed", f"the {what} did not finish within its timeout")
+    failed = []
+    for consumer, result in results.items():
+        out, err = raw / f"{consumer}{suffix}.out", raw / f"{consumer}{suffix}.err"
+        fatal = fatal_fails and "FATAL" in out.read_text(errors="replace")
+        if result.returncode != 0 or fatal:
+            failed.append(f"{consumer} (exit {result.returncode}): {what_it_said(out, err)}")
+    if failed:
+        return StepOutcome("failed", redact_text(f"{what} failed: " + "; ".join(failed)))
+    return StepOutcome("done")

@@ -1,0 +1,247 @@
+"""PVC provisioning on a Kubernetes target: each consumer of a step is a namespace; all
+namespaces, their PVCs (and a pod mounting each) are created at once by a pool of
+clients, and two watches (PVCs, pods, by the step's labels) note when each PVC became
+Bound and each pod Ready. Times are from volperf's own create request, on this host's
+clock (the API's stamps are whole seconds).
+
+A PVC that stays Pending or a pod that never becomes Ready past ``pod_timeout`` ends the
+step with its name and last events; the namespaces are deleted after the step whatever
+happened (and noted in created.json before they are made, for `volperf cleanup`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from harness.fio.render import size_bytes
+from harness.k8s.cluster import (
+    LABEL,
+    WAITING_FAILURES,
+    delete_namespace,
+    k8s_name,
+    last_events,
+    waiting_reason,
+)
+from harness.k8s.provision import PROVISION_FILE
+from harness.plan import Step
+from harness.spec import CampaignSpec, PvcProvisionWorkload
+from harness.store import CampaignStore, atomic_write_json
+from harness.targets.base import StepOutcome, Tick
+
+STEP_LABEL = "volperf-step"
+CREATORS = 16  # clients creating at once
+WATCH_WINDOW_S = 30
+POLL_S = 0.25
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class _Seen:
+    """What the watches and the creators saw, keyed by (namespace, PVC name)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.claims: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def note(self, key: tuple[str, str], field: str, value: Any, first: bool = True) -> None:
+        with self.lock:
+            entry = self.claims.setdefault(key, {})
+            if not first or field not in entry:
+                entry[field] = value
+
+
+def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event) -> None:
+    """Follow list_call's objects with the selector until done; resume where it left."""
+    from kubernetes import watch  # noqa: PLC0415
+    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+    version = None
+    while not done.is_set():
+        watcher = watch.Watch()
+        try:
+            for event in watcher.stream(list_call, label_selector=selector,
+                                        resource_version=version,
+                                        timeout_seconds=WATCH_WINDOW_S):  # fmt: skip
+                version = event["object"].metadata.resource_version
+                on_object(event["object"])
+                if done.is_set():
+                    watcher.stop()
+        except ApiException as exc:
+            if exc.status != 410:  # 410: the version is too old, list anew
+                time.sleep(1)
+            version = None
+        except Exception:  # noqa: BLE001 - a dropped connection: watch again
+            time.sleep(1)
+
+
+class K8sProvisionTarget:
+    def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str, storage_class: str,
+                 pod_timeout: int, image: str, pull_policy: str):  # fmt: skip
+        self.spec = spec
+        self.core = core
+        self.kubeconfig = kubeconfig
+        self.storage_class = storage_class
+        self.pod_timeout = pod_timeout
+        self.image = image
+        self.pull_policy = pull_policy
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert isinstance(workload, PvcProvisionWorkload)
+        campaign = k8s_name(self.spec.name)
+        namespaces = {c.name: k8s_name(f"volperf-{self.spec.name}-{step.index:03d}-{c.name}")
+                      for c in step.consumers}  # fmt: skip
+        labels = {LABEL: campaign, STEP_LABEL: str(step.index)}
+        selector = ",".join(f"{k}={v}" for k, v in labels.items())
+        seen = _Seen()
+        for consumer, namespace in namespaces.items():
+            for number in range(1, workload.pvcs + 1):
+                seen.note((namespace, f"pvc-{number:03d}"), "consumer", consumer)
+        done = threading.Event()
+        watches = [
+            threading.Thread(target=_watch, daemon=True, name="watch-pvcs", args=(
+                self.core.list_persistent_volume_claim_for_all_namespaces, selector,
+                lambda claim: self._on_claim(claim, seen), done)),
+            threading.Thread(target=_watch, daemon=True, name="watch-pods", args=(
+                self.core.list_pod_for_all_namespaces, selector,
+                lambda pod: self._on_pod(pod, seen), done)),
+        ]  # fmt: skip
+        for thread in watches:
+            thread.start()
+        state, error = "done", ""
+        left: list[str] = []
+        try:
+            error = self._create_all(workload, namespaces, labels, seen, store)
+            if not error:
+                state, error = self._wait(workload, seen, stop, tick)
+        finally:
+            done.set()
+            left = self._delete_all(list(namespaces.values()), store)
+            record = {"storage_class": self.storage_class, "pods": workload.pods,
+                      "namespaces": sorted(namespaces.values()),
+                      "pvcs": [{"namespace": ns, "name": name, **entry}
+                               for (ns, name), entry in sorted(seen.claims.items())]}  # fmt: skip
+            if left:
+                record["namespaces_left"] = left
+            atomic_write_json(store.raw_dir(step.id) / PROVISION_FILE, record)
+        bound = sum(1 for e in seen.claims.values() if "bound_ms" in e)
+        notes = [f"{bound} of {len(seen.claims)} PVCs of StorageClass {self.storage_class} bound"]
+        if state != "done" and not error:
+            error = "stopped on request; the namespaces were deleted"
+        return StepOutcome(state, error, notes)
+
+    def _on_claim(self, claim: Any, seen: _Seen) -> None:
+        if claim.status and claim.status.phase == "Bound":
+            seen.note((claim.metadata.namespace, claim.metadata.name), "bound_ms", _now_ms())
+
+    def _on_pod(self, pod: Any, seen: _Seen) -> None:
+        ready = any(c.type == "Ready" and c.status == "True"
+                    for c in (pod.status.conditions or []))  # fmt: skip
+        if ready:
+            seen.note((pod.metadata.namespace, pod.metadata.name), "ready_ms", _now_ms())
+
+    def _create_all(self, workload: PvcProvisionWorkload, namespaces: dict[str, str],
+                    labels: dict[str, str], seen: _Seen, store: CampaignStore) -> str:  # fmt: skip
+        request = f"{max(1, math.ceil(size_bytes(workload.size) / 2**20))}Mi"
+        for namespace in namespaces.values():
+            store.record_created(f"k8s-namespace:{self.kubeconfig}:{namespace}",
+                                 kind="k8s-namespace", kubeconfig=self.kubeconfig,
+                                 namespace=namespace, campaign=self.spec.name)  # fmt: skip
+
+        def create(namespace: str) -> None:
+            self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
+            for number in range(1, workload.pvcs + 1):
+                name = f"pvc-{number:03d}"
+                seen.note((namespace, name), "created_ms", _now_ms(), first=False)
+                self.core.create_namespaced_persistent_volume_claim(namespace, {
+                    "metadata": {"name": name, "labels": labels},
+                    "spec": {"accessModes": ["ReadWriteOnce"],
+                             "storageClassName": self.storage_class,
+                             "resources": {"requests": {"storage": request}}}})  # fmt: skip
+                if workload.pods:
+                    self.core.create_namespaced_pod(namespace, self._pod(name, labels))
+
+        with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
+            failures = [f.exception() for f in [pool.submit(create, ns)
+                                                for ns in namespaces.values()]]  # fmt: skip
+        errors = [f"{type(e).__name__}: {e}" for e in failures if e is not None]
+        return f"creating the namespaces failed: {errors[0]}" if errors else ""
+
+    def _pod(self, claim: str, labels: dict[str, str]) -> dict[str, Any]:
+        return {"metadata": {"name": claim, "labels": labels},
+                "spec": {"terminationGracePeriodSeconds": 0,
+                         "containers": [{"name": "idle", "image": self.image,
+                                         "imagePullPolicy": self.pull_policy,
+                                         "command": ["/bin/sh", "-c", "sleep 3600"],
+                                         "volumeMounts": [{"name": "data",
+                                                           "mountPath": "/data"}]}],
+                         "volumes": [{"name": "data",
+                                      "persistentVolumeClaim": {"claimName": claim}}]}}  # fmt: skip
+
+    def _wait(self, workload: PvcProvisionWorkload, seen: _Seen, stop: threading.Event,
+              tick: Tick) -> tuple[str, str]:  # fmt: skip
+        started = time.monotonic()
+        wanted = ("bound_ms", "ready_ms") if workload.pods else ("bound_ms",)
+        while True:
+            with seen.lock:
+                open_ = [k for k, e in seen.claims.items() if not all(w in e for w in wanted)]
+            tick(time.monotonic() - started, None)
+            if not open_:
+                return "done", ""
+            if stop.is_set():
+                return "interrupted", ""
+            waited = time.monotonic() - started
+            if waited > self.pod_timeout or self._stuck(open_, workload.pods):
+                return "failed", self._why(open_, seen, waited, workload.pods)
+            time.sleep(POLL_S)
+
+    def _stuck(self, open_: list[tuple[str, str]], pods: bool) -> bool:
+        """A pod that cannot start (image, crash loop) ends the wait at once."""
+        if not pods:
+            return False
+        for namespace, name in open_[:20]:
+            with contextlib.suppress(Exception):
+                pod = self.core.read_namespaced_pod(name, namespace)
+                if waiting_reason(pod) in WAITING_FAILURES:
+                    return True
+        return False
+
+    def _why(self, open_: list[tuple[str, str]], seen: _Seen, waited: float, pods: bool) -> str:
+        for key in open_:
+            namespace, name = key
+            entry = seen.claims[key]
+            what = "PVC not bound" if "bound_ms" not in entry else "pod not ready"
+            events = (
+                f"PVC events: {last_events(self.core, namespace, 'PersistentVolumeClaim', name)}"
+            )
+            if pods:
+                events += f"; pod events: {last_events(self.core, namespace, 'Pod', name)}"
+            seen.note(key, "error", f"{what} after {waited:.0f} s; {events}", first=False)
+        namespace, name = open_[0]
+        return (f"{len(open_)} of {len(seen.claims)} PVCs not done after {waited:.0f} s; first: "
+                f"{namespace}/{name}: {seen.claims[open_[0]]['error']}")  # fmt: skip
+
+    def _delete_all(self, namespaces: list[str], store: CampaignStore) -> list[str]:
+        """Delete every namespace at once and wait; the names still there."""
+
+        def delete(namespace: str) -> bool:
+            try:
+                gone = delete_namespace(self.core, namespace, 300)
+            except Exception:  # noqa: BLE001 - left for `volperf cleanup`, said in the record
+                return False
+            if gone:
+                store.forget_created(f"k8s-namespace:{self.kubeconfig}:{namespace}")
+            return gone
+
+        with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
+            gone = list(pool.map(delete, namespaces))
+        return [ns for ns, ok in zip(namespaces, gone, strict=True) if not ok]

@@ -1,0 +1,24 @@
+"""Failover: sysbench with 1-second reports against each database pod, from a client pod
+of its own; every cycle deletes the database pods (grace period 0) and the StatefulSet
+replaces each on its PVC. io-pause (no transaction acknowledged), the replacement pod's
+time to Running and to Ready (serving) are events, averaged over the cycles."""
+
+from __future__ import annotations
+
+
+def test_failover_io_pause(scenario_options, storage_class):
+    scale = scenario_options.scale
+    kills = scale["failover_kills"]
+    outcome = scenario_options.run("failover", storage_class, [
+        {"name": "io-pause", "tool": "io-pause", "tables": scale["tables"],
+         "table_size": scale["table_size"], "threads": [4], "kills": kills,
+         "before": 5, "after": 5, "recovery_timeout": scenario_options.pod_timeout}],
+        [scale["failover_pods"]])  # fmt: skip
+    (result,) = outcome.results
+    pods = scale["failover_pods"]
+    by_kind = {kind: [e for e in result.events if e.event == kind]
+               for kind in ("io-pause", "server-recovery", "pod-replaced")}  # fmt: skip
+    assert {k: len(v) for k, v in by_kind.items()} == dict.fromkeys(by_kind, kills * pods)
+    assert all(e.seconds is not None and e.seconds > 0 for e in by_kind["io-pause"])
+    for replaced, ready in zip(by_kind["pod-replaced"], by_kind["server-recovery"], strict=True):
+        assert 0 < replaced.seconds <= ready.seconds

@@ -1,0 +1,52 @@
+"""The database objects' pure parts: the password stays in the container's environment,
+server options in each engine's own syntax, the StatefulSet's shape."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+from harness.k8s import databases
+
+
+def test_the_password_is_expanded_by_the_shell_never_written_out():
+    line = databases.with_password(["sysbench", "oltp_read_write", "--mysql-host=db 0", "run"])
+    assert '"$DB_PASSWORD"' in line and "'--mysql-host=db 0'" in line
+    echoed = subprocess.run(["sh", "-c", line.replace("sysbench", "printf '%s|'", 1)],
+                            env={"DB_PASSWORD": "s3cr et"}, capture_output=True, text=True,
+                            check=True).stdout  # fmt: skip
+    assert echoed == "--mysql-password=s3cr et|oltp_read_write|--mysql-host=db 0|run|"
+    assert databases.with_password(["pgbench", "-i"]) == shlex.join(["pgbench", "-i"])
+
+
+def test_server_options_in_each_engines_syntax():
+    options = {"innodb_buffer_pool_size": "128M", "max_connections": 50}
+    assert databases.server_options("mariadb", options) == (
+        "--innodb-buffer-pool-size=128M --max-connections=50"
+    )
+    assert databases.server_options("postgresql", {"shared_buffers": "128MB"}) == (
+        "-c shared_buffers=128MB"
+    )
+
+
+def test_statefulset_pods_have_their_own_claim_server_and_client():
+    labels = {"volperf-campaign": "c"}
+    made = databases.statefulset("mariadb-c002", "mariadb", 2, "img", "Never", "fast", "600Mi",
+                                 {"innodb_buffer_pool_size": "64M"}, labels)  # fmt: skip
+    spec = made["spec"]
+    assert spec["replicas"] == 2 and spec["podManagementPolicy"] == "Parallel"
+    [claim] = spec["volumeClaimTemplates"]
+    assert claim["spec"]["storageClassName"] == "fast" and claim["metadata"]["labels"] == labels
+    assert claim["spec"]["resources"]["requests"]["storage"] == "600Mi"
+    server, client = spec["template"]["spec"]["containers"]
+    assert server["readinessProbe"]["exec"]["command"] == databases.READY["mariadb"]
+    assert {"name": "VOLPERF_OPTIONS", "value": "--innodb-buffer-pool-size=64M"} in server["env"]
+    secret = [e for e in client["env"] if e["name"] == "DB_PASSWORD"][0]
+    assert secret["valueFrom"]["secretKeyRef"]["name"] == databases.SECRET
+    assert client["command"] == ["sleep", "infinity"]
+    assert spec["template"]["metadata"]["labels"] == {**labels, "volperf-set": "mariadb-c002"}
+
+
+def test_start_scripts_are_valid_shell():
+    for script in databases.START.values():
+        subprocess.run(["sh", "-n", "-c", script], check=True)

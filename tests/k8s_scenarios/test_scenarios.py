@@ -1,0 +1,192 @@
+"""k8s_scenarios run as a user runs them (`pytest k8s_scenarios ...`) on the k8s testbed,
+at small scale on both StorageClasses: a campaign per scenario and class (fio.csv rows =
+each pod's own fio output; PVC provisioning events; sysbench and pgbench TPS per pod
+from the tools' own output; io-pause, replacement and recovery per deleted pod), each
+campaign's page and a StorageClass comparison page per scenario, built by Sphinx.
+
+A second test SIGKILLs a scenario's pytest while its StatefulSet is up and shows that
+`volperf cleanup` removes what it left."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.pgbench.parse import parse_run
+from harness.process import read_output
+from harness.sysbench.parse import parse_file
+from tests.harness.helpers import doc_source_copy, fio_json, volperf
+
+REPO = Path(__file__).parents[2]
+CLASSES = ("local-path", "local-static")
+SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover")
+
+
+def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
+    # its own --basetemp: a nested pytest would reset the suite's /tmp/pytest-of-<user>
+    return [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", "-q",
+            "--kubeconfig", str(k8s_testbed.kubeconfig), "--scale", "small",
+            "--results", str(work / "results"), "--image-pull-policy", "Never",
+            "--rootdir", str(REPO / "k8s_scenarios"), "--basetemp", str(work / "basetemp"),
+            "--doc-source", str(work / "doc" / "source")]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def scenario_run(k8s_testbed, tmp_path_factory):
+    work = tmp_path_factory.mktemp("k8s-scenarios")
+    doc_source_copy(work)
+    argv = _scenarios(k8s_testbed, work, str(REPO / "k8s_scenarios"), "--campaign", "ci",
+                      "--benchmark-disable-gc")  # fmt: skip
+    for storage_class in CLASSES:
+        argv += ["--storage-class", storage_class]
+    started = time.monotonic()
+    done = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=2400)
+    print(f"k8s_scenarios on both classes: {time.monotonic() - started:.0f} s")
+    return work, done
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
+    work, done = scenario_run
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert f"{len(SCENARIOS) * len(CLASSES) + len(CLASSES)} passed" in done.stdout
+    for storage_class in CLASSES:
+        campaign = work / "results" / f"ci-fio-{storage_class}"
+        rows = _rows(campaign / "fio.csv")
+        assert [(r["concurrency"], r["consumer"], r["rw"]) for r in rows] == [
+            ("1", "c01", "randread"), ("2", "c01", "randread"),
+            ("2", "c02", "randwrite")]  # fmt: skip
+        for row in rows:
+            assert not row["error"] and row["backend"] == f"k8s:{storage_class}"
+            log = campaign / "steps" / row["step"] / "raw" / "pods" / f"{row['consumer']}.out"
+            job = fio_json(log)["jobs"][0]
+            direction = "read" if row["rw"] == "randread" else "write"
+            assert float(row[f"{direction}_iops"]) == pytest.approx(job[direction]["iops"])
+        events = _rows(campaign / "events.csv")
+        assert {e["event"] for e in events} == {"k8s pvc-bound", "k8s pod-running"}
+        assert len(events) == 2 * len(rows)
+        assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def _campaign(work: Path, scenario: str, storage_class: str) -> Path:
+    return work / "results" / f"ci-{scenario}-{storage_class}"
+
+
+def test_provisioning_times_every_pvc_and_pod(scenario_run):
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        campaign = _campaign(work, "provision", storage_class)
+        events = _rows(campaign / "events.csv")
+        raw = [json.loads(p.read_text())
+               for p in sorted(campaign.glob("steps/*/raw/provision.json"))]  # fmt: skip
+        assert [len(r["pvcs"]) for r in raw] == [4, 8]  # 2 and 4 namespaces of 2 PVCs
+        for kind, key in (("pvc-bound", "bound_ms"), ("pod-ready", "ready_ms")):
+            seen = sorted((c[key] - c["created_ms"]) / 1000 for r in raw for c in r["pvcs"])
+            logged = sorted(float(e["seconds"]) for e in events if e["event"] == kind)
+            assert logged == pytest.approx(seen)
+        summary = json.loads((campaign / "summary.json").read_text())
+        for step in summary["steps"]:
+            bound = step["provision"]["pvc-bound"]
+            assert bound["ended"] == bound["count"] and bound["p50_s"] <= bound["max_s"]
+        assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def test_database_scenarios_report_each_pods_own_figures(scenario_run):
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        for scenario, tool in (("sysbench", "sysbench-oltp"), ("pgbench", "pgbench")):
+            campaign = _campaign(work, scenario, storage_class)
+            rows = [r for r in _rows(campaign / "db.csv") if r["phase"] == "run"]
+            assert [(r["threads"], r["consumer"]) for r in rows] == [
+                ("1", "c01"), ("1", "c02"), ("4", "c01"), ("4", "c02")]  # fmt: skip
+            for row in rows:
+                assert row["tool"] == tool and not row["error"] and float(row["tps"]) > 0
+                out = campaign / "steps" / row["step"] / "raw" / f"{row['consumer']}.out"
+                if tool == "sysbench-oltp":
+                    tps = parse_file(out).summary.tps
+                else:
+                    tps = parse_run(read_output(out), read_output(out.with_suffix(".err")),
+                                    str(out)).tps  # fmt: skip
+                assert float(row["tps"]) == pytest.approx(tps)
+            assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def test_failover_measures_io_pause_and_the_replacement_pod(scenario_run):
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        campaign = _campaign(work, "failover", storage_class)
+        events = _rows(campaign / "events.csv")
+        kinds = [e["event"] for e in events]
+        assert kinds.count("io-pause") == kinds.count("pod-replaced") == 2
+        kills = json.loads(next(campaign.glob("steps/*/raw/kills.json")).read_text())
+        replaced = sorted(k["running_at"] - k["killed_at"] for k in kills)
+        assert sorted(float(e["seconds"]) for e in events
+                      if e["event"] == "pod-replaced") == pytest.approx(replaced)  # fmt: skip
+        assert all(float(e["seconds"]) > 0 for e in events if e["event"] == "io-pause")
+
+
+def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
+    work, done = scenario_run
+    source = work / "doc" / "source"
+    for scenario in SCENARIOS:
+        assert f"volperf: {scenario}: StorageClass comparison" in done.stdout
+        page = source / "test_results" / (f"compare-ci-{scenario}-local-path-vs-"
+                                           f"ci-{scenario}-local-static") / "index.rst"  # fmt: skip
+        assert "against" in page.read_text()
+    built = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source),
+                            str(tmp_path / "html")], capture_output=True, text=True,
+                           timeout=900)  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    page = tmp_path / "html" / "test_results" / "ci-provision-local-path" / "index.html"
+    assert "bound p95 s" in page.read_text()
+    compared = volperf("compare", str(work / "results" / "ci-fio-local-path"),
+                       str(work / "results" / "ci-fio-local-static"), "--no-page", "--json",
+                       cwd=tmp_path)  # fmt: skip
+    assert compared.returncode == 0, compared.stderr[-2000:]
+    deltas = json.loads(compared.stdout)["ci-fio-local-static"]
+    assert {(d["concurrency"], d["direction"]) for d in deltas} >= {(1, "read"), (2, "write")}
+
+
+def test_a_killed_scenario_is_cleaned_up_by_volperf_cleanup(k8s_testbed, tmp_path):
+    """SIGKILL the scenario's pytest once its StatefulSet's pods exist: nothing of it runs
+    any more to delete the namespace; `volperf cleanup` does."""
+    from kubernetes import client
+
+    core = client.CoreV1Api(k8s_testbed.api())
+    argv = _scenarios(k8s_testbed, tmp_path, str(REPO / "k8s_scenarios" / "test_pgbench.py"),
+                      "--campaign", "killed", "--storage-class", "local-path")  # fmt: skip
+    pytest_run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    namespace = "volperf-killed-pgbench-local-path-db"
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and pytest_run.poll() is None:
+            if core.list_namespaced_pod(namespace).items:
+                break
+            time.sleep(0.5)
+        assert pytest_run.poll() is None, "the scenario ended before it could be killed"
+    finally:
+        os.killpg(pytest_run.pid, signal.SIGKILL)
+        pytest_run.wait()
+    campaign = tmp_path / "results" / "killed-pgbench-local-path"
+    notes = json.loads((campaign / "created.json").read_text()).values()
+    assert [n["namespace"] for n in notes if n.get("kind") == "k8s-namespace"] == [namespace]
+    assert core.read_namespace(namespace).status.phase == "Active"  # left behind
+    cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=600)
+    assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
+    assert namespace in cleaned.stdout + cleaned.stderr
+    assert json.loads((campaign / "created.json").read_text()) == {}
+    names = {ns.metadata.name for ns in core.list_namespace().items}
+    assert namespace not in names
