@@ -19,6 +19,8 @@ def test_failover_io_pause(scenario_options, storage_class):
     by_kind = {kind: [e for e in result.events if e.event == kind]
                for kind in ("io-pause", "server-recovery", "pod-replaced")}  # fmt: skip
     assert {k: len(v) for k, v in by_kind.items()} == dict.fromkeys(by_kind, kills * pods)
-    assert all(e.seconds is not None and e.seconds > 0 for e in by_kind["io-pause"])
+    # transactions resumed after every deletion; 0 s: no whole empty 1-second interval,
+    # only the lost time the detail gives
+    assert all(e.seconds is not None and e.seconds >= 0 for e in by_kind["io-pause"])
     for replaced, ready in zip(by_kind["pod-replaced"], by_kind["server-recovery"], strict=True):
         assert 0 < replaced.seconds <= ready.seconds

@@ -28,10 +28,7 @@ class KubernetesTarget:
     @property
     def provision(self) -> K8sProvisionTarget:
         if self._provision is None:
-            o = self.fio.options
-            self._provision = K8sProvisionTarget(self.spec, self.fio.core, str(self.fio.kubeconfig),
-                                                 o.storage_class, o.pod_timeout, o.fio_image,
-                                                 o.image_pull_policy)  # fmt: skip
+            self._provision = K8sProvisionTarget(self.spec, self.fio.core, str(self.fio.kubeconfig))
         return self._provision
 
     @property
@@ -39,12 +36,8 @@ class KubernetesTarget:
         if self._db is None:
             from kubernetes import client  # noqa: PLC0415
 
-            o = self.fio.options
-            self._db = K8sDatabaseTarget(
-                self.spec, self.fio.core, client.AppsV1Api(self.fio.core.api_client),
-                str(self.fio.kubeconfig), o.storage_class, o.pod_timeout,
-                {"mariadb": o.mariadb_image, "postgresql": o.postgresql_image},
-                o.image_pull_policy)  # fmt: skip
+            apps = client.AppsV1Api(self.fio.core.api_client)
+            self._db = K8sDatabaseTarget(self.spec, self.fio.core, apps, str(self.fio.kubeconfig))
         return self._db
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:

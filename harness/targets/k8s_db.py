@@ -45,7 +45,13 @@ from harness.pgbench import command as pgbench_command
 from harness.plan import Step
 from harness.process import ProcessResult, what_it_said
 from harness.redact import redact_text
-from harness.spec import CampaignSpec, IoPauseWorkload, OltpWorkload, PgbenchWorkload
+from harness.spec import (
+    CampaignSpec,
+    IoPauseWorkload,
+    K8sTarget,
+    OltpWorkload,
+    PgbenchWorkload,
+)
 from harness.store import CampaignStore, atomic_write_json
 from harness.sysbench import command as sysbench_command
 from harness.targets.base import StepOutcome, Tick
@@ -59,17 +65,15 @@ DbWorkload = OltpWorkload | PgbenchWorkload | IoPauseWorkload
 
 
 class K8sDatabaseTarget:
-    def __init__(self, spec: CampaignSpec, core: Any, apps: Any, kubeconfig: str,
-                 storage_class: str, pod_timeout: int, images: dict[str, str],
-                 pull_policy: str):  # fmt: skip
+    def __init__(self, spec: CampaignSpec, core: Any, apps: Any, kubeconfig: str):
+        assert isinstance(spec.target, K8sTarget)
         self.spec = spec
+        self.options: K8sTarget = spec.target
         self.core = core
         self.apps = apps
         self.kubeconfig = kubeconfig
-        self.storage_class = storage_class
-        self.pod_timeout = pod_timeout
-        self.images = images
-        self.pull_policy = pull_policy
+        self.images = {"mariadb": self.options.mariadb_image,
+                       "postgresql": self.options.postgresql_image}  # fmt: skip
         self.namespace = k8s_name(f"volperf-{spec.name}-db")
         self.labels = {LABEL: k8s_name(spec.name)}
         self.current: str | None = None  # the StatefulSet standing
@@ -106,8 +110,8 @@ class K8sDatabaseTarget:
         settings = getattr(self.spec.databases, engine)
         request = f"{self._request_mib(workload)}Mi"
         self.apps.create_namespaced_stateful_set(self.namespace, objects.statefulset(
-            name, engine, step.concurrency, self.images[engine], self.pull_policy,
-            self.storage_class, request, dict(settings.options), self.labels))  # fmt: skip
+            name, engine, step.concurrency, self.images[engine], self.options.image_pull_policy,
+            self.options.storage_class, request, dict(settings.options), self.labels))  # fmt: skip
         self.current, self.datasets = name, {}
         return name
 
@@ -201,13 +205,15 @@ class K8sDatabaseTarget:
         raw = store.raw_dir(step.id)
         self._namespace(store)
         name = self._ensure_set(step, engine, workload)
-        pods, problem = self._wait_ready(name, step.concurrency, stop, tick, self.pod_timeout)
+        pods, problem = self._wait_ready(
+            name, step.concurrency, stop, tick, self.options.pod_timeout
+        )
         if problem:
             state = "interrupted" if stop.is_set() else "failed"
             return StepOutcome(state, problem)
         pod_of = {c.name: p.metadata.name for c, p in zip(step.consumers, pods, strict=True)}
         atomic_write_json(raw / "pods.json", {"namespace": self.namespace, "statefulset": name,
-                                              "storage_class": self.storage_class,
+                                              "storage_class": self.options.storage_class,
                                               "pods": pod_of})  # fmt: skip
         failure = self._load(step, workload, engine, pod_of, raw, stop)
         if failure is not None:
@@ -279,8 +285,9 @@ class K8sDatabaseTarget:
                   tick: Tick) -> StepOutcome:  # fmt: skip
         clients = {c: f"client-{pod}" for c, pod in pod_of.items()}
         for client in clients.values():
-            self.core.create_namespaced_pod(self.namespace, objects.client_pod(
-                client, self.images["mariadb"], self.pull_policy, self.labels))  # fmt: skip
+            pod = objects.client_pod(client, self.images["mariadb"],
+                                     self.options.image_pull_policy, self.labels)  # fmt: skip
+            self.core.create_namespaced_pod(self.namespace, pod)
         try:
             problem = self._clients_ready(list(clients.values()), stop)
             if problem:
@@ -293,7 +300,7 @@ class K8sDatabaseTarget:
                 self.core.delete_namespaced_pod(client, self.namespace, grace_period_seconds=0)
 
     def _clients_ready(self, names: list[str], stop: threading.Event) -> str:
-        deadline = time.monotonic() + self.pod_timeout
+        deadline = time.monotonic() + self.options.pod_timeout
         while time.monotonic() < deadline and not stop.is_set():
             pods = [self.core.read_namespaced_pod(n, self.namespace) for n in names]
             if all(_ready(p) for p in pods):

@@ -29,7 +29,7 @@ from harness.k8s.cluster import (
 )
 from harness.k8s.provision import PROVISION_FILE
 from harness.plan import Step
-from harness.spec import CampaignSpec, PvcProvisionWorkload
+from harness.spec import CampaignSpec, K8sTarget, PvcProvisionWorkload
 from harness.store import CampaignStore, atomic_write_json
 from harness.targets.base import StepOutcome, Tick
 
@@ -82,15 +82,12 @@ def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event)
 
 
 class K8sProvisionTarget:
-    def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str, storage_class: str,
-                 pod_timeout: int, image: str, pull_policy: str):  # fmt: skip
+    def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str):
+        assert isinstance(spec.target, K8sTarget)
         self.spec = spec
+        self.options: K8sTarget = spec.target
         self.core = core
         self.kubeconfig = kubeconfig
-        self.storage_class = storage_class
-        self.pod_timeout = pod_timeout
-        self.image = image
-        self.pull_policy = pull_policy
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
@@ -126,7 +123,7 @@ class K8sProvisionTarget:
         finally:
             done.set()
             left = self._delete_all(list(namespaces.values()), store)
-            record = {"storage_class": self.storage_class, "pods": workload.pods,
+            record = {"storage_class": self.options.storage_class, "pods": workload.pods,
                       "namespaces": sorted(namespaces.values()),
                       "pvcs": [{"namespace": ns, "name": name, **entry}
                                for (ns, name), entry in sorted(seen.claims.items())]}  # fmt: skip
@@ -134,7 +131,9 @@ class K8sProvisionTarget:
                 record["namespaces_left"] = left
             atomic_write_json(store.raw_dir(step.id) / PROVISION_FILE, record)
         bound = sum(1 for e in seen.claims.values() if "bound_ms" in e)
-        notes = [f"{bound} of {len(seen.claims)} PVCs of StorageClass {self.storage_class} bound"]
+        notes = [
+            f"{bound} of {len(seen.claims)} PVCs of StorageClass {self.options.storage_class} bound"
+        ]
         if state != "done" and not error:
             error = "stopped on request; the namespaces were deleted"
         return StepOutcome(state, error, notes)
@@ -165,7 +164,7 @@ class K8sProvisionTarget:
                 self.core.create_namespaced_persistent_volume_claim(namespace, {
                     "metadata": {"name": name, "labels": labels},
                     "spec": {"accessModes": ["ReadWriteOnce"],
-                             "storageClassName": self.storage_class,
+                             "storageClassName": self.options.storage_class,
                              "resources": {"requests": {"storage": request}}}})  # fmt: skip
                 if workload.pods:
                     self.core.create_namespaced_pod(namespace, self._pod(name, labels))
@@ -179,8 +178,8 @@ class K8sProvisionTarget:
     def _pod(self, claim: str, labels: dict[str, str]) -> dict[str, Any]:
         return {"metadata": {"name": claim, "labels": labels},
                 "spec": {"terminationGracePeriodSeconds": 0,
-                         "containers": [{"name": "idle", "image": self.image,
-                                         "imagePullPolicy": self.pull_policy,
+                         "containers": [{"name": "idle", "image": self.options.fio_image,
+                                         "imagePullPolicy": self.options.image_pull_policy,
                                          "command": ["/bin/sh", "-c", "sleep 3600"],
                                          "volumeMounts": [{"name": "data",
                                                            "mountPath": "/data"}]}],
@@ -200,7 +199,7 @@ class K8sProvisionTarget:
             if stop.is_set():
                 return "interrupted", ""
             waited = time.monotonic() - started
-            if waited > self.pod_timeout or self._stuck(open_, workload.pods):
+            if waited > self.options.pod_timeout or self._stuck(open_, workload.pods):
                 return "failed", self._why(open_, seen, waited, workload.pods)
             time.sleep(POLL_S)
 
