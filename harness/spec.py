@@ -345,6 +345,9 @@ class K8sTarget(_Strict):
                                   description="PostgreSQL 15 with pgbench")  # fmt: skip
     image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = "IfNotPresent"
     pod_timeout: int = Field(300, ge=10, description="seconds for PVCs to bind, pods to start")
+    volume_mode: Literal["Filesystem", "Block"] = Field(
+        "Filesystem", description="fio workloads: Block gives each pod its PVC as a raw device"
+    )
 
 
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's

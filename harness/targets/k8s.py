@@ -40,6 +40,7 @@ from harness.targets.fio_step import step_timeout
 
 KIND = "k8s-namespace"
 SCRATCH = "/volperf"  # in the pod: an emptyDir of its own
+BLOCK_DEVICE = "/dev/volperf-data"  # the PVC in a pod of volume_mode Block
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
 
@@ -134,8 +135,11 @@ class K8sFioTarget:
         labels = {LABEL: k8s_name(self.spec.name)}
         core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
         jobs = {}
+        block = self.options.volume_mode == "Block"
         for consumer in step.consumers:
-            target = [JobTarget(consumer.jobname, consumer.rw, filename=f"/data/{consumer.name}")]
+            # Block: the PVC is the pod's device, written whole by fio (volperf made it)
+            filename = BLOCK_DEVICE if block else f"/data/{consumer.name}"
+            target = [JobTarget(consumer.jobname, consumer.rw, filename=filename)]
             jobs[f"{consumer.name}.job"] = render_job(workload, target)
             if workload.prefill:
                 jobs[f"{consumer.name}.prefill"] = render_prefill(workload, target)
@@ -152,7 +156,10 @@ class K8sFioTarget:
                 "metadata": {"name": consumer.name, "labels": labels},
                 "spec": {"accessModes": ["ReadWriteOnce"],
                          "storageClassName": self.options.storage_class,
+                         "volumeMode": self.options.volume_mode,
                          "resources": {"requests": {"storage": request}}}})  # fmt: skip
+            data = ({"volumeDevices": [{"name": "data", "devicePath": BLOCK_DEVICE}]} if block
+                    else {"volumeMounts": [{"name": "data", "mountPath": "/data"}]})  # fmt: skip
             # fio's own output goes to the pod's scratch volume, then to its log (stderr
             # would be mixed into a JSON on stdout)
             prefill = (f"fio --output={SCRATCH}/prefill.out /jobs/{consumer.name}.prefill "
@@ -168,7 +175,8 @@ class K8sFioTarget:
                              "name": "fio", "image": self.options.fio_image,
                              "imagePullPolicy": self.options.image_pull_policy,
                              "command": ["/bin/sh", "-c", command],
-                             "volumeMounts": [{"name": "data", "mountPath": "/data"},
+                             **data,
+                             "volumeMounts": [*data.get("volumeMounts", []),
                                               {"name": "jobs", "mountPath": "/jobs"},
                                               {"name": "scratch", "mountPath": SCRATCH}]}],
                          "volumes": [

@@ -96,3 +96,15 @@ def test_a_database_pod_that_crash_loops_is_reported_with_its_log(k8s_testbed, t
     assert json.loads((outcome.store.root / "created.json").read_text()) == {}
     names = {ns.metadata.name for ns in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
     assert "volperf-crash-loop-db" not in names
+
+
+def test_block_volume_mode_on_a_class_without_it_quotes_the_provisioner(k8s_testbed, tmp_path):
+    """volume_mode Block asks for raw-device PVCs; local-path cannot make them and says
+    so in the PVC's events, which end the step's row."""
+    spec = _spec(k8s_testbed, "block-mode", volume_mode="Block", pod_timeout=20)
+    outcome = run_campaign(spec, tmp_path, KubernetesTarget)
+    [result] = outcome.results
+    assert result.summary["state"] == "failed"
+    [row] = result.records
+    assert "does not support block volume provisioning" in row.error.split("PVC events:")[1]
+    assert json.loads((outcome.store.root / "created.json").read_text()) == {}
