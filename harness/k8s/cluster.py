@@ -51,25 +51,28 @@ def last_events(core: Any, namespace: str, kind: str, name: str, count: int = 4)
     return "; ".join(f"{e.reason}: {e.message}".strip() for e in listed[-count:]) or "no events"
 
 
-def delete_namespace(core: Any, namespace: str, timeout_s: float) -> bool:
-    """Delete the namespace (its pods, PVCs and, by their class, volumes) and wait until it
-    is gone; False if it is still there after the timeout."""
+def absent(call: Any, *args: Any, **kwargs: Any) -> bool:
+    """Run an API call; True when it says the object is not there (404)."""
     from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
 
     try:
-        core.delete_namespace(namespace)
+        call(*args, **kwargs)
     except ApiException as exc:
         if exc.status == 404:
             return True
         raise
+    return False
+
+
+def delete_namespace(core: Any, namespace: str, timeout_s: float) -> bool:
+    """Delete the namespace (its pods, PVCs and, by their class, volumes) and wait until it
+    is gone; False if it is still there after the timeout."""
+    if absent(core.delete_namespace, namespace):
+        return True
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        try:
-            core.read_namespace(namespace)
-        except ApiException as exc:
-            if exc.status == 404:
-                return True
-            raise
+        if absent(core.read_namespace, namespace):
+            return True
         time.sleep(1)
     return False
 

@@ -5,10 +5,11 @@ PVC of the class under test, its server in one container and the client beside i
 The StatefulSet of an engine and consumer count is made when a step first needs it and
 kept for the next steps (the thread sweep), its data loaded once per dataset; a step of
 another count or engine deletes it with its PVCs first. All of it lives in one namespace
-of the campaign's (noted in created.json before it is made; deleted when the campaign
-ends, also after a failure or Ctrl-C). Raw output keeps the local database target's
-layout (load.json, process.json, kills.json, <consumer>.out/.err), so db.csv and
-events.csv come from the same code and `volperf reparse` rebuilds them.
+of the campaign's (noted in created.json before it is made; the campaign's cleanup
+deletes it when the campaign ends, also after a failure or Ctrl-C). Raw output keeps
+the local database target's layout (load.json, process.json, kills.json,
+<consumer>.out/.err) and its outcome helpers, so db.csv and events.csv come from the
+same code and `volperf reparse` rebuilds them.
 
 io-pause: each server pod gets a client pod of its own, connected to the server by the
 pod's name; each cycle deletes every server pod at once (grace period 0, as a node loss
@@ -27,7 +28,6 @@ import shlex
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from harness.k8s import databases as objects
 from harness.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
-    delete_namespace,
+    absent,
     k8s_name,
     last_events,
     waiting_reason,
@@ -43,7 +43,7 @@ from harness.k8s.cluster import (
 from harness.k8s.podexec import exec_in_pod
 from harness.pgbench import command as pgbench_command
 from harness.plan import Step
-from harness.process import ProcessResult, what_it_said
+from harness.process import Command, ProcessResult
 from harness.redact import redact_text
 from harness.spec import (
     CampaignSpec,
@@ -55,7 +55,15 @@ from harness.spec import (
 from harness.store import CampaignStore, atomic_write_json
 from harness.sysbench import command as sysbench_command
 from harness.targets.base import StepOutcome, Tick
-from harness.targets.local_db import LOAD_TIMEOUT_S, RUN_MARGIN_S, dataset_of, engine_of
+from harness.targets.local_db import (
+    LOAD_TIMEOUT_S,
+    RUN_MARGIN_S,
+    by_consumer,
+    dataset_of,
+    engine_of,
+    quote_failures,
+    step_outcome,
+)
 
 KIND = "k8s-namespace"
 DELETE_TIMEOUT_S = 300
@@ -124,14 +132,8 @@ class K8sDatabaseTarget:
         return 512 + math.ceil(data * 2)
 
     def _delete_set(self, name: str) -> None:
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
-
-        try:
-            self.apps.delete_namespaced_stateful_set(name, self.namespace,
-                                                     propagation_policy="Foreground")  # fmt: skip
-        except ApiException as exc:
-            if exc.status != 404:
-                raise
+        absent(self.apps.delete_namespaced_stateful_set, name, self.namespace,
+               propagation_policy="Foreground")  # fmt: skip
         deadline = time.monotonic() + DELETE_TIMEOUT_S
         while time.monotonic() < deadline and self._pods(name):
             time.sleep(1)
@@ -221,11 +223,11 @@ class K8sDatabaseTarget:
         if isinstance(workload, IoPauseWorkload):
             return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
         threads = step.threads or 1
-        commands = {c: self._run_line(workload, threads) for c in pod_of}
-        results = self._exec_all(pod_of, commands, raw, "", workload.runtime + RUN_MARGIN_S,
-                                 stop, tick)  # fmt: skip
-        atomic_write_json(raw / "process.json", {c: asdict(r) for c, r in results.items()})
-        return _outcome(results, raw, "run", "")
+        lines = {c: self._run_line(workload, threads) for c in pod_of}
+        commands, results = self._exec_all(pod_of, lines, raw, "",
+                                           workload.runtime + RUN_MARGIN_S, stop, tick)  # fmt: skip
+        atomic_write_json(raw / "process.json", by_consumer(commands, results))
+        return step_outcome(commands, results, "run")
 
     def _run_line(self, workload: DbWorkload, threads: int) -> str:
         if isinstance(workload, PgbenchWorkload):
@@ -247,22 +249,26 @@ class K8sDatabaseTarget:
         return f"{command} cleanup >/dev/null 2>&1; exec {command} prepare"
 
     def _exec_all(self, pod_of: dict[str, str], lines: dict[str, str], raw: Path, suffix: str,
-                  timeout: float, stop: threading.Event, tick: Tick,
-                  container: str = "client") -> dict[str, ProcessResult]:  # fmt: skip
+                  timeout: float, stop: threading.Event,
+                  tick: Tick) -> tuple[list[Command], list[ProcessResult]]:  # fmt: skip
+        """Each consumer's shell line in its pod's client container, all at once; the
+        commands (their output files, as the local target's) and their results."""
+        commands = [Command(["/bin/sh", "-c", line], raw / f"{consumer}{suffix}.out",
+                            raw / f"{consumer}{suffix}.err")
+                    for consumer, line in lines.items()]  # fmt: skip
         started = time.monotonic()
 
-        def one(consumer: str) -> ProcessResult:
-            return exec_in_pod(self.core, self.namespace, pod_of[consumer], container,
-                               ["/bin/sh", "-c", lines[consumer]],
-                               raw / f"{consumer}{suffix}.out", raw / f"{consumer}{suffix}.err",
-                               timeout, stop)  # fmt: skip
+        def one(consumer: str, command: Command) -> ProcessResult:
+            return exec_in_pod(self.core, self.namespace, pod_of[consumer], "client",
+                               list(command.argv), command.stdout, command.stderr, timeout,
+                               stop)  # fmt: skip
 
         with ThreadPoolExecutor(max_workers=max(1, len(lines))) as pool:
-            futures = {c: pool.submit(one, c) for c in lines}
-            while not all(f.done() for f in futures.values()):
+            futures = [pool.submit(one, c, cmd) for c, cmd in zip(lines, commands, strict=True)]
+            while not all(f.done() for f in futures):
                 tick(time.monotonic() - started, None)
                 time.sleep(0.5)
-            return {c: f.result() for c, f in futures.items()}
+            return commands, [f.result() for f in futures]
 
     def _load(self, step: Step, workload: DbWorkload, engine: str, pod_of: dict[str, str],
               raw: Path, stop: threading.Event) -> StepOutcome | None:  # fmt: skip
@@ -270,10 +276,11 @@ class K8sDatabaseTarget:
         if self.datasets.get(name) == dataset:
             return None
         lines = {c: self._load_line(workload) for c in pod_of}
-        results = self._exec_all(pod_of, lines, raw, ".load", LOAD_TIMEOUT_S, stop,
-                                 lambda *_: None)  # fmt: skip
-        atomic_write_json(raw / "load.json", {c: asdict(r) for c, r in results.items()})
-        failure = _outcome(results, raw, "load", ".load", fatal_fails=True)
+        commands, results = self._exec_all(pod_of, lines, raw, ".load", LOAD_TIMEOUT_S, stop,
+                                           lambda *_: None)  # fmt: skip
+        atomic_write_json(raw / "load.json", by_consumer(commands, results))
+        # sysbench's prepare can exit 0 after a thread died with FATAL: trust its words
+        failure = step_outcome(commands, results, "load", fatal_fails=True)
         if failure.state != "done":
             return failure
         self.datasets[name] = dataset
@@ -346,13 +353,12 @@ class K8sDatabaseTarget:
             argv[1] = f"{objects.LUA_DIR}/{sysbench_command.RECONNECT_SCRIPT}"
             lines[consumer] = env + objects.with_password(argv)
         longest = workload.kills * (workload.before + workload.recovery_timeout + workload.after)
-        results: dict[str, ProcessResult] = {}
+        ran: list[tuple[list[Command], list[ProcessResult]]] = []
         clients_done = threading.Event()
-        by_client = {c: clients[c] for c in pod_of}
 
         def run_clients() -> None:
-            results.update(self._exec_all(by_client, lines, raw, "", longest + RUN_MARGIN_S,
-                                          clients_done, lambda *_: None))  # fmt: skip
+            ran.append(self._exec_all(clients, lines, raw, "", longest + RUN_MARGIN_S,
+                                      clients_done, lambda *_: None))  # fmt: skip
 
         runner = threading.Thread(target=run_clients, name="io-pause-clients")
         runner.start()
@@ -374,17 +380,16 @@ class K8sDatabaseTarget:
             clients_done.set()
             runner.join()
             atomic_write_json(raw / "kills.json", kills)
-            atomic_write_json(raw / "process.json", {c: asdict(r) for c, r in results.items()})
+            commands, results = ran[0] if ran else ([], [])
+            atomic_write_json(raw / "process.json", by_consumer(commands, results))
         if stop.is_set():
             return StepOutcome("interrupted", "stopped on request during the io-pause cycles")
         if error:
             return StepOutcome("failed", error)
-        crashed = {c: r for c, r in results.items() if r.returncode not in STOPPED}
+        crashed = [(c, r) for c, r in zip(commands, results, strict=True)
+                   if r.returncode not in STOPPED]  # fmt: skip
         if crashed:
-            said = "; ".join(f"{c} (exit {r.returncode}): "
-                             f"{what_it_said(raw / f'{c}.out', raw / f'{c}.err')}"
-                             for c, r in crashed.items())  # fmt: skip
-            return StepOutcome("failed", "sysbench ended early: " + redact_text(said))
+            return StepOutcome("failed", "sysbench ended early: " + quote_failures(crashed))
         return StepOutcome("done", notes=[f"{len(pod_of)} server pods deleted {workload.kills} "
                                           "times and replaced by their StatefulSet"])  # fmt: skip
 
@@ -429,14 +434,6 @@ class K8sDatabaseTarget:
             f"a deleted server pod did not come back (cycle {cycle}): {errors[0]}" if errors else ""
         )
 
-    def cleanup(self, store: CampaignStore) -> list[str]:
-        if self._key() not in store.created():
-            return []
-        if delete_namespace(self.core, self.namespace, DELETE_TIMEOUT_S):
-            store.forget_created(self._key())
-            return []
-        return [f"namespace {self.namespace} still being deleted after {DELETE_TIMEOUT_S} s"]
-
 
 def _ready(pod: Any) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
@@ -449,20 +446,3 @@ def _wait(stop: threading.Event, seconds: float, tick: Tick, started: float) -> 
             return False
         tick(time.time() - started, None)
     return True
-
-
-def _outcome(results: dict[str, ProcessResult], raw: Path, what: str, suffix: str,
-             fatal_fails: bool = False) -> StepOutcome:  # fmt: skip
-    if any(r.interrupted for r in results.values()):
-        return StepOutcome("interrupted", f"stopped on request during the {what}")
-    if any(r.timed_out for r in results.values()):
-        return StepOutcome("failed", f"the {what} did not finish within its timeout")
-    failed = []
-    for consumer, result in results.items():
-        out, err = raw / f"{consumer}{suffix}.out", raw / f"{consumer}{suffix}.err"
-        fatal = fatal_fails and "FATAL" in out.read_text(errors="replace")
-        if result.returncode != 0 or fatal:
-            failed.append(f"{consumer} (exit {result.returncode}): {what_it_said(out, err)}")
-    if failed:
-        return StepOutcome("failed", redact_text(f"{what} failed: " + "; ".join(failed)))
-    return StepOutcome("done")

@@ -11,7 +11,6 @@ happened (and noted in created.json before they are made, for `volperf cleanup`)
 
 from __future__ import annotations
 
-import contextlib
 import math
 import threading
 import time
@@ -145,8 +144,11 @@ class K8sProvisionTarget:
     def _on_pod(self, pod: Any, seen: _Seen) -> None:
         ready = any(c.type == "Ready" and c.status == "True"
                     for c in (pod.status.conditions or []))  # fmt: skip
+        key = (pod.metadata.namespace, pod.metadata.name)
         if ready:
-            seen.note((pod.metadata.namespace, pod.metadata.name), "ready_ms", _now_ms())
+            seen.note(key, "ready_ms", _now_ms())
+        elif waiting_reason(pod) in WAITING_FAILURES:  # an image, a crash loop: no use waiting
+            seen.note(key, "cannot_start", waiting_reason(pod), first=False)
 
     def _create_all(self, workload: PvcProvisionWorkload, namespaces: dict[str, str],
                     labels: dict[str, str], seen: _Seen, store: CampaignStore) -> str:  # fmt: skip
@@ -193,26 +195,16 @@ class K8sProvisionTarget:
         while True:
             with seen.lock:
                 open_ = [k for k, e in seen.claims.items() if not all(w in e for w in wanted)]
+                stuck = any("cannot_start" in seen.claims[k] for k in open_)
             tick(time.monotonic() - started, None)
             if not open_:
                 return "done", ""
             if stop.is_set():
                 return "interrupted", ""
             waited = time.monotonic() - started
-            if waited > self.options.pod_timeout or self._stuck(open_, workload.pods):
+            if waited > self.options.pod_timeout or stuck:
                 return "failed", self._why(open_, seen, waited, workload.pods)
             time.sleep(POLL_S)
-
-    def _stuck(self, open_: list[tuple[str, str]], pods: bool) -> bool:
-        """A pod that cannot start (image, crash loop) ends the wait at once."""
-        if not pods:
-            return False
-        for namespace, name in open_[:20]:
-            with contextlib.suppress(Exception):
-                pod = self.core.read_namespaced_pod(name, namespace)
-                if waiting_reason(pod) in WAITING_FAILURES:
-                    return True
-        return False
 
     def _why(self, open_: list[tuple[str, str]], seen: _Seen, waited: float, pods: bool) -> str:
         for key in open_:

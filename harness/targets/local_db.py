@@ -244,8 +244,8 @@ class LocalDatabaseTarget:
             results = run_processes(
                 commands, workload.runtime + RUN_MARGIN_S, stop, run.on_tick, signal.SIGTERM
             )
-            atomic_write_json(run.raw / "process.json", _by_consumer(commands, results))
-            outcome = _outcome(commands, results, "run")
+            atomic_write_json(run.raw / "process.json", by_consumer(commands, results))
+            outcome = step_outcome(commands, results, "run")
             if outcome.state == "failed":
                 outcome.error += _dead_servers(servers)
             return outcome
@@ -308,9 +308,9 @@ class LocalDatabaseTarget:
         if not commands:
             return None
         results = run_processes(commands, LOAD_TIMEOUT_S, run.stop, run.on_tick, signal.SIGTERM)
-        atomic_write_json(run.raw / "load.json", _by_consumer(commands, results))
+        atomic_write_json(run.raw / "load.json", by_consumer(commands, results))
         # sysbench's prepare can exit 0 after a thread died with FATAL: trust its words
-        failure = _outcome(commands, results, "load", fatal_fails=True)
+        failure = step_outcome(commands, results, "load", fatal_fails=True)
         if failure.state != "done":
             failure.error += _dead_servers(servers)
             return failure
@@ -377,7 +377,7 @@ class LocalDatabaseTarget:
             clients_done.set()
             client_thread.join()
             atomic_write_json(run.raw / "kills.json", kills)
-            atomic_write_json(run.raw / "process.json", _by_consumer(commands, results))
+            atomic_write_json(run.raw / "process.json", by_consumer(commands, results))
         if run.stop.is_set():
             return StepOutcome("interrupted", "stopped on request during the io-pause cycles")
         if error:
@@ -388,7 +388,7 @@ class LocalDatabaseTarget:
             if r.returncode not in (0, -signal.SIGTERM)
         ]
         if crashed:
-            return StepOutcome("failed", "sysbench ended early: " + _quote_failures(crashed))
+            return StepOutcome("failed", "sysbench ended early: " + quote_failures(crashed))
         return StepOutcome("done", notes=[f"{len(servers)} servers killed {workload.kills} times"])
 
     def _kill_and_restart(
@@ -445,7 +445,7 @@ def _wait(run: _StepRun, seconds: float, started: float) -> bool:
     return True
 
 
-def _by_consumer(commands: list[Command], results: list[ProcessResult]) -> dict[str, Any]:
+def by_consumer(commands: list[Command], results: list[ProcessResult]) -> dict[str, Any]:
     return {c.stdout.name.split(".")[0]: asdict(r) for c, r in zip(commands, results, strict=True)}
 
 
@@ -457,7 +457,7 @@ def _dead_servers(servers: list[DatabaseServer]) -> str:
     )
 
 
-def _outcome(
+def step_outcome(
     commands: list[Command], results: list[ProcessResult], what: str, fatal_fails: bool = False
 ) -> StepOutcome:
     if any(r.interrupted for r in results):
@@ -470,11 +470,11 @@ def _outcome(
         if r.returncode != 0 or (fatal_fails and error_lines(c.stdout, c.stderr))
     ]
     if failed:
-        return StepOutcome("failed", f"{what} failed: " + _quote_failures(failed))
+        return StepOutcome("failed", f"{what} failed: " + quote_failures(failed))
     return StepOutcome("done")
 
 
-def _quote_failures(failed: list[tuple[Command, ProcessResult]]) -> str:
+def quote_failures(failed: list[tuple[Command, ProcessResult]]) -> str:
     """Each failed client with what it said, so the step's error quotes the tool."""
     parts = [
         f"{c.stdout.name.split('.')[0]} (exit {r.returncode}): {what_it_said(c.stdout, c.stderr)}"

@@ -31,7 +31,7 @@ SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover")
 
 
 def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
-    # its own --basetemp: a nested pytest would reset the suite's /tmp/pytest-of-<user>
+    # its own --basetemp: a nested pytest would reset the suite's own temporary root
     return [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", "-q",
             "--kubeconfig", str(k8s_testbed.kubeconfig), "--scale", "small",
             "--results", str(work / "results"), "--image-pull-policy", "Never",
