@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what volperf needs on a Debian machine: the packages in
-# tools/debian-packages.txt (fio above all) and a virtualenv .venv with volperf and its
-# test and docs extras. Safe to run again: it only adds what is missing.
+# tools/debian-packages.txt (fio above all), the database servers' service users, and a
+# virtualenv .venv with volperf and its test and docs extras. Safe to run again: it only
+# adds what is missing. (The Kubernetes testbed's Go comes from tools/go-toolchain.sh,
+# which tools/test.sh runs: the main job needs none.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +20,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# volperf runs its database servers as their Debian service users when it runs as root.
+# postgresql's own setup creates `postgres`; mariadb-server-core (unlike mariadb-server)
+# creates no `mysql`, so it is made here the way Debian's package would, when missing.
+for user in mysql postgres; do
+  if ! getent passwd "$user" >/dev/null; then
+    echo "volperf setup: creating the service user $user"
+    $sudo useradd --system --user-group --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin --comment "$user service user (made by volperf setup)" "$user"
+  fi
+done
+
 python=${PYTHON:-python3}
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
   echo "volperf needs Python 3.11 or newer; set PYTHON=/path/to/python3.11" >&2
@@ -27,10 +40,4 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs,rally,heat,k8s]' \
   -c tools/rally-constraints.txt
 tools/link-ceph-bindings.sh .venv
-# the Kubernetes testbed builds Kubernetes 1.32 with Go >= 1.23 (Debian's golang-go is older)
-go_minor=$(go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
-if [ -z "$go_minor" ] || [ "$go_minor" -lt 23 ]; then
-  echo "volperf setup: the Kubernetes testbed needs Go 1.23 or newer on PATH (https://go.dev/dl)" >&2
-  exit 1
-fi
 echo "volperf setup: $(fio --version), $(.venv/bin/volperf --version)"

@@ -61,20 +61,33 @@ class DatabaseServer:
     def user(self) -> str | None:
         return self.run_user()
 
+    @classmethod
+    def service_account(cls) -> pwd.struct_passwd:
+        """The service user's account; ServerError naming it if this machine has none."""
+        try:
+            return pwd.getpwnam(cls.service_user)
+        except KeyError:
+            raise ServerError(
+                f"{cls.engine} runs as its service user '{cls.service_user}' when volperf runs "
+                "as root, and this machine has no such user: tools/setup.sh creates it (or "
+                f"`useradd --system --user-group --no-create-home {cls.service_user}`)"
+            ) from None
+
     def own(self, *paths: Path) -> None:
         if self.user is None:
             return
-        entry = pwd.getpwnam(self.user)
+        entry = self.service_account()
         for path in paths:
             os.chown(path, entry.pw_uid, entry.pw_gid)
 
     @classmethod
     def check_reachable(cls, directory: Path) -> None:
-        """The service user must reach ``directory``; volperf makes the data directory
-        inside it and hands it over."""
+        """The service user must exist and reach ``directory``; volperf makes the data
+        directory inside it and hands it over."""
         user = cls.run_user()
         if user is None:
             return
+        cls.service_account()
         probe = subprocess.run(  # noqa: S603 - fixed argv
             ["sh", "-c", 'test -x "$1"', "sh", str(directory)],
             user=user,

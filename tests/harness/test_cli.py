@@ -196,3 +196,35 @@ def test_spec_file_campaign(tmp_path):
     assert (tmp_path / "out" / "fromfile" / "fio.csv").exists()
     assert not list(tmp_path.glob("volperf-*.dat"))
     assert os.listdir(tmp_path / "out") == ["fromfile"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root volperf runs MariaDB as its service user")
+def test_a_missing_service_user_is_one_line_naming_it(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    from harness.databases.mariadb import MariaDBServer
+
+    monkeypatch.setattr(MariaDBServer, "service_user", "volperf-no-such-user")
+    (tmp_path / "d").mkdir()
+    args = ["run", "local", "--dir", str(tmp_path / "d"), "--profile", "multi-tenant-oltp",
+            "--results", str(tmp_path / "results")]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)  # not a KeyError's traceback
+    assert "service user 'volperf-no-such-user'" in result.output
+    assert not list((tmp_path / "d").iterdir())  # refused before anything was made
+
+
+def test_a_missing_tool_is_one_line_naming_it(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "bin").mkdir()  # a PATH with no sysbench (nor anything else)
+    result = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "local", "--dir", str(tmp_path / "d"),
+         "--profile", "multi-tenant-oltp"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PATH": str(tmp_path / "bin")},
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "sysbench is not installed (tools/setup.sh installs it)" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -59,3 +59,14 @@ def test_a_directory_the_service_user_cannot_reach_is_named(tmp_path, socket_roo
     server = _server(PostgreSQLServer, private, socket_root)
     with pytest.raises(ServerError, match="the postgres user cannot reach it"):
         server.check_reachable(private)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands data to a service user")
+@pytest.mark.parametrize("cls", [MariaDBServer, PostgreSQLServer])
+def test_a_missing_service_user_is_named_with_how_to_make_it(cls, monkeypatch, tmp_path):
+    monkeypatch.setattr(cls, "service_user", "volperf-no-such-user")
+    with pytest.raises(ServerError) as raised:
+        cls.check_reachable(tmp_path)
+    message = str(raised.value)
+    assert f"{cls.engine} runs as its service user 'volperf-no-such-user'" in message
+    assert "tools/setup.sh creates it" in message
