@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.process import log_tail
+from harness.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
 KBUILD = Path(__file__).with_name("kbuild")
@@ -26,7 +27,7 @@ KUBE_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", 
 LPP_MODULE = "github.com/rancher/local-path-provisioner"
 LPP_VERSION = "v0.0.30"  # the only version the proxy here has
 PROGRAMS = (*KUBE_COMMANDS, "local-path-provisioner")
-BUILD_TIMEOUT_S = 3600
+BUILD_TIMEOUT_S = 3600  # per go command
 KUBE_VERSION = "v1.32.4"
 FLAGS = ["-trimpath", "-ldflags", "-s -w"]
 # the version the binaries report (`kubectl get nodes`), as Kubernetes' own build sets it
@@ -43,13 +44,45 @@ def cache_root() -> Path:
     return base / "volperf" / "k8s"
 
 
-def go_version() -> str:
+MIN_GO_MINOR = 23  # Kubernetes 1.32 is built with Go 1.23
+
+
+def go_binary() -> str:
+    """A Go >= 1.23: $VOLPERF_GO, else `go` on PATH if new enough, else the toolchain
+    tools/go-toolchain.sh unpacked under ~/.cache/volperf/go; TestbedError naming what is
+    missing otherwise."""
+    seen = []
+    candidates = [os.environ.get("VOLPERF_GO"), shutil.which("go")]
+    cached = cache_root().parent / "go"
+    candidates += sorted((str(p) for p in cached.glob("*/root/usr/lib/go-*/bin/go")
+                          if (p.parents[5] / "complete").exists()), reverse=True)  # fmt: skip
+    for candidate in filter(None, candidates):
+        version = _version_of(candidate)
+        if version and _minor(version) >= MIN_GO_MINOR:
+            return candidate
+        seen.append(f"{candidate} ({version or 'does not run'})")
+    found = f"found only {', '.join(seen)}" if seen else "no `go` on PATH"
+    raise TestbedError(f"the Kubernetes testbed is built with Go 1.{MIN_GO_MINOR} or newer: "
+                       f"{found}; tools/go-toolchain.sh fetches one into {cached} "
+                       "(tools/test.sh runs it), or set VOLPERF_GO")  # fmt: skip
+
+
+def _version_of(go: str) -> str:
     try:
-        done = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True,
-                              timeout=60, check=True)  # fmt: skip
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise TestbedError(f"the Kubernetes testbed is built with Go: {exc}") from None
+        done = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True,
+                              timeout=60, check=True, env=go_environment())  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return ""
     return done.stdout.strip()
+
+
+def _minor(version: str) -> int:
+    match = re.match(r"go1\.(\d+)", version)
+    return int(match.group(1)) if match else -1
+
+
+def go_version() -> str:
+    return _version_of(go_binary())
 
 
 def binaries_key() -> str:
@@ -64,13 +97,16 @@ def go_environment() -> dict[str, str]:
             "CGO_ENABLED": "0", "GOTOOLCHAIN": "local"}  # fmt: skip
 
 
-def _go(args: list[str], cwd: Path, log: Path, what: str) -> None:
-    with log.open("ab") as out:
-        out.write(f"\n$ go {' '.join(args)}\n".encode())
+def _go(args: list[str], cwd: Path, log: Path, what: str, say: Say) -> None:
+    with log.open("a") as out:
+        out.write(f"\n$ go {' '.join(args)}\n")
         out.flush()
-        done = subprocess.run(["go", *args], cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                              env=go_environment(), timeout=BUILD_TIMEOUT_S,
-                              check=False)  # fmt: skip
+        try:
+            done = run_build([go_binary(), *args], f"building {what}", say, BUILD_TIMEOUT_S,
+                             cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                             env=go_environment())  # fmt: skip
+        except BuildTimeout as exc:
+            raise TestbedError(f"{exc}; log in {log}") from None
     if done.returncode != 0:
         raise TestbedError(f"building {what} failed (go exited {done.returncode}): "
                            f"{log_tail(log)}; whole log in {log}")  # fmt: skip
@@ -91,10 +127,12 @@ def ensure_binaries(say: Say) -> Path:
     for name in KUBE_COMMANDS:
         started = time.monotonic()
         _go(["build", *KUBE_FLAGS, "-o", str(folder / name), f"k8s.io/kubernetes/cmd/{name}"],
-            work, log, name)  # fmt: skip
+            work, log, name, say)  # fmt: skip
         say(f"  {name} built in {time.monotonic() - started:.0f} s")
     started = time.monotonic()
-    _go(["mod", "download", f"{LPP_MODULE}@{LPP_VERSION}"], work, log, "local-path-provisioner")
+    _go(
+        ["mod", "download", f"{LPP_MODULE}@{LPP_VERSION}"], work, log, "local-path-provisioner", say
+    )
     # built as its own main module, so that its go.mod (and its replaces) count
     source = cache_root() / "gomodcache" / f"{LPP_MODULE}@{LPP_VERSION}"
     lpp = folder / "lpp-source"
@@ -102,7 +140,7 @@ def ensure_binaries(say: Say) -> Path:
     for path in [lpp, *lpp.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o200)  # the module cache is read-only
     _go(["build", *FLAGS, "-o", str(folder / "local-path-provisioner"), "."], lpp, log,
-        "local-path-provisioner")  # fmt: skip
+        "local-path-provisioner", say)  # fmt: skip
     say(f"  local-path-provisioner built in {time.monotonic() - started:.0f} s")
     shutil.rmtree(work)
     shutil.rmtree(lpp)
