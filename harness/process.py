@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.redact import redact_text
 
@@ -159,3 +160,36 @@ def log_tail(path: Path, lines: int = 3) -> str:
     kept = [line.strip() for line in text.splitlines() if line.strip()]
     errors = [line for line in kept if _ERROR_LINE.search(line)]
     return redact_text(" / ".join((errors or kept)[-lines:]))
+
+
+class BuildTimeout(RuntimeError):
+    """A build step that went on past its own limit."""
+
+
+def run_build(
+    argv: Sequence[str],
+    what: str,
+    say: Callable[[str], None],
+    timeout_s: float,
+    every_s: float = 60.0,
+    **popen: Any,
+) -> subprocess.CompletedProcess[str]:
+    """A long build step (a Go build, a debootstrap, a pip install) run to its end: says
+    every ``every_s`` that ``what`` is still going, and kills it after ``timeout_s``
+    (BuildTimeout). Keyword arguments go to Popen (output files, cwd, env)."""
+    started = time.monotonic()
+    with subprocess.Popen(list(argv), text=True, **popen) as process:
+        while True:
+            remaining = timeout_s - (time.monotonic() - started)
+            try:
+                out, err = process.communicate(timeout=max(min(every_s, remaining), 0.01))
+            except subprocess.TimeoutExpired:
+                elapsed = time.monotonic() - started
+                if elapsed >= timeout_s:
+                    process.kill()
+                    process.communicate()
+                    limit = f"{timeout_s / 60:.0f} min" if timeout_s >= 60 else f"{timeout_s:.0f} s"
+                    raise BuildTimeout(f"{what} did not finish within {limit}") from None
+                say(f"  {what}: still running after {elapsed / 60:.0f} min")
+            else:
+                return subprocess.CompletedProcess(list(argv), process.returncode, out, err)

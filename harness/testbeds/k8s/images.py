@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.process import BuildTimeout, run_build
 from harness.testbeds import TestbedError
 from harness.testbeds.mounts import unmount_under
 
@@ -38,6 +39,8 @@ MARIADB = f"{REGISTRY}/mariadb-sysbench:bookworm"
 POSTGRESQL = f"{REGISTRY}/postgresql-pgbench:bookworm"
 SUITE = "bookworm"
 DEBOOTSTRAP_TIMEOUT_S = 1800
+
+Say = Callable[[str], None]
 # what a container never needs: package lists and caches, docs, translations, the data
 # directory the package made (volperf initializes its own on the PVC)
 DROPPED = ("var/cache/apt", "var/lib/apt/lists", "usr/share/doc", "usr/share/man",
@@ -58,7 +61,7 @@ int main(void) {
 class Image:
     name: str  # registry.local/NAME:TAG
     entrypoint: list[str]
-    build: Callable[[Path], None]  # fills a root directory
+    build: Callable[[Path, Say], None]  # fills a root directory, saying how it goes
     keep_owners: bool = False
 
     @property
@@ -66,18 +69,21 @@ class Image:
         return self.name.split("/", 1)[1].replace(":", "-") + ".tar"
 
 
-def _run(argv: list[str], what: str, timeout: float = 600) -> None:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+def _run(argv: list[str], what: str, say: Say, timeout: float = 600) -> None:
+    try:
+        done = run_build(argv, what, say, timeout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except BuildTimeout as exc:
+        raise TestbedError(str(exc)) from None
     if done.returncode != 0:
         raise TestbedError(f"{what}: {' '.join(argv[:3])} exited {done.returncode}: "
                            f"{done.stderr.strip()[-500:]}")  # fmt: skip
 
 
-def build_pause(root: Path) -> None:
+def build_pause(root: Path, say: Say) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "pause.c"
         source.write_text(PAUSE_C)
-        _run(["gcc", "-Os", "-static", "-o", str(root / "pause"), str(source)], "pause")
+        _run(["gcc", "-Os", "-static", "-o", str(root / "pause"), str(source)], "pause", say)
 
 
 def _shared_libraries(program: Path) -> list[Path]:
@@ -99,7 +105,7 @@ def copy_program(root: Path, program: Path) -> None:
         shutil.copy2(path.resolve(), target)
 
 
-def build_fio(root: Path) -> None:
+def build_fio(root: Path, say: Say) -> None:
     busybox = Path("/bin/busybox")
     if not busybox.exists():
         raise TestbedError("the fio image needs busybox-static (tools/debian-packages.txt)")
@@ -125,7 +131,7 @@ def debian_mirror() -> str:
     return os.environ.get("VOLPERF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
 
-def debootstrap(root: Path, packages: list[str], debs: Path) -> None:
+def debootstrap(root: Path, packages: list[str], debs: Path, say: Say) -> None:
     """Debian minbase with the packages into root/, trimmed to what a container runs."""
     if shutil.which("debootstrap") is None:
         raise TestbedError("the database images need debootstrap (tools/debian-packages.txt)")
@@ -134,7 +140,7 @@ def debootstrap(root: Path, packages: list[str], debs: Path) -> None:
         _run(["debootstrap", "--variant=minbase", f"--cache-dir={debs}",
               f"--include={','.join(packages)}", SUITE, str(root), debian_mirror()],
              f"debootstrap of {', '.join(packages)} from {debian_mirror()}",
-             DEBOOTSTRAP_TIMEOUT_S)  # fmt: skip
+             say, DEBOOTSTRAP_TIMEOUT_S)  # fmt: skip
     finally:  # a failed debootstrap can leave its /proc mounted: never remove through it
         unmount_under(root)
     for name in DROPPED:
@@ -149,12 +155,12 @@ def _debs() -> Path:
     return cache_root() / "debs"
 
 
-def build_mariadb(root: Path) -> None:
-    debootstrap(root, ["mariadb-server", "mariadb-client", "sysbench"], _debs())
+def build_mariadb(root: Path, say: Say) -> None:
+    debootstrap(root, ["mariadb-server", "mariadb-client", "sysbench"], _debs(), say)
 
 
-def build_postgresql(root: Path) -> None:
-    debootstrap(root, ["postgresql-15"], _debs())
+def build_postgresql(root: Path, say: Say) -> None:
+    debootstrap(root, ["postgresql-15"], _debs(), say)
 
 
 IMAGES = (
@@ -236,7 +242,7 @@ def write_archive(image: Image, root: Path, archive: Path) -> None:
     partial.replace(archive)
 
 
-def ensure_images(folder: Path, say: Callable[[str], None]) -> list[Path]:
+def ensure_images(folder: Path, say: Say) -> list[Path]:
     """The archives of every image, built into folder/ when missing."""
     folder.mkdir(parents=True, exist_ok=True)
     archives = []
@@ -247,7 +253,7 @@ def ensure_images(folder: Path, say: Callable[[str], None]) -> list[Path]:
                 say(f"building image {image.name} (debootstrap: a minute or two)")
             with tempfile.TemporaryDirectory(dir=folder) as tmp:
                 (Path(tmp) / "root").mkdir()
-                image.build(Path(tmp) / "root")
+                image.build(Path(tmp) / "root", say)
                 write_archive(image, Path(tmp) / "root", archive)
             say(f"built image {image.name} ({archive.stat().st_size / 2**20:.0f} MiB)")
         archives.append(archive)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.process import log_tail
+from harness.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
 CONSTRAINTS = Path(__file__).with_name("services-constraints.txt")
@@ -50,22 +50,26 @@ def ensure_venv(say: Callable[[str], None], root: Path | None = None) -> Path:
         shutil.rmtree(venv)
     say(f"building the OpenStack services' virtualenv in {venv} (pinned, a few minutes)")
     venv.parent.mkdir(parents=True, exist_ok=True)
-    _run([sys.executable, "-m", "venv", str(venv)], "python -m venv")
+    _run([sys.executable, "-m", "venv", str(venv)], "python -m venv", say)
     log = venv.parent / f"{venv.name}.pip.log"
     _run(
         [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check",
          "-c", str(CONSTRAINTS), *PACKAGES],
-        f"pip install of the OpenStack services (log {log})", log,
+        f"pip install of the OpenStack services (log {log})", say, log,
     )  # fmt: skip
     marker.write_text(" ".join(PACKAGES) + "\n")
     return venv
 
 
-def _run(command: list[str], what: str, log: Path | None = None) -> None:
+def _run(
+    command: list[str], what: str, say: Callable[[str], None], log: Path | None = None
+) -> None:
     with open(log or os.devnull, "w") as out:
-        result = subprocess.run(
-            command, stdout=out, stderr=subprocess.STDOUT, timeout=PIP_TIMEOUT_S, check=False
-        )
+        try:
+            result = run_build(command, what, say, PIP_TIMEOUT_S, stdout=out,
+                               stderr=subprocess.STDOUT)  # fmt: skip
+        except BuildTimeout as exc:
+            raise TestbedError(str(exc)) from None
     if result.returncode != 0:
         said = log_tail(log, 5) if log else ""
         raise TestbedError(f"{what} failed (exit {result.returncode}): {said}")
