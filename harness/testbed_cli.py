@@ -57,8 +57,10 @@ def testbed() -> None:
 @name_argument
 @click.option("--osds", type=click.Choice(["1", "3"]), help="OSDs of a new testbed  [default: 1]")
 @state_option
-@click.option("--timeout", type=int, help="seconds to wait until it is ready  "
-              "[default: ceph 300, openstack 600, k8s 300 after the build]")  # fmt: skip
+@click.option("--timeout", type=click.IntRange(1), help="seconds each wait for readiness (a "
+              "daemon, an API, the node, the cluster's health) may take from when it starts; "
+              "builds (Kubernetes, images, the OpenStack venv) have their own limits and say "
+              "how they go  [default: ceph 300, openstack 600, k8s 300]")  # fmt: skip
 @click.option("--mon-port", type=click.IntRange(1024, 65000),
               help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
               "the other daemons bind 100 to 300 above it")  # fmt: skip
@@ -77,11 +79,12 @@ def up(name: str, osds: str | None, state: Path | None, timeout: int | None,
         defaults = {"ceph": READY_TIMEOUT_S, "openstack": OS_READY_TIMEOUT_S,
                     "k8s": K8S_READY_TIMEOUT_S}  # fmt: skip
         bed.up(_say, timeout or defaults[name])
-    except TestbedError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+    except (TestbedError, KeyboardInterrupt) as exc:
+        message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        console.print(f"[red]error:[/] {message}", highlight=False)
         if bed.marker.exists():
             _say(f"`volperf testbed down {name} --purge --state {bed.state}` removes what was made")
-        sys.exit(1)
+        sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
     _say(f"{name} testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
     _say("use it:")
     for line in bed.usage():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,6 +16,22 @@ from harness.ceph.access import CephAccess
 from harness.process import command_line
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
+
+
+def bring_up_or_fail(name: str, state: Path, *options: str, cwd: Path,
+                     timeout: float = 300) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """`volperf testbed up NAME`; if it fails, `testbed down NAME` (state and logs kept
+    for diagnosis in pytest's temporary directory) before the test fails, so that a
+    failed bring-up leaves nothing running for the rest of the suite."""
+    up = volperf("testbed", "up", name, "--state", str(state), *options, cwd=cwd,
+                 timeout=timeout)  # fmt: skip
+    if up.returncode != 0:
+        down = volperf("testbed", "down", name, "--state", str(state), cwd=cwd)
+        pytest.fail(f"testbed up {name} failed (exit {up.returncode}): {up.stderr[-3000:]}\n"
+                    f"testbed down {name}: exit {down.returncode} {down.stderr[-1000:]}; "
+                    f"state and logs kept in {state}")  # fmt: skip
+    return up
+
 
 CEPH_TEST_MON_PORT = 40500  # off the default 40100, so a developer's own testbed can run
 OPENSTACK_TEST_BASE_PORT = 42000  # off the default 41000, likewise
@@ -43,9 +60,7 @@ def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestb
     work = tmp_path_factory.mktemp("ceph-testbed")
     state = work / "state"
     started = time.monotonic()
-    up = volperf("testbed", "up", "ceph", "--state", str(state),
-                 "--mon-port", str(CEPH_TEST_MON_PORT), cwd=work)  # fmt: skip
-    assert up.returncode == 0, up.stderr
+    bring_up_or_fail("ceph", state, "--mon-port", str(CEPH_TEST_MON_PORT), cwd=work)
     info = CephTestbedInfo(state, state / "ceph.conf", time.monotonic() - started)
     yield info
     with info.access().pool_io() as ioctx:
@@ -87,10 +102,9 @@ def openstack_testbed(
     work = tmp_path_factory.mktemp("openstack-testbed")
     state = work / "state"
     started = time.monotonic()
-    up = volperf("testbed", "up", "openstack", "--state", str(state), "--ceph-state",
-                 str(ceph_testbed.state), "--base-port", str(OPENSTACK_TEST_BASE_PORT),
-                 cwd=work, timeout=1800)  # fmt: skip
-    assert up.returncode == 0, up.stderr[-3000:]
+    up = bring_up_or_fail("openstack", state, "--ceph-state", str(ceph_testbed.state),
+                          "--base-port", str(OPENSTACK_TEST_BASE_PORT), cwd=work,
+                          timeout=1800)  # fmt: skip
     info = OpenStackTestbedInfo(state, state / "clouds.yaml", time.monotonic() - started,
                                 up.stdout + up.stderr)  # fmt: skip
     yield info
@@ -140,9 +154,8 @@ def k8s_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K8sTestbed
     work = tmp_path_factory.mktemp("k8s-testbed")
     state = work / "state"
     started = time.monotonic()
-    up = volperf("testbed", "up", "k8s", "--state", str(state), "--base-port",
-                 str(K8S_TEST_BASE_PORT), cwd=work, timeout=3600)  # fmt: skip
-    assert up.returncode == 0, up.stderr[-3000:]
+    up = bring_up_or_fail("k8s", state, "--base-port", str(K8S_TEST_BASE_PORT), cwd=work,
+                          timeout=3600)  # fmt: skip
     info = K8sTestbedInfo(state, state / "admin.kubeconfig", time.monotonic() - started,
                           up.stdout + up.stderr)  # fmt: skip
     yield info

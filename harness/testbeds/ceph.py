@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.testbeds import TestbedError
-from harness.testbeds.daemons import Daemon
+from harness.testbeds.daemons import Daemon, running, stop_started
 
 MARKER = "testbed.json"  # a state dir without it is not ours: never purged
 POOL = "volumes"
@@ -204,18 +204,25 @@ class CephTestbed:
             progress(f"[{time.monotonic() - started:5.1f} s] {what}")
 
         recorded = self.recorded()
-        if recorded:
-            if self.asked_osds not in (None, recorded.get("osds")):
-                raise TestbedError(
-                    f"{self.state} holds a Ceph testbed with {recorded.get('osds')} OSD(s), "
-                    f"not {self.asked_osds}: "
-                    f"`volperf testbed down ceph --purge --state {self.state}` first"
-                )
-        else:
-            self._create(say)
-        self._start_daemons(say)
-        self._ensure_pool_and_user(say)
-        status = self.wait_ready(timeout_s - (time.monotonic() - started), say)
+        if recorded and self.asked_osds not in (None, recorded.get("osds")):
+            raise TestbedError(
+                f"{self.state} holds a Ceph testbed with {recorded.get('osds')} OSD(s), "
+                f"not {self.asked_osds}: "
+                f"`volperf testbed down ceph --purge --state {self.state}` first"
+            )
+        before = running(self.daemons())
+        try:
+            if not recorded:
+                self._create(say)
+            self._start_daemons(say)
+            self._ensure_pool_and_user(say)
+            status = self.wait_ready(timeout_s, say)
+        except BaseException:
+            stopped = stop_started(self.daemons(), before)
+            if stopped:
+                say(f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
+                    f"for diagnosis: logs in {self.state / 'log'}")  # fmt: skip
+            raise
         say("ready")
         return status
 

@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,3 +99,18 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return fields[0] != "Z"
+
+
+def running(daemons: Iterable[Daemon]) -> set[str]:
+    """Names of the daemons running now."""
+    return {d.name for d in daemons if d.pid() is not None}
+
+
+def stop_started(daemons: Sequence[Daemon], before: set[str]) -> list[str]:
+    """Stop the daemons running now that were not running ``before`` (what a failed
+    bring-up started), the last in ``daemons`` first; their names."""
+    stopped = []
+    for daemon in reversed(daemons):
+        if daemon.name not in before and daemon.stop():
+            stopped.append(daemon.name)
+    return stopped

@@ -27,8 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.process import log_tail
 from harness.testbeds import TestbedError
-from harness.testbeds.daemons import Daemon
+from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
 from harness.testbeds.k8s.certs import clients, make_pki, write_kubeconfig
@@ -86,33 +87,66 @@ class K8sTestbed:
 
     # up
     def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
+        """Build what is missing (each build step has its own limit), then start what is
+        not running and wait until it is ready, each wait for at most ``timeout`` s from
+        when it starts. On failure, what this call started is stopped again; the state
+        dir and its logs are kept."""
         if os.geteuid() != 0:
             raise TestbedError("the Kubernetes testbed runs containers: run as root")
         missing = [p for p in ("etcd", "containerd", "runc") if shutil.which(p) is None]
         if missing or not Path(configs.CNI_BIN, "bridge").exists():
             raise TestbedError(f"missing {', '.join(missing) or 'CNI plugins'}: install "
                                "tools/debian-packages.txt (tools/setup.sh)")  # fmt: skip
-        started = time.monotonic()
-        deadline = started + timeout
         bin_dir = ensure_binaries(say)
         archives = images.ensure_images(cache_root() / "images", say)
+        started = time.monotonic()
+        before = running(self.daemons())
+        bridge_there = Path("/sys/class/net", BRIDGE).exists()
+        try:
+            self._start_all(bin_dir, archives, timeout)
+        except BaseException:
+            self._stop_started(before, bridge_there, say)
+            raise
+        say(f"Kubernetes ready in {time.monotonic() - started:.0f} s")
+
+    def _start_all(self, bin_dir: Path, archives: list[Path], timeout: float) -> None:
         self._prepare()
         layout = self.layout
         make_bridge(BRIDGE, f"{NODE_IP}/{POD_CIDR.split('/')[1]}")
         self._start("etcd", configs.etcd_command(layout))
         self._start("containerd", configs.containerd_command(layout))
-        self._wait("containerd", lambda: layout.socket.exists(), deadline)
+        self._wait("containerd", lambda: layout.socket.exists(), timeout, "containerd")
         for archive in archives:
             self._ctr("images", "import", "--no-unpack", str(archive))
         self._start("kube-apiserver", configs.apiserver_command(layout, bin_dir))
-        self._wait("kube-apiserver /readyz", lambda: self._get("/readyz") == "ok", deadline)
+        self._wait("kube-apiserver /readyz", lambda: self._get("/readyz") == "ok", timeout,
+                   "kube-apiserver")  # fmt: skip
         self._start("kube-controller-manager", configs.controller_manager_command(layout, bin_dir))
         self._start("kube-scheduler", configs.scheduler_command(layout, bin_dir))
         self._start("kubelet", configs.kubelet_command(layout, bin_dir))
-        self._wait(f"node {NODE} Ready", self._node_ready, deadline)
+        self._wait(f"node {NODE} Ready", self._node_ready, timeout, "kubelet")
         self._apply_storage()
         self._start("local-path-provisioner", configs.lpp_command(layout, bin_dir))
-        say(f"Kubernetes ready in {time.monotonic() - started:.0f} s")
+
+    def _stop_started(self, before: set[str], bridge_there: bool, say: Progress) -> None:
+        """After a failed bring-up: stop what it started, and if that includes the
+        container runtime or the kubelet, the pods and host state they made as well."""
+        daemons = self.daemons()
+        new = running(daemons) - before
+        if "kubelet" in new:
+            self._daemon("kubelet").stop()  # first: it would start the pods again
+        if new & {"containerd", "kubelet"}:
+            kill_pod_processes()
+        stopped = stop_started(daemons, before)
+        if new & {"containerd", "kubelet"}:
+            kill_shims(str(self.state))
+            unmount_under(self.state)
+            remove_kubepods_cgroups()
+        if not bridge_there:
+            delete_bridge(BRIDGE)
+        if stopped:
+            say(f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept for "
+                f"diagnosis: logs in {self.state / 'log'}")  # fmt: skip
 
     def _prepare(self) -> None:
         layout = self.layout
@@ -159,10 +193,18 @@ class K8sTestbed:
         except (urllib.error.URLError, OSError):
             return ""
 
-    def _wait(self, what: str, ready: Callable[[], bool], deadline: float) -> None:
+    def _wait(self, what: str, ready: Callable[[], bool], timeout: float,
+              daemon: str | None = None) -> None:  # fmt: skip
+        """Poll until ready, for at most ``timeout`` s from now; a ``daemon`` that exits
+        meanwhile ends the wait with its log's last words."""
+        deadline = time.monotonic() + timeout
         while not ready():
+            if daemon is not None and self._daemon(daemon).pid() is None:
+                log = self.state / "log" / f"{daemon}.log"
+                raise TestbedError(f"{daemon} exited: {log_tail(log)}; log in {log}")
             if time.monotonic() > deadline:
-                raise TestbedError(f"{what}: not ready in time; logs in {self.state / 'log'}")
+                raise TestbedError(f"{what}: not ready within {timeout:.0f} s; logs in "
+                                   f"{self.state / 'log'}")  # fmt: skip
             time.sleep(0.5)
 
     def client(self) -> Any:
@@ -225,7 +267,7 @@ class K8sTestbed:
                 core.delete_persistent_volume(name)
                 self._wait(f"PV {name} deleted", lambda n=name: n not in {
                     p.metadata.name for p in core.list_persistent_volume().items},
-                    time.monotonic() + 60)  # fmt: skip
+                    60)  # fmt: skip
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             core.create_persistent_volume({
@@ -245,7 +287,7 @@ class K8sTestbed:
                 label_selector="volperf-static=true").items}  # fmt: skip
             return phases <= {"Available", "Bound"}
 
-        self._wait("the static PVs Available", available, time.monotonic() + 60)
+        self._wait("the static PVs Available", available, 60)
         return made
 
     # status / down

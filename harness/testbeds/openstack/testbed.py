@@ -32,7 +32,7 @@ import yaml
 from harness.process import log_tail
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import CINDER_USER, POOL, CephTestbed
-from harness.testbeds.daemons import Daemon
+from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.openstack import catalog, infra
 from harness.testbeds.openstack.services import (
     API_PORT,
@@ -141,13 +141,34 @@ class OpenStackTestbed:
 
     # up
     def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
+        """Start what is not running (the Ceph testbed first, the services' venv built if
+        missing, with its own limit) and wait until ready, each wait for at most
+        ``timeout`` s from when it starts. On failure, what this call started (the Ceph
+        testbed included) is stopped again; the state dir and its logs are kept."""
         started = time.monotonic()
         if os.geteuid() != 0:
             raise TestbedError("the OpenStack testbed runs its services as root: run as root")
         ceph = CephTestbed(self.ceph_state)
-        if not ceph.status()["ready"]:
-            say(f"bringing up the Ceph testbed in {self.ceph_state} (Cinder's RBD backend)")
-            ceph.up(say)
+        ceph_before = ceph.status()["ready"]
+        before = running(self.daemons())
+        try:
+            if not ceph_before:
+                say(f"bringing up the Ceph testbed in {self.ceph_state} (Cinder's RBD backend)")
+                ceph.up(say)
+            self._start_all(say, timeout)
+        except BaseException:
+            stopped = stop_started(self.daemons(), before)
+            if "rabbitmq" in stopped:
+                infra.stop_epmd(self.state, self.ports)
+            if not ceph_before:
+                stopped += ceph.down(progress=lambda _: None)
+            if stopped:
+                say(f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
+                    f"for diagnosis: logs in {self.state / 'log'}")  # fmt: skip
+            raise
+        say(f"OpenStack ready in {time.monotonic() - started:.0f} s")
+
+    def _start_all(self, say: Progress, timeout: float) -> None:
         venv = ensure_venv(say)
         _link_ceph_bindings(venv)
         self._prepare(venv)
@@ -156,7 +177,7 @@ class OpenStackTestbed:
         if not self._record.get("databases_synced"):
             self._sync_databases(venv, env, say)
         self._start_apis(venv, env, ("keystone",), say)
-        self._wait_http("keystone", f"{self.keystone_url}/v3", deadline=started + timeout)
+        self._wait_http("keystone", f"{self.keystone_url}/v3", timeout)
         if not self._record.get("catalog_registered"):
             say("registering users, services and endpoints in Keystone")
             catalog.register(self.connection(), self.ports, self._record["passwords"])
@@ -166,14 +187,13 @@ class OpenStackTestbed:
         for name in DAEMONS:
             if self._daemon(name).pid() is None:
                 self._start(name, daemon_command(name, venv, self.state), env)
-        self._wait_ready(venv, env, say, started + timeout)
+        self._wait_ready(venv, env, say, timeout)
         if not self._record.get("image_and_flavors"):
             catalog.image_and_flavors(self.connection())
             self._record["image_and_flavors"] = True
             self._save()
         self._write_client_files()
         self.start_guest_runner(say)
-        say(f"OpenStack ready in {time.monotonic() - started:.0f} s")
 
     def start_guest_runner(self, say: Progress) -> None:
         """The stand-in for the VMs' agents (the fake virt driver boots none), as a daemon."""
@@ -321,23 +341,26 @@ class OpenStackTestbed:
             self._start(api.name, api.command(venv, self.state, self.ports[API_PORT[api.name]]),
                         api_env)  # fmt: skip
 
-    def _wait_http(self, name: str, url: str, deadline: float) -> None:
+    def _wait_http(self, name: str, url: str, timeout: float) -> None:
+        """Until ``url`` answers, for at most ``timeout`` s from now."""
+        deadline = time.monotonic() + timeout
         while True:
             if _answers(url):
                 return
             if self._daemon(name).pid() is None:
                 raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.out")
             if time.monotonic() > deadline:
-                raise TestbedError(f"{name} did not answer at {url} in time")
+                raise TestbedError(f"{name} did not answer at {url} within {timeout:.0f} s")
             time.sleep(0.5)
 
     def _wait_ready(self, venv: Path, env: dict[str, str], say: Progress,
-                    deadline: float) -> None:  # fmt: skip
+                    timeout: float) -> None:  # fmt: skip
         say("waiting for every API to answer")
         for api in APIS:
             port = self.ports[API_PORT[api.name]]
-            self._wait_http(api.name, f"http://127.0.0.1:{port}/", deadline)
+            self._wait_http(api.name, f"http://127.0.0.1:{port}/", timeout)
         say("waiting for nova-compute, cinder-volume and heat-engine to report")
+        deadline = time.monotonic() + timeout
         conn = self.connection()
         while True:
             missing = self._services_down(conn)
@@ -347,7 +370,7 @@ class OpenStackTestbed:
                 if name in DAEMONS and self._daemon(name).pid() is None:
                     raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.log")
             if time.monotonic() > deadline:
-                raise TestbedError(f"not up in time: {', '.join(missing)} (logs in "
+                raise TestbedError(f"not up within {timeout:.0f} s: {', '.join(missing)} (logs in "
                                    f"{self.state / 'log'})")  # fmt: skip
             time.sleep(2)
         nova_manage = [venv / "bin" / "nova-manage", "--config-file", self.etc / "nova/nova.conf"]

@@ -4,7 +4,9 @@ tests) and a 3-OSD one taken through its whole life here."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import CephTestbedInfo, ceph_daemons
@@ -69,4 +71,37 @@ def test_three_osds_from_nothing_to_restart_to_purged(tmp_path: Path):
         purge = testbed("down", "--purge")
     assert purge.returncode == 0, purge.stderr
     assert not ceph_daemons(conf)
+    assert not state.exists()
+
+
+def test_a_failed_bring_up_stops_what_it_started_and_keeps_the_logs(tmp_path: Path):
+    """A bring-up that fails midway (here: Ctrl-C once the monitor and the manager run,
+    while the OSD is being made) leaves no daemon running; its logs stay for diagnosis."""
+    state = tmp_path / "failed"
+    conf = state / "ceph.conf"
+    up = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "testbed", "up", "ceph", "--state", str(state),
+         "--mon-port", "39500"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    said = []
+    try:
+        assert up.stderr is not None
+        for line in up.stderr:
+            said.append(line)
+            if "mgr.x started" in line:
+                up.send_signal(signal.SIGINT)
+                break
+        said.append(up.communicate(timeout=120)[1])
+        output = " ".join("".join(said).split())  # as one line: the console wraps
+        assert up.returncode == 130, output
+        assert "error: interrupted" in output and "Traceback" not in output
+        assert "stopped what it started (mgr.x, mon.a)" in output
+        assert f"kept for diagnosis: logs in {state / 'log'}" in output
+        assert not ceph_daemons(conf)
+        assert (state / "log" / "ceph-mon.a.log").stat().st_size > 0
+    finally:
+        up.kill()
+        down = volperf("testbed", "down", "ceph", "--state", str(state), "--purge", cwd=tmp_path)
+    assert down.returncode == 0, down.stderr
     assert not state.exists()
