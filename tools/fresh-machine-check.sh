@@ -82,7 +82,7 @@ quickstart() {
   local keep=false
   [ "${1:-}" = "--keep" ] && keep=true
   command -v debootstrap >/dev/null || { say "needs debootstrap (tools/debian-packages.txt)"; exit 2; }
-  local root=/var/tmp/volperf-bookworm-$stamp
+  root=/var/tmp/volperf-bookworm-$stamp  # global: the EXIT trap uses it
   local mirror
   mirror=$("$repo/tools/debian-mirror.sh")
   cleanup_root() {
@@ -109,11 +109,25 @@ quickstart() {
   apt_get() { chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
   # git to clone with, ca-certificates for pip: README's first command expects a checkout
   apt_get update -qq && apt_get install -y -qq --no-install-recommends git ca-certificates >/dev/null
+  # this machine's own certificate authorities and the variables that name them (a TLS
+  # proxy's CA, pip's PIP_CERT): the root reaches the registries the way the host does
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    chroot "$root" update-ca-certificates >/dev/null 2>&1
+  fi
+  local passed=()
+  for name in PIP_CERT PIP_DEFAULT_TIMEOUT SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE \
+    CURL_CA_BUNDLE http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+    [ -n "${!name:-}" ] && passed+=("$name=${!name}")
+  done
   git clone --quiet "$repo" "$root/root/volperf"
-  say "in the root: no go ($(chroot "$root" sh -c 'command -v go || echo none')), $(chroot "$root" python3 --version), mysql user: $(chroot "$root" getent passwd mysql || echo none)"
+  say "in the root: go: $(chroot "$root" sh -c 'command -v go || echo none'), python3:" \
+    "$(chroot "$root" sh -c 'python3 --version 2>&1 || echo none'), mysql user:" \
+    "$(chroot "$root" sh -c 'getent passwd mysql || echo none')"
   started=$SECONDS
   local status=0
-  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 "${passed[@]}" \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     bash -c 'cd /root/volperf && tools/quickstart.sh' </dev/null || status=$?
   local page
