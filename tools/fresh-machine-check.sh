@@ -79,10 +79,10 @@ suite() {
 }
 
 quickstart() {
-  local keep=false
+  keep=false  # global, as root below: the EXIT trap uses them
   [ "${1:-}" = "--keep" ] && keep=true
   command -v debootstrap >/dev/null || { say "needs debootstrap (tools/debian-packages.txt)"; exit 2; }
-  root=/var/tmp/volperf-bookworm-$stamp  # global: the EXIT trap uses it
+  root=/var/tmp/volperf-bookworm-$stamp
   local mirror
   mirror=$("$repo/tools/debian-mirror.sh")
   cleanup_root() {
@@ -123,7 +123,8 @@ quickstart() {
   done
   git clone --quiet "$repo" "$root/root/volperf"
   say "in the root: go: $(chroot "$root" sh -c 'command -v go || echo none'), python3:" \
-    "$(chroot "$root" sh -c 'python3 --version 2>&1 || echo none'), mysql user:" \
+    "$(chroot "$root" sh -c 'command -v python3 >/dev/null && python3 --version || echo none')," \
+    "mysql user:" \
     "$(chroot "$root" sh -c 'getent passwd mysql || echo none')"
   started=$SECONDS
   local status=0
