@@ -32,13 +32,14 @@ clone_head() {  # clone_head DEST
 suite() {
   local no_go=false
   [ "${1:-}" = "--no-go" ] && no_go=true
-  local work=/var/tmp/volperf-fresh-$stamp aside=/var/tmp/volperf-fresh-$stamp/aside
+  local work=/var/tmp/volperf-fresh-$stamp
+  aside=$work/aside  # global, as moved below: the EXIT trap uses them
   mkdir -p "$aside"
   local caches=("${XDG_CACHE_HOME:-$HOME/.cache}/volperf" "${XDG_CACHE_HOME:-$HOME/.cache}/pip")
   if command -v go >/dev/null; then
     caches+=("$(go env GOCACHE)" "$(go env GOMODCACHE)")
   fi
-  local moved=()
+  moved=()
   restore() {
     local i=0
     for path in "${moved[@]}"; do
