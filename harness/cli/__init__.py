@@ -1,0 +1,1 @@
+"""The command line (`volperf`) and its terminal display."""

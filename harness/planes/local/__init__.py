@@ -1,0 +1,1 @@
+"""The local plane: fio jobs and database servers on a directory of this machine."""
