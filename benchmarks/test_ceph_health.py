@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.ceph.access import CephAccess, mon_command
-from harness.ceph.health_sampler import CephHealthSampler
+from harness.planes.ceph.access import CephAccess, mon_command
+from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.testbeds.ceph import CephTestbed, Ports
 
 ROUNDS = 6

@@ -6,10 +6,10 @@ import json
 import statistics
 import subprocess
 
-from harness.campaign import run_campaign
-from harness.fio.render import JobTarget, render_job
-from harness.spec import validate
-from harness.targets.local import LocalFioTarget
+from harness.campaign.run import run_campaign
+from harness.core.spec import validate
+from harness.planes.local.fio_target import LocalFioTarget
+from harness.tools.fio.render import JobTarget, render_job
 
 ROUNDS = 4
 RUNTIME_S = 5

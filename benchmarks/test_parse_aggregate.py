@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from benchmarks.conftest import fio_output_of
-from harness.results import build_step
-from harness.store import CampaignStore, StepStatus, atomic_write_json
+from harness.campaign.results import build_step
+from harness.core.store import CampaignStore, StepStatus, atomic_write_json
 
 STEP = "001-bench"
 

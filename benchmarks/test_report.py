@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 from benchmarks.conftest import fio_output_of
+from harness.core.spec import validate
+from harness.core.store import CampaignStore, StepStatus, atomic_write_json
 from harness.report.render import write_report
-from harness.spec import validate
-from harness.store import CampaignStore, StepStatus, atomic_write_json
 
 CONSUMERS = 200
 

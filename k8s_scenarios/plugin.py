@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.k8s.cluster import kubeconfig_path
+from harness.planes.k8s.cluster import kubeconfig_path
 
 SCALES = {  # consumers per step and their work, by --scale
     "small": {"fio_sweep": [1, 2], "fio_size": "64M", "fio_runtime": 5,
@@ -75,9 +75,9 @@ class ScenarioOptions:
     def run(self, scenario: str, storage_class: str, workloads: list[dict[str, Any]],
             sweep: list[int]) -> Any:  # fmt: skip
         """The scenario's campaign on the class, whose steps must all be done."""
-        from harness.campaign import run_campaign  # noqa: PLC0415
-        from harness.spec import validate  # noqa: PLC0415
-        from harness.targets.k8s_any import KubernetesTarget  # noqa: PLC0415
+        from harness.campaign.run import run_campaign  # noqa: PLC0415
+        from harness.core.spec import validate  # noqa: PLC0415
+        from harness.planes.k8s.target import KubernetesTarget  # noqa: PLC0415
 
         spec = validate({"name": f"{self.campaign}-{scenario}-{storage_class}",
                          "target": self.target(storage_class), "workloads": workloads,
@@ -129,10 +129,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """Pages: each campaign's, and for a scenario run on two classes or more the
     StorageClass comparison (every other class against the first), under
     --doc-source/test_results; `sphinx-build` (or `volperf report --build`) makes HTML."""
-    from harness.compare import compare_steps  # noqa: PLC0415
+    from harness.core.store import CampaignStore  # noqa: PLC0415
+    from harness.records.compare import compare_steps  # noqa: PLC0415
     from harness.report.data import load  # noqa: PLC0415
     from harness.report.render import write_comparison, write_report  # noqa: PLC0415
-    from harness.store import CampaignStore  # noqa: PLC0415
 
     doc_source = session.config.getoption("doc_source")
     say = session.config.get_terminal_writer().line

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from harness.k8s.cluster import api_client, delete_namespace, k8s_name
+from harness.planes.k8s.cluster import api_client, delete_namespace, k8s_name
 
 
 def test_pvc_provisioning(scenario_options, storage_class):

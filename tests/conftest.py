@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from harness.ceph import images
-from harness.ceph.access import CephAccess
-from harness.process import command_line
+from harness.host.process import command_line
+from harness.planes.ceph import images
+from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
 

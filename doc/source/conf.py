@@ -7,8 +7,8 @@ so their tables always come from their data, never from hand-edited RST.
 from pathlib import Path
 
 import harness
+from harness.core.store import CampaignStore
 from harness.report.render import write_report
-from harness.store import CampaignStore
 
 project = "volperf"
 author = "volperf developers"

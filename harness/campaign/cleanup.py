@@ -18,8 +18,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from harness.process import command_line
-from harness.store import CampaignStore
+from harness.core.store import CampaignStore
+from harness.host.process import command_line
 
 DELETE_WAIT_S = 600
 
@@ -70,8 +70,8 @@ def remove_created(store: CampaignStore) -> list[str]:
 def _openstack_connection(note: dict) -> Any:
     from openstack import connection
 
-    from harness.spec import OpenStackTarget
-    from harness.targets.cloud import cloud_region
+    from harness.core.spec import OpenStackTarget
+    from harness.planes.cloud import cloud_region
 
     target = OpenStackTarget(type="openstack", cloud=note["cloud"],
                              clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"]
@@ -80,7 +80,7 @@ def _openstack_connection(note: dict) -> Any:
 
 
 def _remove_heat_stacks(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
-    from harness.heat.cleanup import delete_and_wait, find
+    from harness.planes.heat.cleanup import delete_and_wait, find
 
     removed: list[str] = []
     for cloud in sorted({(n["cloud"], n["clouds_yaml"]) for n in notes.values()}):
@@ -106,7 +106,7 @@ def _remove_heat_stacks(store: CampaignStore, notes: dict[str, dict]) -> list[st
 def _remove_k8s_namespaces(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
     """Namespaces noted, and any other labelled with the campaign (their pods and PVCs
     go with them)."""
-    from harness.k8s.cluster import LABEL, api_client, delete_namespace, k8s_name
+    from harness.planes.k8s.cluster import LABEL, api_client, delete_namespace, k8s_name
 
     removed: list[str] = []
     for kubeconfig in sorted({n["kubeconfig"] for n in notes.values()}):
@@ -135,7 +135,7 @@ def _remove_k8s_namespaces(store: CampaignStore, notes: dict[str, dict]) -> list
 def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
     if not notes:
         return []
-    from harness.rally.cleanup import owner_ids, remove_task_leftovers
+    from harness.planes.rally.cleanup import owner_ids, remove_task_leftovers
 
     removed: list[str] = []
     for key, note in sorted(notes.items()):
@@ -154,8 +154,8 @@ def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> lis
 
 
 def _remove_rbd_images(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
-    from harness.ceph import images  # Ceph's bindings only when a campaign used Ceph
-    from harness.ceph.access import CephAccess, CephError
+    from harness.planes.ceph import images  # Ceph's bindings only when a campaign used Ceph
+    from harness.planes.ceph.access import CephAccess, CephError
 
     removed: list[str] = []
     places = {(n["conf"], n["user"], n["pool"]) for n in notes.values()}

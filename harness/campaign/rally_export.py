@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.environment import snapshot
-from harness.plan import plan_steps
-from harness.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
-from harness.redact import redact
-from harness.results import rebuild
-from harness.spec import validate
-from harness.store import CampaignError, CampaignStore, StepStatus, atomic_write_json
+from harness.campaign.environment import snapshot
+from harness.campaign.results import rebuild
+from harness.core.plan import plan_steps
+from harness.core.redact import redact
+from harness.core.spec import validate
+from harness.core.store import CampaignError, CampaignStore, StepStatus, atomic_write_json
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 
 EXPORTED_TASK = "exported"  # the workload's task: run by Rally, not by volperf
 

@@ -13,24 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.aggregate import Warning, aggregate_step
-from harness.ceph.step import ceph_step
-from harness.db_records import DbRecord, EventRecord, db_csv, events_csv
-from harness.db_results import build_db_step
-from harness.device_check import GAP_WARNING, compare, host_load
-from harness.fio.histogram import top_bucket_ns
-from harness.fio.parse import FioOutput, FioParseError, parse_file
-from harness.heat.step import heat_step, is_heat_step
-from harness.k8s.provision import is_provision_step, provision_step
-from harness.k8s.step import is_k8s_step, k8s_step
-from harness.plan import plan_steps
-from harness.rally.records import RallyActionRecord, rally_csv
-from harness.rally.step import rally_step
-from harness.records import ConsumerContext, FioConsumerRecord, fio_csv
-from harness.redact import redact
-from harness.sampler import read_samples
-from harness.spec import FioWorkload, validate
-from harness.store import CampaignStore, atomic_write_json, atomic_write_text
+from harness.core.plan import plan_steps
+from harness.core.redact import redact
+from harness.core.spec import FioWorkload, validate
+from harness.core.store import CampaignStore, atomic_write_json, atomic_write_text
+from harness.host.sampler import read_samples
+from harness.planes.ceph.step import ceph_step
+from harness.planes.heat.step import heat_step, is_heat_step
+from harness.planes.k8s.provision_step import is_provision_step, provision_step
+from harness.planes.k8s.step import is_k8s_step, k8s_step
+from harness.planes.rally.records import RallyActionRecord, rally_csv
+from harness.planes.rally.step import rally_step
+from harness.records.aggregate import Warning, aggregate_step
+from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
+from harness.records.db_step import build_db_step
+from harness.records.device_check import GAP_WARNING, compare, host_load
+from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.tools.fio.histogram import top_bucket_ns
+from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 
 
 @dataclass

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from harness.environment import snapshot
-from harness.plan import Step, plan_steps
-from harness.redact import redact
-from harness.results import StepResult, rebuild
-from harness.spec import CampaignSpec
-from harness.store import CampaignError, CampaignStore, atomic_write_json
-from harness.targets.base import StepOutcome, Target, TargetError, Tick
+from harness.campaign.environment import snapshot
+from harness.campaign.results import StepResult, rebuild
+from harness.core.plan import Step, plan_steps
+from harness.core.redact import redact
+from harness.core.spec import CampaignSpec
+from harness.core.store import CampaignError, CampaignStore, atomic_write_json
+from harness.planes.base import StepOutcome, Target, TargetError, Tick
 
 
 @dataclass(frozen=True)

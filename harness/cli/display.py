@@ -9,13 +9,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.campaign import Display
-from harness.describe import expected_seconds, step_line
-from harness.plan import Step
+from harness.campaign.run import Display
+from harness.core.plan import Step
+from harness.core.spec import RallyWorkload
+from harness.core.store import CampaignStore
+from harness.planes.base import StepOutcome, Tick
 from harness.report import tables
-from harness.spec import RallyWorkload
-from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, Tick
+from harness.report.describe import expected_seconds, step_line
 
 
 def _consumers_text(step: Step) -> str:

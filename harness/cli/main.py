@@ -12,26 +12,27 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from harness import __version__, profiles
-from harness import spec as spec_module
-from harness.campaign import CampaignOutcome, Display, run_campaign
-from harness.cleanup import remove_created
-from harness.compare import compare_steps
-from harness.display import RichDisplay, summary_tables
-from harness.plan import plan_steps
+from harness import __version__
+from harness.campaign import profiles
+from harness.campaign.cleanup import remove_created
+from harness.campaign.results import rebuild
+from harness.campaign.run import CampaignOutcome, Display, run_campaign
+from harness.cli.display import RichDisplay, summary_tables
+from harness.cli.testbed import testbed
+from harness.core import spec as spec_module
+from harness.core.plan import plan_steps
+from harness.core.spec import CampaignSpec, OpenStackTarget, SpecError
+from harness.core.store import CampaignError, CampaignStore
+from harness.planes.base import Target, TargetError
+from harness.planes.ceph.target import RbdFioTarget, resolve
+from harness.planes.cloud import connect
+from harness.planes.heat.target import HeatCollectTarget, collected_spec
+from harness.planes.k8s.target import KubernetesTarget
+from harness.planes.local.target import LocalTarget
+from harness.planes.openstack import OpenStackCloudTarget
+from harness.records.compare import compare_steps
 from harness.report.data import load as load_campaign
 from harness.report.render import build_html, compare_rows, write_comparison, write_report
-from harness.results import rebuild
-from harness.spec import CampaignSpec, OpenStackTarget, SpecError
-from harness.store import CampaignError, CampaignStore
-from harness.targets.base import Target, TargetError
-from harness.targets.cloud import connect
-from harness.targets.heat import HeatCollectTarget, collected_spec
-from harness.targets.k8s_any import KubernetesTarget
-from harness.targets.local_any import LocalTarget
-from harness.targets.openstack import OpenStackCloudTarget
-from harness.targets.rbd import RbdFioTarget, resolve
-from harness.testbed_cli import testbed
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 # Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.spec import READ_MODES, WRITE_MODES, CampaignSpec, FioWorkload, Workload
+from harness.core.spec import READ_MODES, WRITE_MODES, CampaignSpec, FioWorkload, Workload
 
 # what each database test does to storage, for the reader/writer/mixed split of reports
 _DB_ROLES = {

@@ -23,6 +23,8 @@ from pydantic import (
     model_validator,
 )
 
+from harness.core.units import size_bytes
+
 READ_MODES = frozenset({"read", "randread"})
 WRITE_MODES = frozenset({"write", "randwrite"})
 MIXED_MODES = frozenset({"rw", "readwrite", "randrw"})
@@ -357,7 +359,6 @@ AGENT_FIXED = {"numjobs": 1, "ramp_time": 0, "ioengine": "libaio", "direct": Tru
 
 
 def _check_heat(target: OpenStackTarget, workloads: list[FioWorkload]) -> None:
-    from harness.fio.render import size_bytes  # noqa: PLC0415 - render imports this module
 
     if not workloads:
         return

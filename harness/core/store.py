@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from harness.redact import redact
+from harness.core.redact import redact
 
 STATES = ("pending", "running", "done", "failed", "interrupted")
 

@@ -1,18 +1,15 @@
-"""Snapshot of the machine and the storage under test, stored in campaign.yaml."""
+"""What this machine is: CPU, OS, memory, the mount and device under a path, a tool's
+version (the campaign's environment snapshot is made of these)."""
 
 from __future__ import annotations
 
 import os
 import platform
-import socket
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.fio.run import fio_version
-from harness.hoststats import device_for_path, parse_meminfo
-from harness.redact import redact
+from harness.host.hoststats import device_for_path, parse_meminfo
 
 
 def _read(path: str) -> str:
@@ -89,21 +86,6 @@ def tool_version(argv: list[str]) -> str:
     return lines[0] if lines else ""
 
 
-def snapshot(target_path: Path | None, fio: str = "fio") -> dict[str, Any]:
-    uname = platform.uname()
-    memory = parse_meminfo(_read("/proc/meminfo"))
-    environment: dict[str, Any] = {
-        "host": socket.gethostname(),
-        "os": os_release(),
-        "kernel": f"{uname.system} {uname.release} {uname.machine}",
-        "cpu": cpu(),
-        "memory_kib": memory.get("MemTotal"),
-        "tools": {
-            "volperf": __version__,
-            "python": platform.python_version(),
-            "fio": fio_version(fio),
-        },
-    }
-    if target_path is not None:
-        environment["storage"] = storage(target_path)
-    return redact(environment)
+def memory_kib() -> int | None:
+    """The machine's memory (MemTotal), KiB."""
+    return parse_meminfo(_read("/proc/meminfo")).get("MemTotal")

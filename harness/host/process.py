@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.redact import redact_text
+from harness.core.redact import redact_text
 
 KILL_GRACE_S = 15.0
 _PR_SET_PDEATHSIG = 1

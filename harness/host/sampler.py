@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from harness.hoststats import (
+from harness.host.hoststats import (
     BlockDevice,
     DiskCounters,
     parse_cpu,

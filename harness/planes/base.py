@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harness.plan import Step
-from harness.spec import CampaignSpec
-from harness.store import CampaignStore
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec
+from harness.core.store import CampaignStore
 
 # Called about four times a second while a step runs: (elapsed seconds, live IOPS or None).
 Tick = Callable[[float, float | None], None]

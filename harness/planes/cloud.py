@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness.spec import OpenStackTarget
-from harness.targets.base import TargetError
+from harness.core.spec import OpenStackTarget
+from harness.planes.base import TargetError
 from harness.testbeds import default_state_dir
 
 

@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
-from harness.fio.parse import FioParseError, parse_file
-from harness.fio.run import run_fio
-from harness.process import ProcessResult
-from harness.sampler import HostSampler
-from harness.spec import CampaignSpec, FioWorkload
-from harness.store import atomic_write_json
-from harness.targets.base import StepOutcome, Tick
+from harness.core.spec import CampaignSpec, FioWorkload
+from harness.core.store import atomic_write_json
+from harness.host.process import ProcessResult
+from harness.host.sampler import HostSampler
+from harness.planes.base import StepOutcome, Tick
+from harness.tools.fio.parse import FioParseError, parse_file
+from harness.tools.fio.run import run_fio
 
 DEFAULT_TIMEOUT_MARGIN_S = 120
 SIZE_MODE_TIMEOUT_S = 3600

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import threading
 
-from harness.cleanup import remove_created
-from harness.plan import Step
-from harness.spec import CampaignSpec, FioWorkload, RallyWorkload
-from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, Tick
-from harness.targets.heat import HeatTarget
-from harness.targets.rally import RallyTarget
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, FioWorkload, RallyWorkload
+from harness.core.store import CampaignStore
+from harness.planes.base import StepOutcome, Tick
+from harness.planes.heat.target import HeatTarget
+from harness.planes.rally.target import RallyTarget
 
 
 class OpenStackCloudTarget:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from harness import stats
-from harness.records import DirectionFigures, FioConsumerRecord
+from harness.records import stats
+from harness.records.fio import DirectionFigures, FioConsumerRecord
 
 OVERLAP_WARNING = 0.90
 RATE_CAP_TOLERANCE = 0.01

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness import stats
+from harness.records import stats
 
 # metric, label, True when higher is better
 METRICS = [

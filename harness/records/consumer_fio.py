@@ -8,11 +8,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.db_records import EventRecord
-from harness.fio.parse import FioOutput, FioParseError, parse_file
-from harness.records import ConsumerContext, FioConsumerRecord
-from harness.redact import redact_text
+from harness.core.redact import redact_text
+from harness.records.aggregate import Warning
+from harness.records.db import EventRecord
+from harness.records.fio import ConsumerContext, FioConsumerRecord
+from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 
 
 @dataclass

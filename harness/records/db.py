@@ -13,7 +13,7 @@ import io
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 
-from harness.records import csv_cell, iso_time
+from harness.records.fio import csv_cell, iso_time
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.db_records import DB_COLUMNS, DbRecord, EventRecord
-from harness.iopause import io_pause
-from harness.pgbench.parse import PgbenchParseError, parse_init, parse_run
-from harness.process import read_output, what_it_said
-from harness.redact import redact_text
-from harness.stats import mean
-from harness.sysbench.parse import SysbenchParseError, parse_file
+from harness.core.redact import redact_text
+from harness.host.process import read_output, what_it_said
+from harness.records.aggregate import Warning
+from harness.records.db import DB_COLUMNS, DbRecord, EventRecord
+from harness.records.stats import mean
+from harness.tools.iopause import io_pause
+from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_run
+from harness.tools.sysbench.parse import SysbenchParseError, parse_file
 
 
 @dataclass

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness import stats
-from harness.hoststats import DiskCounters, interpolate, rates_between
-from harness.sampler import disk_counters
+from harness.host.hoststats import DiskCounters, interpolate, rates_between
+from harness.host.sampler import disk_counters
+from harness.records import stats
 
 GAP_WARNING = 0.10
 EDGE_S = 0.25

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from harness.fio.parse import Direction, FioJob
-from harness.redact import redact_text
+from harness.core.redact import redact_text
+from harness.tools.fio.parse import Direction, FioJob
 
 REFERENCE_COLUMNS = [
     "starttime", "stoptime", "jobname",

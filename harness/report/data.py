@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.records import FioConsumerRecord
-from harness.redact import redact
+from harness.campaign.results import rebuild
+from harness.core.redact import redact
+from harness.core.store import CampaignStore
+from harness.records.fio import FioConsumerRecord
 from harness.report.reference import reference_steps
-from harness.results import rebuild
-from harness.store import CampaignStore
 
 
 @dataclass

@@ -11,9 +11,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from harness import stats  # noqa: E402
-from harness.rally.records import read_rally_csv  # noqa: E402
-from harness.records import FioConsumerRecord  # noqa: E402
+from harness.planes.rally.records import read_rally_csv  # noqa: E402
+from harness.records import stats  # noqa: E402
+from harness.records.fio import FioConsumerRecord  # noqa: E402
 
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import yaml
 
-from harness import stats
-from harness.fio.histogram import top_bucket_ns
-from harness.fio.parse import major_version
+from harness.records import stats
+from harness.tools.fio.histogram import top_bucket_ns
+from harness.tools.fio.parse import major_version
 
 
 def _direction(

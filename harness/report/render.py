@@ -13,14 +13,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from harness import __version__
-from harness.compare import Delta, percent
-from harness.describe import describe_workload
-from harness.rally.records import read_rally_csv
-from harness.rally.runner import HTML_REPORT
-from harness.redact import redact_text
+from harness.core.redact import redact_text
+from harness.core.store import CampaignStore, atomic_write_text
+from harness.planes.rally.records import read_rally_csv
+from harness.planes.rally.runner import HTML_REPORT
+from harness.records.compare import Delta, percent
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
-from harness.store import CampaignStore, atomic_write_text
+from harness.report.describe import describe_workload
 
 _RST_SPECIAL = re.compile(r"([\\`*|_])")
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.process import command_line
+from harness.host.process import command_line
 
 EXEC_RETRIES = 25  # half a second
 

@@ -13,8 +13,8 @@ from rally.plugins.task.exporters.html import HTMLStaticExporter
 from rally.plugins.task.exporters.json_exporter import JSONExporter
 from rally.task import exporter
 
-from harness.rally.export import write_campaign
-from harness.store import CampaignError
+from harness.campaign.rally_export import write_campaign
+from harness.core.store import CampaignError
 
 
 @exporter.configure("volperf")

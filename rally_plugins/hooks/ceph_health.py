@@ -11,8 +11,8 @@ from pathlib import Path
 from rally import consts
 from rally.task import hook
 
-from harness.ceph.access import CephAccess, CephError, default_conf, mon_command
-from harness.ceph.health import sample_of
+from harness.planes.ceph.access import CephAccess, CephError, default_conf, mon_command
+from harness.planes.ceph.health import sample_of
 
 SAMPLE_TITLE = "volperf Ceph health sample"
 SAMPLE_PREFIX = "sample "  # the line that carries the sample itself, as JSON

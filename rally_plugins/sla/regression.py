@@ -12,7 +12,7 @@ from typing import Any
 from rally import consts, exceptions
 from rally.task import sla
 
-from harness.rally.records import RallyResultError, read_rally_csv
+from harness.planes.rally.records import RallyResultError, read_rally_csv
 from rally_plugins.sla.durations import PERCENTILE_COLUMNS, DurationsSLA
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "fio"
+FIXTURES = Path(__file__).parent / "tools" / "fio" / "fixtures"
 
 
 def fixture_path(name: str) -> Path:

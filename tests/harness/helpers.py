@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.spec import CampaignSpec, validate
+from harness.core.spec import CampaignSpec, validate
 
 
 def tiny_spec(directory: Path, name: str = "tiny", **overrides: Any) -> CampaignSpec:

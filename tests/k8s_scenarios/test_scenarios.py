@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.pgbench.parse import parse_run
-from harness.process import read_output
-from harness.sysbench.parse import parse_file
+from harness.host.process import read_output
+from harness.tools.pgbench.parse import parse_run
+from harness.tools.sysbench.parse import parse_file
 from tests.harness.helpers import doc_source_copy, fio_json, volperf
 
 REPO = Path(__file__).parents[2]

@@ -10,13 +10,13 @@ import jsonschema
 import pytest
 from rally import exceptions
 
-from harness.rally.records import load_export, rally_csv, records_of, workloads
+from harness.planes.rally.records import load_export, rally_csv, records_of, workloads
 from rally_plugins.hooks.ceph_health import CephHealthHook
 from rally_plugins.sla.action_percentile import ActionPercentile
 from rally_plugins.sla.regression import Regression
-from tests.harness.rally.expected import expected_table
+from tests.harness.planes.rally.expected import expected_table
 
-FIXTURE = Path(__file__).parents[1] / "harness" / "fixtures" / "rally" / "control-plane-c2.json"
+FIXTURE = Path(__file__).parents[1] / "harness" / "planes" / "rally" / "fixtures" / "control-plane-c2.json"
 SCENARIO = "CinderVolumes.create_and_attach_volume"
 
 

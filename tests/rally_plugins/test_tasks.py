@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.spec import validate
-from harness.store import CampaignStore
-from harness.targets.rally import TASKS_DIR, RallyTarget
+from harness.core.spec import validate
+from harness.core.store import CampaignStore
+from harness.planes.rally.target import TASKS_DIR, RallyTarget
 
 REFERENCE = Path(__file__).parents[2] / "results" / "reference" / "performance-docs-cinder-ceph"
 PRESETS = sorted((TASKS_DIR / "presets").glob("*.yaml"))
@@ -43,7 +43,7 @@ def validator(tmp_path_factory, openstack_testbed):
 
     def run(task: Path, args: dict) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "harness.rally.runner", "--rally-dir", str(work / "rally"),
+            [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(work / "rally"),
              "--env", target.env, "--task", str(task), "--args", json.dumps(args),
              "--validate-only"], capture_output=True, text=True, timeout=600,
         )  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from harness.spec import WORKLOAD_MODELS, CampaignSpec, SpecError, validate
+from harness.core.spec import WORKLOAD_MODELS, CampaignSpec, SpecError, validate
 
 
 def names() -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from harness.databases.server import DatabaseServer, find_program, run_client
+from harness.host.databases.server import DatabaseServer, find_program, run_client
 
 DATABASE = "sbtest"
 

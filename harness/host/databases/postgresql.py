@@ -7,8 +7,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from harness.databases.server import DatabaseServer, ServerError, find_program, run_client
-from harness.pgbench import command as pgbench_command
+from harness.host.databases.server import DatabaseServer, ServerError, find_program, run_client
+from harness.tools.pgbench import command as pgbench_command
 
 DATABASES = ("sbtest", pgbench_command.DATABASE)
 SUPERUSER = "postgres"

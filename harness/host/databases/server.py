@@ -18,8 +18,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.process import log_tail
-from harness.redact import redact_text
+from harness.core.redact import redact_text
+from harness.host.process import log_tail
 
 READY_POLL_S = 0.1
 STOP_TIMEOUT_S = 60.0

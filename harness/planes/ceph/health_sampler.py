@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.ceph.access import CephAccess, CephError, mon_command
-from harness.ceph.health import sample_of
-from harness.sampler import SamplerThread
+from harness.host.sampler import SamplerThread
+from harness.planes.ceph.access import CephAccess, CephError, mon_command
+from harness.planes.ceph.health import sample_of
 
 CONNECT_TIMEOUT_S = 5
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.ceph.access import CephError, bindings
+from harness.planes.ceph.access import CephError, bindings
 
 TAG = "volperf.campaign"
 

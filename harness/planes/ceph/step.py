@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.ceph.health import UNREACHABLE, describe, health_events, sampling_cost
-from harness.db_records import EventRecord
-from harness.sampler import read_samples
+from harness.host.sampler import read_samples
+from harness.planes.ceph.health import UNREACHABLE, describe, health_events, sampling_cost
+from harness.records.aggregate import Warning
+from harness.records.db import EventRecord
 
 
 @dataclass

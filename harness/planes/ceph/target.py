@@ -12,17 +12,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from harness.ceph import images
-from harness.ceph.access import CephAccess, CephError, bindings, default_conf, mon_command
-from harness.ceph.health_sampler import CephHealthSampler
-from harness.cleanup import remove_created
-from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.plan import Step
-from harness.sampler import HostSampler
-from harness.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
-from harness.store import CampaignStore, atomic_write_json
-from harness.targets.base import StepOutcome, TargetError, Tick, require_space
-from harness.targets.fio_step import finished, prefill_note, run_measured, run_prefill
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.units import size_bytes
+from harness.host.sampler import HostSampler
+from harness.planes.base import StepOutcome, TargetError, Tick, require_space
+from harness.planes.ceph import images
+from harness.planes.ceph.access import CephAccess, CephError, bindings, default_conf, mon_command
+from harness.planes.ceph.health_sampler import CephHealthSampler
+from harness.planes.fio_step import finished, prefill_note, run_measured, run_prefill
+from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 READING_MODES = RW_MODES - WRITE_MODES  # read, randread and the mixed modes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.heat.parameters import TEMPLATE, StackPlan
+from harness.planes.heat.parameters import TEMPLATE, StackPlan
 
 FINAL = ("COMPLETE", "FAILED")
 

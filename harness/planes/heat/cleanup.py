@@ -7,7 +7,7 @@ import contextlib
 import time
 from typing import Any
 
-from harness.heat import api
+from harness.planes.heat import api
 
 POLL_S = 2.0
 

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.heat import api
-from harness.store import atomic_write_json, atomic_write_text
+from harness.core.store import atomic_write_json, atomic_write_text
+from harness.planes.heat import api
 
 GROUP = "vms"  # the ResourceGroup of main.yaml
 

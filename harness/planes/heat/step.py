@@ -11,12 +11,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.consumer_fio import OwnOutputsStep, failed_record, own_output_records
-from harness.db_records import EventRecord
-from harness.records import ConsumerContext, FioConsumerRecord
-from harness.redact import redact_text
-from harness.spec import READ_MODES, RW_MODES, WRITE_MODES
+from harness.core.redact import redact_text
+from harness.core.spec import READ_MODES, RW_MODES, WRITE_MODES
+from harness.records.aggregate import Warning
+from harness.records.consumer_fio import OwnOutputsStep, failed_record, own_output_records
+from harness.records.db import EventRecord
+from harness.records.fio import ConsumerContext, FioConsumerRecord
 
 STACKS_FILE = "stacks.json"
 HEAT_DIR = "heat"

@@ -18,20 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.cleanup import remove_created
-from harness.heat import api
-from harness.heat.cleanup import delete_and_wait
-from harness.heat.collect import collect, settled
-from harness.heat.parameters import (
-    TAG,
-    StackPlan,
-    campaign_tag,
-    stack_plans,
-    stack_timeout_min,
-)  # fmt: skip
-from harness.heat.step import HEAT_DIR, STACKS_FILE, heat_step
-from harness.plan import Step
-from harness.spec import (
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import (
     CampaignSpec,
     FioWorkload,
     HeatSettings,
@@ -39,9 +28,20 @@ from harness.spec import (
     SpecError,
     validate,
 )
-from harness.store import CampaignStore, atomic_write_json
-from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.targets.cloud import clouds_yaml, connect
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.planes.base import StepOutcome, TargetError, Tick
+from harness.planes.cloud import clouds_yaml, connect
+from harness.planes.heat import api
+from harness.planes.heat.cleanup import delete_and_wait
+from harness.planes.heat.collect import collect, settled
+from harness.planes.heat.parameters import (
+    TAG,
+    StackPlan,
+    campaign_tag,
+    stack_plans,
+    stack_timeout_min,
+)  # fmt: skip
+from harness.planes.heat.step import HEAT_DIR, STACKS_FILE, heat_step
 
 STACK_KIND = "heat-stack"
 TAG_KIND = "heat-tag"

@@ -1,5 +1,5 @@
 """Database workloads on a Kubernetes target (sysbench OLTP, pgbench, io-pause): each
-consumer of a step is one pod of a StatefulSet (harness/k8s/databases.py) with its own
+consumer of a step is one pod of a StatefulSet (harness/planes/k8s/databases.py) with its own
 PVC of the class under test, its server in one container and the client beside it.
 
 The StatefulSet of an engine and consumer count is made when a step first needs it and
@@ -31,8 +31,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from harness.k8s import databases as objects
-from harness.k8s.cluster import (
+from harness.core.plan import Step
+from harness.core.redact import redact_text
+from harness.core.spec import (
+    CampaignSpec,
+    IoPauseWorkload,
+    K8sTarget,
+    OltpWorkload,
+    PgbenchWorkload,
+)
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.host.process import Command, ProcessResult
+from harness.planes.base import StepOutcome, Tick
+from harness.planes.k8s import databases as objects
+from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
     absent,
@@ -40,22 +52,8 @@ from harness.k8s.cluster import (
     last_events,
     waiting_reason,
 )
-from harness.k8s.podexec import exec_in_pod
-from harness.pgbench import command as pgbench_command
-from harness.plan import Step
-from harness.process import Command, ProcessResult
-from harness.redact import redact_text
-from harness.spec import (
-    CampaignSpec,
-    IoPauseWorkload,
-    K8sTarget,
-    OltpWorkload,
-    PgbenchWorkload,
-)
-from harness.store import CampaignStore, atomic_write_json
-from harness.sysbench import command as sysbench_command
-from harness.targets.base import StepOutcome, Tick
-from harness.targets.local_db import (
+from harness.planes.k8s.podexec import exec_in_pod
+from harness.planes.local.db_target import (
     LOAD_TIMEOUT_S,
     RUN_MARGIN_S,
     by_consumer,
@@ -64,6 +62,8 @@ from harness.targets.local_db import (
     quote_failures,
     step_outcome,
 )
+from harness.tools.pgbench import command as pgbench_command
+from harness.tools.sysbench import command as sysbench_command
 
 KIND = "k8s-namespace"
 DELETE_TIMEOUT_S = 300

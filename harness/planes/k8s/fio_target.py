@@ -19,9 +19,14 @@ import threading
 import time
 from typing import Any
 
-from harness.cleanup import remove_created
-from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.k8s.cluster import (
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, FioWorkload, K8sTarget
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.units import size_bytes
+from harness.planes.base import StepOutcome, TargetError, Tick
+from harness.planes.fio_step import step_timeout
+from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
     api_client,
@@ -31,12 +36,8 @@ from harness.k8s.cluster import (
     last_events,
     waiting_reason,
 )
-from harness.k8s.step import PODS_DIR, PODS_FILE, k8s_step
-from harness.plan import Step
-from harness.spec import CampaignSpec, FioWorkload, K8sTarget
-from harness.store import CampaignStore, atomic_write_json
-from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.targets.fio_step import step_timeout
+from harness.planes.k8s.step import PODS_DIR, PODS_FILE, k8s_step
+from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 KIND = "k8s-namespace"
 SCRATCH = "/volperf"  # in the pod: an emptyDir of its own

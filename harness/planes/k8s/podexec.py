@@ -1,6 +1,6 @@
 """Run a command in a pod's container (the API's exec, as `kubectl exec`), its stdout and
 stderr into files as they come, with the same result record as a local child process
-(harness.process.ProcessResult), so database steps on pods keep the local layout."""
+(harness.host.process.ProcessResult), so database steps on pods keep the local layout."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from harness.process import ProcessResult
+from harness.host.process import ProcessResult
 
 LOST = -1  # the stream ended without the command's exit status
 

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.db_records import EventRecord
-from harness.stats import sample_percentile
+from harness.records.aggregate import Warning
+from harness.records.db import EventRecord
+from harness.records.stats import sample_percentile
 
 PROVISION_FILE = "provision.json"
 BOUND, READY = "pvc-bound", "pod-ready"

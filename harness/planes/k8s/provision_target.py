@@ -17,8 +17,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from harness.fio.render import size_bytes
-from harness.k8s.cluster import (
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, K8sTarget, PvcProvisionWorkload
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.units import size_bytes
+from harness.planes.base import StepOutcome, Tick
+from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
     delete_namespace,
@@ -26,11 +30,7 @@ from harness.k8s.cluster import (
     last_events,
     waiting_reason,
 )
-from harness.k8s.provision import PROVISION_FILE
-from harness.plan import Step
-from harness.spec import CampaignSpec, K8sTarget, PvcProvisionWorkload
-from harness.store import CampaignStore, atomic_write_json
-from harness.targets.base import StepOutcome, Tick
+from harness.planes.k8s.provision_step import PROVISION_FILE
 
 STEP_LABEL = "volperf-step"
 CREATORS = 16  # clients creating at once

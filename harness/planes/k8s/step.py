@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.consumer_fio import OwnOutputsStep, failed_record, own_output_records
-from harness.db_records import EventRecord
-from harness.records import ConsumerContext
+from harness.records.aggregate import Warning
+from harness.records.consumer_fio import OwnOutputsStep, failed_record, own_output_records
+from harness.records.db import EventRecord
+from harness.records.fio import ConsumerContext
 
 PODS_FILE = "pods.json"
 PODS_DIR = "pods"

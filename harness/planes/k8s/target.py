@@ -1,5 +1,5 @@
 """The `k8s` target of a spec: fio workloads run in pods of their own
-(harness/targets/k8s.py), pvc-provision steps create namespaces of PVCs
+(harness/planes/k8s/fio_target.py), pvc-provision steps create namespaces of PVCs
 (k8s_provision.py), database workloads run in StatefulSet pods (k8s_db.py); all check
 the cluster and the StorageClass first, and share one client."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import threading
 
-from harness.cleanup import remove_created
-from harness.plan import Step
-from harness.spec import CampaignSpec, FioWorkload, PvcProvisionWorkload
-from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, Tick
-from harness.targets.k8s import K8sFioTarget
-from harness.targets.k8s_db import K8sDatabaseTarget
-from harness.targets.k8s_provision import K8sProvisionTarget
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, FioWorkload, PvcProvisionWorkload
+from harness.core.store import CampaignStore
+from harness.planes.base import StepOutcome, Tick
+from harness.planes.k8s.db_target import K8sDatabaseTarget
+from harness.planes.k8s.fio_target import K8sFioTarget
+from harness.planes.k8s.provision_target import K8sProvisionTarget
 
 
 class KubernetesTarget:

@@ -23,24 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.cleanup import remove_created
-from harness.databases.mariadb import MariaDBServer
-from harness.databases.postgresql import PostgreSQLServer
-from harness.databases.server import DatabaseServer, ServerError
-from harness.environment import tool_version
-from harness.fio.render import size_bytes
-from harness.pgbench import command as pgbench_command
-from harness.plan import ConsumerPlan, Step
-from harness.process import (
-    Command,
-    ProcessResult,
-    error_lines,
-    log_tail,
-    run_processes,
-    what_it_said,
-)
-from harness.redact import redact_text
-from harness.spec import (
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import ConsumerPlan, Step
+from harness.core.redact import redact_text
+from harness.core.spec import (
     CampaignSpec,
     FileioWorkload,
     FioWorkload,
@@ -48,10 +34,24 @@ from harness.spec import (
     OltpWorkload,
     PgbenchWorkload,
 )
-from harness.store import CampaignStore, atomic_write_json
-from harness.sysbench import command as sysbench_command
-from harness.targets.base import StepOutcome, TargetError, Tick, require_space
-from harness.targets.local import describe_directory
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.units import size_bytes
+from harness.host.databases.mariadb import MariaDBServer
+from harness.host.databases.postgresql import PostgreSQLServer
+from harness.host.databases.server import DatabaseServer, ServerError
+from harness.host.machine import tool_version
+from harness.host.process import (
+    Command,
+    ProcessResult,
+    error_lines,
+    log_tail,
+    run_processes,
+    what_it_said,
+)
+from harness.planes.base import StepOutcome, TargetError, Tick, require_space
+from harness.planes.local.fio_target import describe_directory
+from harness.tools.pgbench import command as pgbench_command
+from harness.tools.sysbench import command as sysbench_command
 
 RUN_MARGIN_S = 120
 LOAD_TIMEOUT_S = 3600

@@ -13,16 +13,17 @@ import stat
 import threading
 from pathlib import Path
 
-from harness.cleanup import remove_created
-from harness.environment import mount_of
-from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.hoststats import device_for_path
-from harness.plan import Step
-from harness.sampler import HostSampler
-from harness.spec import CampaignSpec, FioWorkload, LocalTarget
-from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, TargetError, Tick, require_space
-from harness.targets.fio_step import finished, prefill_note, run_measured, run_prefill
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, FioWorkload, LocalTarget
+from harness.core.store import CampaignStore
+from harness.core.units import size_bytes
+from harness.host.hoststats import device_for_path
+from harness.host.machine import mount_of
+from harness.host.sampler import HostSampler
+from harness.planes.base import StepOutcome, TargetError, Tick, require_space
+from harness.planes.fio_step import finished, prefill_note, run_measured, run_prefill
+from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 
 def describe_directory(path: Path, is_device: bool = False) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import threading
 
-from harness.plan import Step
-from harness.spec import CampaignSpec, FioWorkload
-from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, Tick
-from harness.targets.local import LocalFioTarget
-from harness.targets.local_db import LocalDatabaseTarget
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, FioWorkload
+from harness.core.store import CampaignStore
+from harness.planes.base import StepOutcome, Tick
+from harness.planes.local.db_target import LocalDatabaseTarget
+from harness.planes.local.fio_target import LocalFioTarget
 
 
 class LocalTarget:

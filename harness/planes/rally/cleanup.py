@@ -20,7 +20,7 @@ WAIT_S = 300
 def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
     """The workload uuids of a task, from Rally's database (RuntimeError if it cannot)."""
     done = subprocess.run(
-        [sys.executable, "-m", "harness.rally.runner", "--rally-dir", str(rally_dir),
+        [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(rally_dir),
          "--owner-ids-of", task_uuid], capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     if done.returncode != 0:

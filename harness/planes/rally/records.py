@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from harness.records import csv_cell
+from harness.records.fio import csv_cell
 
 
 class RallyResultError(ValueError):

@@ -2,9 +2,9 @@
 starts it per step, so Rally's global state (oslo.config, its DB engine, its logging)
 stays out of volperf's process and a hung task can be stopped with a signal.
 
-    python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --args JSON --out RAW
-    python -m harness.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
-    python -m harness.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
+    python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE --args JSON --out RAW
+    python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
+    python -m harness.planes.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
@@ -138,7 +138,7 @@ def export(api: Any, uuid: str, kind: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.rally.runner")
+    parser = argparse.ArgumentParser(prog="python -m harness.planes.rally.runner")
     parser.add_argument("--rally-dir", type=Path, required=True)
     parser.add_argument("--env")
     parser.add_argument("--task", type=Path)

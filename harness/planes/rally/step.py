@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.aggregate import Warning
-from harness.rally.records import (
+from harness.planes.rally.records import (
     RallyActionRecord,
     RallyResultError,
     load_export,
@@ -18,7 +17,8 @@ from harness.rally.records import (
     scenario_of,
     workloads,
 )  # fmt: skip
-from harness.rally.runner import HTML_REPORT, JSON_REPORT
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT
+from harness.records.aggregate import Warning
 
 
 @dataclass

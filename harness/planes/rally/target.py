@@ -1,5 +1,5 @@
 """OpenStack target for Rally workloads: each step runs the workload's Rally task at the
-step's concurrency, in a runner process of its own (harness/rally/runner.py, Rally's
+step's concurrency, in a runner process of its own (harness/planes/rally/runner.py, Rally's
 Python API), and keeps Rally's JSON and HTML reports under the step's raw/.
 
 Rally works as the cloud's admin (credentials from clouds.yaml, handed to the runner in a
@@ -20,19 +20,19 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from harness.ceph.access import CephAccess
-from harness.ceph.health_sampler import CephHealthSampler
-from harness.cleanup import remove_created
-from harness.plan import Step
-from harness.process import Command, log_tail, run_processes
-from harness.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
-from harness.spec import CampaignSpec, OpenStackTarget, RallyWorkload
-from harness.store import CampaignStore
-from harness.targets.base import StepOutcome, TargetError, Tick
-from harness.targets.cloud import cloud_region, clouds_yaml, connect
+from harness.campaign.cleanup import remove_created
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
+from harness.core.store import CampaignStore
+from harness.host.process import Command, log_tail, run_processes
+from harness.planes.base import StepOutcome, TargetError, Tick
+from harness.planes.ceph.access import CephAccess
+from harness.planes.ceph.health_sampler import CephHealthSampler
+from harness.planes.cloud import cloud_region, clouds_yaml, connect
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.testbeds import state_root
 
-TASKS_DIR = Path(__file__).resolve().parents[2] / "rally_plugins" / "tasks"
+TASKS_DIR = Path(__file__).resolve().parents[3] / "rally_plugins" / "tasks"
 TASK_KIND = "rally-task"
 
 
@@ -115,7 +115,7 @@ class RallyTarget:
         raw.mkdir(parents=True, exist_ok=True)
         args = {**workload.args, "times": workload.times_at(step.concurrency),
                 "concurrency": step.concurrency}  # fmt: skip
-        argv = [sys.executable, "-m", "harness.rally.runner", "--rally-dir", str(self.rally_dir),
+        argv = [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(self.rally_dir),
                 "--env", self.env, "--task", str(task_file(workload.task)),
                 "--args", json.dumps(args), "--out", str(raw),
                 "--tag", "volperf", "--tag", self.spec.name]  # fmt: skip

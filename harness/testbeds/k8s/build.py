@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.process import BuildTimeout, log_tail, run_build
+from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
 KBUILD = Path(__file__).with_name("kbuild")

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.process import BuildTimeout, run_build
+from harness.host.process import BuildTimeout, run_build
 from harness.testbeds import TestbedError
 from harness.testbeds.mounts import unmount_under
 

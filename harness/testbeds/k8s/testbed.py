@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.process import log_tail
+from harness.host.process import log_tail
 from harness.testbeds import TestbedError
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images

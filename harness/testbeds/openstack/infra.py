@@ -11,8 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from harness.databases.mariadb import MariaDBServer
-from harness.databases.server import ServerError, run_client
+from harness.host.databases.mariadb import MariaDBServer
+from harness.host.databases.server import ServerError, run_client
 from harness.testbeds import TestbedError
 
 RABBIT_SERVER = Path("/usr/lib/rabbitmq/bin/rabbitmq-server")

@@ -29,7 +29,7 @@ from typing import Any
 import jinja2
 import yaml
 
-from harness.process import log_tail
+from harness.host.process import log_tail
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import CINDER_USER, POOL, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.process import BuildTimeout, log_tail, run_build
+from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
 CONSTRAINTS = Path(__file__).with_name("services-constraints.txt")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.fio.histogram import PLAT_VAL, bucket_value
+from harness.tools.fio.histogram import PLAT_VAL, bucket_value
 
 DIRECTIONS = ("read", "write")
 _JSON_START = re.compile(r"^\{\s*$|^\{\s*\"", re.MULTILINE)

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.spec import FioWorkload
-
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]?)(?:i?b)?$")
-
-
-def size_bytes(size: str) -> int:
-    """fio's size notation in bytes (fio's default kb_base=1024: 4k is 4096)."""
-    match = _SIZE.match(size.strip().lower())
-    if not match:
-        raise ValueError(f"not a size: {size!r}")
-    return int(float(match.group(1)) * _UNITS[match.group(2)])
+from harness.core.spec import FioWorkload
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Run fio as a child process that can always be stopped (see harness.process): on
+"""Run fio as a child process that can always be stopped (see harness.host.process): on
 Ctrl-C or a timeout fio gets SIGINT and finishes its JSON before it exits."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from harness.process import Command, ProcessResult, run_processes
+from harness.host.process import Command, ProcessResult, run_processes
 
 
 def fio_version(fio: str = "fio") -> str:

@@ -3,7 +3,7 @@ with --progress reports kept raw."""
 
 from __future__ import annotations
 
-from harness.spec import PgbenchWorkload
+from harness.core.spec import PgbenchWorkload
 
 DATABASE = "pgbench"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from harness.spec import FileioWorkload, IoPauseWorkload, OltpWorkload
+from harness.core.spec import FileioWorkload, IoPauseWorkload, OltpWorkload
 
 RECONNECT_SCRIPT = "reconnect.lua"
 
@@ -83,4 +83,4 @@ def oltp(
 
 
 def reconnect_script() -> Path:
-    return Path(str(resources.files("harness.sysbench").joinpath(RECONNECT_SCRIPT)))
+    return Path(str(resources.files("harness.tools.sysbench").joinpath(RECONNECT_SCRIPT)))

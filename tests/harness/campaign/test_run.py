@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from harness.campaign import Display, run_campaign
-from harness.store import CampaignError, CampaignStore
-from harness.targets.local import LocalFioTarget
+from harness.campaign.run import Display, run_campaign
+from harness.core.store import CampaignError, CampaignStore
+from harness.planes.local.fio_target import LocalFioTarget
 from tests.harness.helpers import tiny_spec
 
 pytestmark = pytest.mark.functional

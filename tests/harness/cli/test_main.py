@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.store import CampaignStore
+from harness.core.store import CampaignStore
 from tests.harness.helpers import volperf
 
 pytestmark = pytest.mark.functional
@@ -202,8 +202,8 @@ def test_spec_file_campaign(tmp_path):
 def test_a_missing_service_user_is_one_line_naming_it(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from harness.cli import main
-    from harness.databases.mariadb import MariaDBServer
+    from harness.cli.main import main
+    from harness.host.databases.mariadb import MariaDBServer
 
     monkeypatch.setattr(MariaDBServer, "service_user", "volperf-no-such-user")
     (tmp_path / "d").mkdir()

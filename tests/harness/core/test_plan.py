@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from harness.plan import assign_consumers, plan_steps, role_of
-from harness.spec import FioWorkload, validate
+from harness.core.plan import assign_consumers, plan_steps, role_of
+from harness.core.spec import FioWorkload, validate
 
 
 def test_half_read_half_write():

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from harness.redact import REDACTED, redact, redact_text
+from harness.core.redact import REDACTED, redact, redact_text
 
 CEPH_KEY = "AQAKoUZYmYmDMxAAfD52DuUlghtH6bGSutTfnQ=="  # published in the seed document
 

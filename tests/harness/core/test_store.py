@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from harness.store import CampaignError, CampaignStore, StepStatus, atomic_write_text
+from harness.core.store import CampaignError, CampaignStore, StepStatus, atomic_write_text
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.hoststats import (
+from harness.host.hoststats import (
     BlockDevice,
     DiskCounters,
     device_for_path,

@@ -1,10 +1,10 @@
-"""Running tools as stoppable children (harness/process.py), with real processes."""
+"""Running tools as stoppable children (harness/host/process.py), with real processes."""
 
 from __future__ import annotations
 
 import threading
 
-from harness.process import LINE_CHARS, Command, run_processes, what_it_said
+from harness.host.process import LINE_CHARS, Command, run_processes, what_it_said
 
 
 def test_processes_run_at_once_and_a_timeout_stops_them(tmp_path):

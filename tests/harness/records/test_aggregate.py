@@ -4,11 +4,11 @@ import dataclasses
 
 import pytest
 
-from harness import stats
-from harness.aggregate import aggregate_direction, aggregate_step
-from harness.fio.histogram import top_bucket_ns
-from harness.fio.parse import parse_file
-from harness.records import ConsumerContext, FioConsumerRecord
+from harness.records import stats
+from harness.records.aggregate import aggregate_direction, aggregate_step
+from harness.records.fio import ConsumerContext, FioConsumerRecord
+from harness.tools.fio.histogram import top_bucket_ns
+from harness.tools.fio.parse import parse_file
 
 CEILING_MS = top_bucket_ns(3) / 1e6
 
@@ -51,7 +51,7 @@ def test_merged_tail_differs_from_mean_of_percentiles():
 
 
 def _figures(bins, iops=1000.0):
-    from harness.records import DirectionFigures
+    from harness.records.fio import DirectionFigures
 
     return DirectionFigures(
         iops=iops, bandwidth=iops * 4, complelatency_mean=1.0, complelatency_min=0.1,

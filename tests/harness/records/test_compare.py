@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compare import compare_steps, judge, percent
+from harness.records.compare import compare_steps, judge, percent
 
 
 def step(n, iops, p95, workload="w", ceilings=None):

@@ -5,14 +5,14 @@ import io
 
 import pytest
 
-from harness.fio.parse import parse_file
-from harness.records import (
+from harness.records.fio import (
     FIO_COLUMNS,
     REFERENCE_COLUMNS,
     ConsumerContext,
     FioConsumerRecord,
     fio_csv,
 )
+from harness.tools.fio.parse import parse_file
 
 # The header line of the Cinder+Ceph results document, as printed there.
 SEED_HEADER = (

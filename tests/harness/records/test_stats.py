@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness import stats
+from harness.records import stats
 
 counts = st.integers(min_value=0, max_value=1000)
 histograms = st.dictionaries(st.integers(min_value=1, max_value=10**10), counts, min_size=1).filter(

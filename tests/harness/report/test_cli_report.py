@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.campaign import run_campaign
-from harness.targets.local import LocalFioTarget
+from harness.campaign.run import run_campaign
+from harness.planes.local.fio_target import LocalFioTarget
 from tests.harness.helpers import tiny_spec, volperf
 
 pytestmark = pytest.mark.functional

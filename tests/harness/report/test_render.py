@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.campaign import run_campaign
+from harness.campaign.run import run_campaign
+from harness.core.store import CampaignStore, atomic_write_text
+from harness.planes.local.fio_target import LocalFioTarget
 from harness.report.render import build_html, heading, rst, write_report
-from harness.store import CampaignStore, atomic_write_text
-from harness.targets.local import LocalFioTarget
 from tests.harness.helpers import tiny_spec
 from tests.harness.report.html_tables import tables_of
 

@@ -9,7 +9,7 @@ import pytest
 
 from harness.testbeds import TestbedError
 from harness.testbeds.ceph import CephTestbed, Ports, ceph_conf, readiness
-from tests.harness.ceph.fixtures import ceph_status
+from tests.harness.planes.ceph.fixtures import ceph_status
 
 
 def test_ready_needs_health_ok_and_every_pg_active_clean():

@@ -8,7 +8,7 @@ import json
 import stat
 import time
 
-from harness.ceph import images
+from harness.planes.ceph import images
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.iopause import io_pause, lost_time
-from harness.sysbench.parse import parse_file
+from harness.tools.iopause import io_pause, lost_time
+from harness.tools.sysbench.parse import parse_file
 
 
 def test_real_kill_gives_one_empty_interval():

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.databases.mariadb import MariaDBServer
-from harness.databases.postgresql import PostgreSQLServer
-from harness.databases.server import ServerError
+from harness.host.databases.mariadb import MariaDBServer
+from harness.host.databases.postgresql import PostgreSQLServer
+from harness.host.databases.server import ServerError
 
 
 def _server(cls, base: Path, sockets: Path, options=None, timeout: float = 60):

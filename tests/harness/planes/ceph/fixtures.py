@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-CEPH_FIXTURES = Path(__file__).parent.parent / "fixtures" / "ceph"
+CEPH_FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def ceph_status(name: str) -> dict[str, Any]:

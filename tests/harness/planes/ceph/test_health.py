@@ -2,8 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.ceph.health import UNREACHABLE, describe, health_events, sample_of, sampling_cost
-from tests.harness.ceph.fixtures import ceph_status
+from harness.planes.ceph.health import (
+    UNREACHABLE,
+    describe,
+    health_events,
+    sample_of,
+    sampling_cost,
+)
+from tests.harness.planes.ceph.fixtures import ceph_status
 
 
 def samples(*kinds: str, start: float = 1000.0, every: float = 2.0) -> list[dict]:

@@ -5,9 +5,9 @@ import socket
 import time
 from pathlib import Path
 
-from harness.ceph.access import CephAccess
-from harness.ceph.health_sampler import CONNECT_TIMEOUT_S, CephHealthSampler
-from harness.sampler import read_samples
+from harness.host.sampler import read_samples
+from harness.planes.ceph.access import CephAccess
+from harness.planes.ceph.health_sampler import CONNECT_TIMEOUT_S, CephHealthSampler
 
 
 def _closed_port() -> int:

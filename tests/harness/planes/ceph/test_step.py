@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.ceph.health import sample_of
-from harness.ceph.step import ceph_step
-from tests.harness.ceph.fixtures import ceph_status
+from harness.planes.ceph.health import sample_of
+from harness.planes.ceph.step import ceph_step
+from tests.harness.planes.ceph.fixtures import ceph_status
 
 
 def _write_samples(raw: Path, kinds: list[str], start: float) -> None:

@@ -9,10 +9,10 @@ import json
 import pytest
 import yaml
 
-from harness.ceph import images
-from harness.spec import validate
-from harness.store import CampaignStore
-from harness.targets.rbd import RbdFioTarget
+from harness.core.spec import validate
+from harness.core.store import CampaignStore
+from harness.planes.ceph import images
+from harness.planes.ceph.target import RbdFioTarget
 from tests.conftest import CephTestbedInfo
 from tests.harness.helpers import fio_json, volperf
 

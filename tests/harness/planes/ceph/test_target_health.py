@@ -13,7 +13,7 @@ import yaml
 from harness.testbeds.ceph import CephTestbed
 from tests.conftest import CephTestbedInfo
 from tests.harness.helpers import volperf
-from tests.harness.targets.test_rbd import rbd_spec
+from tests.harness.planes.ceph.test_target import rbd_spec
 
 
 def ceph(testbed: CephTestbedInfo, *args: str) -> None:

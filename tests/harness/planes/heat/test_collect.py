@@ -1,4 +1,4 @@
-"""harness/heat/collect.py: the agent's result unpacked from a real wait condition's data."""
+"""harness/planes/heat/collect.py: the agent's result unpacked from a real wait condition's data."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.heat.collect import output, result_text
+from harness.planes.heat.collect import output, result_text
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "heat"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def test_the_result_in_a_vm_stacks_output_is_fios_json():

@@ -1,4 +1,4 @@
-"""harness/heat/parameters.py: a step's stacks (one per rw mode), their parameters as the
+"""harness/planes/heat/parameters.py: a step's stacks (one per rw mode), their parameters as the
 template's constraints take them, and the timeouts."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.heat.parameters import (
+from harness.core.plan import plan_steps
+from harness.core.spec import SpecError, validate
+from harness.planes.heat.parameters import (
     agent_timeout_s,
     fio_size,
     stack_plans,
     stack_timeout_min,
     volume_size_gib,
 )  # fmt: skip
-from harness.plan import plan_steps
-from harness.spec import SpecError, validate
 
 TEMPLATE = Path(__file__).parents[3] / "heat_templates" / "cinder-fio" / "main.yaml"
 

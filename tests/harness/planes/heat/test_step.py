@@ -1,4 +1,4 @@
-"""harness/heat/step.py on real Heat output: a fio.csv row per VM from its agent's fio
+"""harness/planes/heat/step.py on real Heat output: a fio.csv row per VM from its agent's fio
 JSON, a failed VM's row with Heat's reason, create times from Heat's events."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.heat.step import create_times, heat_step, is_heat_step
+from harness.planes.heat.step import create_times, heat_step, is_heat_step
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "heat"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _load(name: str):

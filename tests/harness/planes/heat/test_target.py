@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.ceph import images
+from harness.planes.ceph import images
 from tests.harness.helpers import doc_source_copy, fio_json, volperf
 from tests.harness.report.html_tables import tables_of
 

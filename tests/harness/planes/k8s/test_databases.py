@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 
-from harness.k8s import databases
+from harness.planes.k8s import databases
 
 
 def test_the_password_is_expanded_by_the_shell_never_written_out():

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.k8s.provision import PROVISION_FILE, is_provision_step, provision_step
+from harness.planes.k8s.provision_step import PROVISION_FILE, is_provision_step, provision_step
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "k8s" / "provision"
+FIXTURE = Path(__file__).parent / "fixtures" / "provision"
 
 
 def test_an_event_per_pvc_and_pod_with_the_seconds_from_the_raw_times():

@@ -1,4 +1,4 @@
-"""harness/k8s/step.py on a real step: a row per pod with the figures of its own fio
+"""harness/planes/k8s/step.py on a real step: a row per pod with the figures of its own fio
 output, PVC-bound and pod-running times from pods.json, a failed pod's row with why."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.k8s.step import is_k8s_step, k8s_step
+from harness.planes.k8s.step import is_k8s_step, k8s_step
 from tests.harness.helpers import fio_json
 
-STEP = Path(__file__).parents[1] / "fixtures" / "k8s" / "two-pods"
+STEP = Path(__file__).parent / "fixtures" / "two-pods"
 
 
 def _plan(folder: Path) -> dict:

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from harness.campaign import run_campaign
-from harness.spec import validate
-from harness.targets.base import TargetError
-from harness.targets.k8s_any import KubernetesTarget
+from harness.campaign.run import run_campaign
+from harness.core.spec import validate
+from harness.planes.base import TargetError
+from harness.planes.k8s.target import KubernetesTarget
 
 
 def _spec(k8s_testbed, name: str, **target):

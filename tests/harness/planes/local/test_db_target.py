@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.campaign import run_campaign
-from harness.db_records import DB_COLUMNS
-from harness.spec import validate
-from harness.targets.local_any import LocalTarget
+from harness.campaign.run import run_campaign
+from harness.core.spec import validate
+from harness.planes.local.target import LocalTarget
+from harness.records.db import DB_COLUMNS
 from tests.harness.db_fixtures import make_reachable
 from tests.harness.helpers import volperf
 

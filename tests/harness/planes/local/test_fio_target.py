@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.campaign import run_campaign
-from harness.records import FIO_COLUMNS
-from harness.spec import validate
-from harness.store import CampaignStore
-from harness.targets.base import TargetError
-from harness.targets.local import LocalFioTarget
+from harness.campaign.run import run_campaign
+from harness.core.spec import validate
+from harness.core.store import CampaignStore
+from harness.planes.base import TargetError
+from harness.planes.local.fio_target import LocalFioTarget
+from harness.records.fio import FIO_COLUMNS
 from tests.harness.helpers import fio_json, tiny_spec
 
 pytestmark = pytest.mark.functional

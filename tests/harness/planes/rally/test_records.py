@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.rally.records import (
+from harness.planes.rally.records import (
     RallyResultError,
     load_export,
     rally_csv,
@@ -16,9 +16,9 @@ from harness.rally.records import (
     records_of,
     workloads,
 )  # fmt: skip
-from tests.harness.rally.expected import expected_table
+from tests.harness.planes.rally.expected import expected_table
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "rally" / "control-plane-c2.json"
+FIXTURE = Path(__file__).parent / "fixtures" / "control-plane-c2.json"
 
 
 def test_rows_follow_rallys_table_order_per_workload():

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.process import command_line
-from harness.rally.cleanup import name_matcher, owner_ids
-from harness.rally.records import load_export, workloads
+from harness.host.process import command_line
+from harness.planes.rally.cleanup import name_matcher, owner_ids
+from harness.planes.rally.records import load_export, workloads
 from harness.report.render import build_html
 from tests.harness.helpers import doc_source_copy, volperf
-from tests.harness.rally.expected import expected_table
+from tests.harness.planes.rally.expected import expected_table
 from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[3]
@@ -191,7 +191,7 @@ def _runners(campaign: Path) -> list[int]:
     lines = {int(p.name): command_line(int(p.name)) for p in Path("/proc").iterdir()
              if p.name.isdigit()}  # fmt: skip
     return [pid for pid, line in lines.items()
-            if "harness.rally.runner" in line and str(campaign) in line]  # fmt: skip
+            if "harness.planes.rally.runner" in line and str(campaign) in line]  # fmt: skip
 
 
 def _leftovers(conn) -> list[str]:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.fio.histogram import GROUPS_FIO3, PLAT_VAL, bucket_value, top_bucket_ns
-from harness.fio.parse import parse_file
+from harness.tools.fio.histogram import GROUPS_FIO3, PLAT_VAL, bucket_value, top_bucket_ns
+from harness.tools.fio.parse import parse_file
 
 
 def test_top_bucket_of_fio2_is_the_reference_documents_ceiling():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import stats
-from harness.fio.parse import FioParseError, parse_file, parse_text
+from harness.records import stats
+from harness.tools.fio.parse import FioParseError, parse_file, parse_text
 
 READER_WRITER = [
     "fio-3.41-jsonplus-reader-writer.out",

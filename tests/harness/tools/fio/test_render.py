@@ -4,8 +4,9 @@ import subprocess
 
 import pytest
 
-from harness.fio.render import JobTarget, render_job, render_prefill, size_bytes
-from harness.spec import FioWorkload
+from harness.core.spec import FioWorkload
+from harness.core.units import size_bytes
+from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 
 def test_size_bytes():

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.pgbench.parse import PgbenchParseError, parse_init, parse_progress, parse_run
+from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_progress, parse_run
 
-DB = Path(__file__).parent / "fixtures" / "db"
+DB = Path(__file__).parents[1] / "fixtures" / "db"
 
 
 def test_init_load_time_and_phases():

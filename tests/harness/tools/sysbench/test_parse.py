@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.sysbench.parse import SysbenchParseError, parse_file, parse_text
+from harness.tools.sysbench.parse import SysbenchParseError, parse_file, parse_text
 
-DB = Path(__file__).parent / "fixtures" / "db"
+DB = Path(__file__).parents[1] / "fixtures" / "db"
 
 
 def _printed(path: Path, label: str) -> float:
