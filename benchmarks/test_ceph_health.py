@@ -40,30 +40,42 @@ def test_sample_cost_librados_against_ceph_cli(benchmark, testbed: CephTestbed):
         librados_ms = (time.process_time() - cpu) / 50 * 1000
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     for _ in range(5):
-        subprocess.run(["ceph", "-c", str(testbed.conf), "-s", "-f", "json"], check=True,
-                       capture_output=True)  # fmt: skip
+        subprocess.run(
+            ["ceph", "-c", str(testbed.conf), "-s", "-f", "json"], check=True, capture_output=True
+        )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cli_ms = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / 5 * 1000
-    benchmark.extra_info.update(librados_cpu_ms=librados_ms, ceph_cli_cpu_ms=cli_ms,
-                                cli_over_librados=cli_ms / librados_ms)  # fmt: skip
-    print(f"\nCPU per health sample: librados {librados_ms:.2f} ms, `ceph -s` {cli_ms:.0f} ms "
-          f"({cli_ms / librados_ms:.0f}x)")  # fmt: skip
+    benchmark.extra_info.update(
+        librados_cpu_ms=librados_ms, ceph_cli_cpu_ms=cli_ms, cli_over_librados=cli_ms / librados_ms
+    )
+    print(
+        f"\nCPU per health sample: librados {librados_ms:.2f} ms, `ceph -s` {cli_ms:.0f} ms "
+        f"({cli_ms / librados_ms:.0f}x)"
+    )
 
 
 def _fio_iops(testbed: CephTestbed, job: Path) -> float:
-    out = subprocess.run(["fio", "--output-format=json", str(job)], check=True,
-                         capture_output=True, text=True, env={"CEPH_CONF": str(testbed.conf)},
-                         timeout=RUNTIME_S + 120)  # fmt: skip
+    out = subprocess.run(
+        ["fio", "--output-format=json", str(job)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={"CEPH_CONF": str(testbed.conf)},
+        timeout=RUNTIME_S + 120,
+    )
     return sum(j["write"]["iops"] for j in json.loads(out.stdout)["jobs"])
 
 
 def test_fio_on_rbd_with_and_without_sampling(benchmark, testbed: CephTestbed, tmp_path):
-    subprocess.run(["rbd", "-c", str(testbed.conf), "create", "--size", "256M", "volumes/bench"],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        ["rbd", "-c", str(testbed.conf), "create", "--size", "256M", "volumes/bench"], check=True
+    )
     job = tmp_path / "job.fio"
-    job.write_text(f"[w]\nioengine=rbd\nclientname=admin\npool=volumes\nrbdname=bench\n"
-                   f"rw=randwrite\nbs=4k\niodepth=32\nsize=256M\nruntime={RUNTIME_S}\n"
-                   "time_based=1\n")  # fmt: skip
+    job.write_text(
+        f"[w]\nioengine=rbd\nclientname=admin\npool=volumes\nrbdname=bench\n"
+        f"rw=randwrite\nbs=4k\niodepth=32\nsize=256M\nruntime={RUNTIME_S}\n"
+        "time_based=1\n"
+    )
     access = CephAccess(testbed.conf, "admin", "volumes")
     plain, sampled = [], []
 

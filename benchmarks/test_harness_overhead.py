@@ -16,11 +16,24 @@ RUNTIME_S = 5
 
 
 def spec_for(directory, name):
-    return validate({
-        "name": name, "target": {"type": "local", "dir": str(directory)}, "sweep": [2],
-        "workloads": [{"name": "rr", "rw": "randread", "bs": "4k", "iodepth": 16,
-                       "size": "64M", "runtime": RUNTIME_S, "prefill": True}],
-    })  # fmt: skip
+    return validate(
+        {
+            "name": name,
+            "target": {"type": "local", "dir": str(directory)},
+            "sweep": [2],
+            "workloads": [
+                {
+                    "name": "rr",
+                    "rw": "randread",
+                    "bs": "4k",
+                    "iodepth": 16,
+                    "size": "64M",
+                    "runtime": RUNTIME_S,
+                    "prefill": True,
+                }
+            ],
+        }
+    )
 
 
 def iops_of(fio_out: str) -> float:

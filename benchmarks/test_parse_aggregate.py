@@ -18,10 +18,15 @@ def store_with_step(root, output, consumers: int) -> CampaignStore:
     store.raw_dir(STEP).mkdir(parents=True, exist_ok=True)
     shutil.copy(output, store.raw_dir(STEP) / "fio.out")
     store.write_status(StepStatus(STEP, state="done"))
-    atomic_write_json(store.step_dir(STEP) / "step.json", {
-        "workload": {"name": "bench", "bs": "4k", "iodepth": 1},
-        "concurrency": consumers, "repeat": 1, "consumers": [],
-    })  # fmt: skip
+    atomic_write_json(
+        store.step_dir(STEP) / "step.json",
+        {
+            "workload": {"name": "bench", "bs": "4k", "iodepth": 1},
+            "concurrency": consumers,
+            "repeat": 1,
+            "consumers": [],
+        },
+    )
     return store
 
 

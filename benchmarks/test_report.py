@@ -14,21 +14,38 @@ CONSUMERS = 200
 
 
 def campaign_of(root: Path, output: Path) -> CampaignStore:
-    spec = validate({
-        "name": "bench200", "target": {"type": "local", "dir": str(root)},
-        "sweep": [CONSUMERS],
-        "workloads": [{"name": "bench", "rw": ["randread", "randwrite"], "bs": "4k",
-                       "size": "256k", "runtime": 1, "ioengine": "psync", "direct": False}],
-    })  # fmt: skip
+    spec = validate(
+        {
+            "name": "bench200",
+            "target": {"type": "local", "dir": str(root)},
+            "sweep": [CONSUMERS],
+            "workloads": [
+                {
+                    "name": "bench",
+                    "rw": ["randread", "randwrite"],
+                    "bs": "4k",
+                    "size": "256k",
+                    "runtime": 1,
+                    "ioengine": "psync",
+                    "direct": False,
+                }
+            ],
+        }
+    )
     store = CampaignStore(root / "results" / spec.name)
     step = f"001-bench-c{CONSUMERS:03d}-r1"
     store.raw_dir(step).mkdir(parents=True)
     shutil.copy(output, store.raw_dir(step) / "fio.out")
     store.write_status(StepStatus(step, state="done"))
-    atomic_write_json(store.step_dir(step) / "step.json", {
-        "workload": spec.workloads[0].model_dump(mode="json"), "concurrency": CONSUMERS,
-        "repeat": 1, "consumers": [],
-    })  # fmt: skip
+    atomic_write_json(
+        store.step_dir(step) / "step.json",
+        {
+            "workload": spec.workloads[0].model_dump(mode="json"),
+            "concurrency": CONSUMERS,
+            "repeat": 1,
+            "consumers": [],
+        },
+    )
     store.write_campaign(spec.to_dict(), {"host": "bench"}, "bench")
     return store
 

@@ -13,43 +13,87 @@ import pytest
 from harness.planes.k8s.cluster import kubeconfig_path
 
 SCALES = {  # consumers per step and their work, by --scale
-    "small": {"fio_sweep": [1, 2], "fio_size": "64M", "fio_runtime": 5,
-              "provision_sweep": [2, 4], "pvcs_per_namespace": 2,
-              "db_sweep": [2], "db_threads": [1, 4], "db_runtime": 5,
-              "tables": 2, "table_size": 2000, "pgbench_scale": 2,
-              "failover_pods": 1, "failover_kills": 2},
-    "reference": {"fio_sweep": [2, 4, 10, 20, 40], "fio_size": "4G", "fio_runtime": 600,
-                  "provision_sweep": [10, 50, 100, 200], "pvcs_per_namespace": 1,
-                  "db_sweep": [60], "db_threads": [1, 2, 5, 10, 20], "db_runtime": 300,
-                  "tables": 50, "table_size": 1000000, "pgbench_scale": 100,
-                  "failover_pods": 10, "failover_kills": 10},
-}  # fmt: skip
+    "small": {
+        "fio_sweep": [1, 2],
+        "fio_size": "64M",
+        "fio_runtime": 5,
+        "provision_sweep": [2, 4],
+        "pvcs_per_namespace": 2,
+        "db_sweep": [2],
+        "db_threads": [1, 4],
+        "db_runtime": 5,
+        "tables": 2,
+        "table_size": 2000,
+        "pgbench_scale": 2,
+        "failover_pods": 1,
+        "failover_kills": 2,
+    },
+    "reference": {
+        "fio_sweep": [2, 4, 10, 20, 40],
+        "fio_size": "4G",
+        "fio_runtime": 600,
+        "provision_sweep": [10, 50, 100, 200],
+        "pvcs_per_namespace": 1,
+        "db_sweep": [60],
+        "db_threads": [1, 2, 5, 10, 20],
+        "db_runtime": 300,
+        "tables": 50,
+        "table_size": 1000000,
+        "pgbench_scale": 100,
+        "failover_pods": 10,
+        "failover_kills": 10,
+    },
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("volperf k8s_scenarios")
-    group.addoption("--kubeconfig", type=Path, default=None,
-                    help="cluster to run on (default $KUBECONFIG, the k8s testbed's, "
-                    "~/.kube/config)")  # fmt: skip
-    group.addoption("--storage-class", action="append", default=[],
-                    help="StorageClass under test; give it twice or more to compare")  # fmt: skip
+    group.addoption(
+        "--kubeconfig",
+        type=Path,
+        default=None,
+        help="cluster to run on (default $KUBECONFIG, the k8s testbed's, ~/.kube/config)",
+    )
+    group.addoption(
+        "--storage-class",
+        action="append",
+        default=[],
+        help="StorageClass under test; give it twice or more to compare",
+    )
     group.addoption("--scale", choices=sorted(SCALES), default="small")
-    group.addoption("--campaign", default=None,
-                    help="campaign name prefix (default k8s-YYYYmmdd-HHMMSS)")  # fmt: skip
-    group.addoption("--results", type=Path, default=Path("results"),
-                    help="where campaigns are stored")  # fmt: skip
-    group.addoption("--doc-source", type=Path, default=Path("doc/source"),
-                    help="Sphinx source the campaigns' pages and the StorageClass "
-                    "comparisons are written into (test_results/)")  # fmt: skip
+    group.addoption(
+        "--campaign", default=None, help="campaign name prefix (default k8s-YYYYmmdd-HHMMSS)"
+    )
+    group.addoption(
+        "--results", type=Path, default=Path("results"), help="where campaigns are stored"
+    )
+    group.addoption(
+        "--doc-source",
+        type=Path,
+        default=Path("doc/source"),
+        help="Sphinx source the campaigns' pages and the StorageClass "
+        "comparisons are written into (test_results/)",
+    )
     group.addoption("--fio-image", default="registry.local/fio:3.33")
-    group.addoption("--mariadb-image", default="registry.local/mariadb-sysbench:bookworm",
-                    help="mariadbd, mariadb-install-db, mariadb-admin and sysbench")  # fmt: skip
-    group.addoption("--postgresql-image", default="registry.local/postgresql-pgbench:bookworm",
-                    help="PostgreSQL 15 and pgbench in /usr/lib/postgresql/15/bin")  # fmt: skip
-    group.addoption("--pod-timeout", type=int, default=300,
-                    help="seconds for PVCs to bind and pods to become ready")  # fmt: skip
-    group.addoption("--image-pull-policy", default="IfNotPresent",
-                    choices=["Never", "IfNotPresent", "Always"])  # fmt: skip
+    group.addoption(
+        "--mariadb-image",
+        default="registry.local/mariadb-sysbench:bookworm",
+        help="mariadbd, mariadb-install-db, mariadb-admin and sysbench",
+    )
+    group.addoption(
+        "--postgresql-image",
+        default="registry.local/postgresql-pgbench:bookworm",
+        help="PostgreSQL 15 and pgbench in /usr/lib/postgresql/15/bin",
+    )
+    group.addoption(
+        "--pod-timeout",
+        type=int,
+        default=300,
+        help="seconds for PVCs to bind and pods to become ready",
+    )
+    group.addoption(
+        "--image-pull-policy", default="IfNotPresent", choices=["Never", "IfNotPresent", "Always"]
+    )
 
 
 @dataclass(frozen=True)
@@ -66,27 +110,41 @@ class ScenarioOptions:
     pod_timeout: int
 
     def target(self, storage_class: str) -> dict[str, Any]:
-        return {"type": "k8s", "kubeconfig": str(self.kubeconfig),
-                "storage_class": storage_class, "fio_image": self.fio_image,
-                "mariadb_image": self.mariadb_image, "postgresql_image": self.postgresql_image,
-                "image_pull_policy": self.image_pull_policy,
-                "pod_timeout": self.pod_timeout}  # fmt: skip
+        return {
+            "type": "k8s",
+            "kubeconfig": str(self.kubeconfig),
+            "storage_class": storage_class,
+            "fio_image": self.fio_image,
+            "mariadb_image": self.mariadb_image,
+            "postgresql_image": self.postgresql_image,
+            "image_pull_policy": self.image_pull_policy,
+            "pod_timeout": self.pod_timeout,
+        }
 
-    def run(self, scenario: str, storage_class: str, workloads: list[dict[str, Any]],
-            sweep: list[int]) -> Any:  # fmt: skip
+    def run(
+        self, scenario: str, storage_class: str, workloads: list[dict[str, Any]], sweep: list[int]
+    ) -> Any:
         """The scenario's campaign on the class, whose steps must all be done."""
-        from harness.campaign.run import run_campaign  # noqa: PLC0415
-        from harness.core.spec import validate  # noqa: PLC0415
-        from harness.planes.k8s.target import KubernetesTarget  # noqa: PLC0415
+        from harness.campaign.run import run_campaign
+        from harness.core.spec import validate
+        from harness.planes.k8s.target import KubernetesTarget
 
-        spec = validate({"name": f"{self.campaign}-{scenario}-{storage_class}",
-                         "target": self.target(storage_class), "workloads": workloads,
-                         "sweep": sweep, "labels": {"storage_class": storage_class,
-                                                    "scenario": scenario}})  # fmt: skip
+        spec = validate(
+            {
+                "name": f"{self.campaign}-{scenario}-{storage_class}",
+                "target": self.target(storage_class),
+                "workloads": workloads,
+                "sweep": sweep,
+                "labels": {"storage_class": storage_class, "scenario": scenario},
+            }
+        )
         outcome = run_campaign(spec, self.results, KubernetesTarget)
         CAMPAIGNS.setdefault(scenario, []).append(self.results / spec.name)
-        failed = {r.summary["step"]: r.summary.get("error") for r in outcome.results
-                  if r.summary["state"] != "done"}  # fmt: skip
+        failed = {
+            r.summary["step"]: r.summary.get("error")
+            for r in outcome.results
+            if r.summary["state"] != "done"
+        }
         assert not failed, failed
         return outcome
 
@@ -102,18 +160,23 @@ def scenario_options(request: pytest.FixtureRequest) -> ScenarioOptions:
         pytest.fail("k8s_scenarios need --storage-class NAME (one or more)", pytrace=False)
     kubeconfig = kubeconfig_path(config.getoption("kubeconfig"))
     if not kubeconfig.exists():
-        pytest.fail(f"{kubeconfig}: no such kubeconfig (--kubeconfig, $KUBECONFIG, or "
-                    "`volperf testbed up k8s`)", pytrace=False)  # fmt: skip
+        pytest.fail(
+            f"{kubeconfig}: no such kubeconfig (--kubeconfig, $KUBECONFIG, or "
+            "`volperf testbed up k8s`)",
+            pytrace=False,
+        )
     return ScenarioOptions(
-        kubeconfig=kubeconfig, storage_classes=classes,
+        kubeconfig=kubeconfig,
+        storage_classes=classes,
         scale=SCALES[config.getoption("scale")],
         campaign=config.getoption("campaign") or time.strftime("k8s-%Y%m%d-%H%M%S"),
-        results=config.getoption("results"), fio_image=config.getoption("fio_image"),
+        results=config.getoption("results"),
+        fio_image=config.getoption("fio_image"),
         mariadb_image=config.getoption("mariadb_image"),
         postgresql_image=config.getoption("postgresql_image"),
         image_pull_policy=config.getoption("image_pull_policy"),
         pod_timeout=config.getoption("pod_timeout"),
-    )  # fmt: skip
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -129,10 +192,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """Pages: each campaign's, and for a scenario run on two classes or more the
     StorageClass comparison (every other class against the first), under
     --doc-source/test_results; `sphinx-build` (or `volperf report --build`) makes HTML."""
-    from harness.core.store import CampaignStore  # noqa: PLC0415
-    from harness.records.compare import compare_steps  # noqa: PLC0415
-    from harness.report.data import load  # noqa: PLC0415
-    from harness.report.render import write_comparison, write_report  # noqa: PLC0415
+    from harness.core.store import CampaignStore
+    from harness.records.compare import compare_steps
+    from harness.report.data import load
+    from harness.report.render import write_comparison, write_report
 
     doc_source = session.config.getoption("doc_source")
     say = session.config.get_terminal_writer().line

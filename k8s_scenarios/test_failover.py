@@ -9,15 +9,30 @@ from __future__ import annotations
 def test_failover_io_pause(scenario_options, storage_class):
     scale = scenario_options.scale
     kills = scale["failover_kills"]
-    outcome = scenario_options.run("failover", storage_class, [
-        {"name": "io-pause", "tool": "io-pause", "tables": scale["tables"],
-         "table_size": scale["table_size"], "threads": [4], "kills": kills,
-         "before": 5, "after": 5, "recovery_timeout": scenario_options.pod_timeout}],
-        [scale["failover_pods"]])  # fmt: skip
+    outcome = scenario_options.run(
+        "failover",
+        storage_class,
+        [
+            {
+                "name": "io-pause",
+                "tool": "io-pause",
+                "tables": scale["tables"],
+                "table_size": scale["table_size"],
+                "threads": [4],
+                "kills": kills,
+                "before": 5,
+                "after": 5,
+                "recovery_timeout": scenario_options.pod_timeout,
+            }
+        ],
+        [scale["failover_pods"]],
+    )
     (result,) = outcome.results
     pods = scale["failover_pods"]
-    by_kind = {kind: [e for e in result.events if e.event == kind]
-               for kind in ("io-pause", "server-recovery", "pod-replaced")}  # fmt: skip
+    by_kind = {
+        kind: [e for e in result.events if e.event == kind]
+        for kind in ("io-pause", "server-recovery", "pod-replaced")
+    }
     assert {k: len(v) for k, v in by_kind.items()} == dict.fromkeys(by_kind, kills * pods)
     # transactions resumed after every deletion; 0 s: no whole empty 1-second interval,
     # only the lost time the detail gives

@@ -7,10 +7,22 @@ from __future__ import annotations
 
 def test_fio_on_pvcs(scenario_options, storage_class):
     scale = scenario_options.scale
-    outcome = scenario_options.run("fio", storage_class, [
-        {"name": "randrw-4k", "rw": ["randread", "randwrite"], "bs": "4k", "iodepth": 16,
-         "size": scale["fio_size"], "runtime": scale["fio_runtime"], "prefill": True}],
-        scale["fio_sweep"])  # fmt: skip
+    outcome = scenario_options.run(
+        "fio",
+        storage_class,
+        [
+            {
+                "name": "randrw-4k",
+                "rw": ["randread", "randwrite"],
+                "bs": "4k",
+                "iodepth": 16,
+                "size": scale["fio_size"],
+                "runtime": scale["fio_runtime"],
+                "prefill": True,
+            }
+        ],
+        scale["fio_sweep"],
+    )
     rows = [r for result in outcome.results for r in result.records]
     assert len(rows) == sum(scale["fio_sweep"])
     assert all(not r.error and (r.read or r.write) for r in rows)

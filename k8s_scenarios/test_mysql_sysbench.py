@@ -8,11 +8,23 @@ from __future__ import annotations
 
 def test_mysql_sysbench_statefulset(scenario_options, storage_class):
     scale = scenario_options.scale
-    outcome = scenario_options.run("sysbench", storage_class, [
-        {"name": "oltp-rw", "tool": "sysbench-oltp", "engine": "mariadb",
-         "test": "read_write", "tables": scale["tables"], "table_size": scale["table_size"],
-         "threads": scale["db_threads"], "runtime": scale["db_runtime"]}],
-        scale["db_sweep"])  # fmt: skip
+    outcome = scenario_options.run(
+        "sysbench",
+        storage_class,
+        [
+            {
+                "name": "oltp-rw",
+                "tool": "sysbench-oltp",
+                "engine": "mariadb",
+                "test": "read_write",
+                "tables": scale["tables"],
+                "table_size": scale["table_size"],
+                "threads": scale["db_threads"],
+                "runtime": scale["db_runtime"],
+            }
+        ],
+        scale["db_sweep"],
+    )
     steps = len(scale["db_sweep"]) * len(scale["db_threads"])
     assert len(outcome.results) == steps
     for result in outcome.results:

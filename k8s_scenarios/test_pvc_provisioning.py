@@ -11,9 +11,19 @@ from harness.planes.k8s.cluster import api_client, delete_namespace, k8s_name
 
 def test_pvc_provisioning(scenario_options, storage_class):
     scale = scenario_options.scale
-    outcome = scenario_options.run("provision", storage_class, [
-        {"name": "pvcs", "tool": "pvc-provision", "pvcs": scale["pvcs_per_namespace"],
-         "size": "64M"}], scale["provision_sweep"])  # fmt: skip
+    outcome = scenario_options.run(
+        "provision",
+        storage_class,
+        [
+            {
+                "name": "pvcs",
+                "tool": "pvc-provision",
+                "pvcs": scale["pvcs_per_namespace"],
+                "size": "64M",
+            }
+        ],
+        scale["provision_sweep"],
+    )
     for result, namespaces in zip(outcome.results, scale["provision_sweep"], strict=True):
         expected = namespaces * scale["pvcs_per_namespace"]
         bound = [e for e in result.events if e.event == "pvc-bound"]
@@ -26,39 +36,65 @@ def test_pvc_provisioning(scenario_options, storage_class):
 
 def test_single_pvc_create_to_bound(scenario_options, storage_class, benchmark):
     """One PVC (and the pod a WaitForFirstConsumer class needs) from create to Bound."""
-    from kubernetes import client, watch  # noqa: PLC0415
+    from kubernetes import client, watch
 
     core = client.CoreV1Api(api_client(scenario_options.kubeconfig))
     namespace = k8s_name(f"volperf-{scenario_options.campaign}-bench-{storage_class}")
-    core.create_namespace({"metadata": {"name": namespace,
-                                        "labels": {"volperf-campaign": k8s_name(
-                                            scenario_options.campaign)}}})  # fmt: skip
+    core.create_namespace(
+        {
+            "metadata": {
+                "name": namespace,
+                "labels": {"volperf-campaign": k8s_name(scenario_options.campaign)},
+            }
+        }
+    )
     rounds = iter(range(1000))
 
     def create_and_bind() -> float:
         name = f"pvc-{next(rounds):03d}"
         started = time.monotonic()
-        core.create_namespaced_persistent_volume_claim(namespace, {
-            "metadata": {"name": name},
-            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
-                     "resources": {"requests": {"storage": "64Mi"}}}})  # fmt: skip
-        core.create_namespaced_pod(namespace, {
-            "metadata": {"name": name},
-            "spec": {"terminationGracePeriodSeconds": 0, "containers": [{
-                "name": "idle", "image": scenario_options.fio_image,
-                "imagePullPolicy": scenario_options.image_pull_policy,
-                "command": ["/bin/sh", "-c", "sleep 3600"],
-                "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
-                "volumes": [{"name": "data",
-                             "persistentVolumeClaim": {"claimName": name}}]}})  # fmt: skip
-        claims = watch.Watch().stream(core.list_namespaced_persistent_volume_claim, namespace,
-                                      field_selector=f"metadata.name={name}",
-                                      timeout_seconds=scenario_options.pod_timeout)  # fmt: skip
+        core.create_namespaced_persistent_volume_claim(
+            namespace,
+            {
+                "metadata": {"name": name},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": storage_class,
+                    "resources": {"requests": {"storage": "64Mi"}},
+                },
+            },
+        )
+        core.create_namespaced_pod(
+            namespace,
+            {
+                "metadata": {"name": name},
+                "spec": {
+                    "terminationGracePeriodSeconds": 0,
+                    "containers": [
+                        {
+                            "name": "idle",
+                            "image": scenario_options.fio_image,
+                            "imagePullPolicy": scenario_options.image_pull_policy,
+                            "command": ["/bin/sh", "-c", "sleep 3600"],
+                            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                        }
+                    ],
+                    "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": name}}],
+                },
+            },
+        )
+        claims = watch.Watch().stream(
+            core.list_namespaced_persistent_volume_claim,
+            namespace,
+            field_selector=f"metadata.name={name}",
+            timeout_seconds=scenario_options.pod_timeout,
+        )
         for event in claims:
             if event["object"].status.phase == "Bound":
                 return time.monotonic() - started
-        raise AssertionError(f"PVC {namespace}/{name} not Bound within "
-                             f"{scenario_options.pod_timeout} s")  # fmt: skip
+        raise AssertionError(
+            f"PVC {namespace}/{name} not Bound within {scenario_options.pod_timeout} s"
+        )
 
     try:
         seconds = benchmark.pedantic(create_and_bind, rounds=3, iterations=1)

@@ -18,18 +18,20 @@ from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
 
 
-def bring_up_or_fail(name: str, state: Path, *options: str, cwd: Path,
-                     timeout: float = 300) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def bring_up_or_fail(
+    name: str, state: Path, *options: str, cwd: Path, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """`volperf testbed up NAME`; if it fails, `testbed down NAME` (state and logs kept
     for diagnosis in pytest's temporary directory) before the test fails, so that a
     failed bring-up leaves nothing running for the rest of the suite."""
-    up = volperf("testbed", "up", name, "--state", str(state), *options, cwd=cwd,
-                 timeout=timeout)  # fmt: skip
+    up = volperf("testbed", "up", name, "--state", str(state), *options, cwd=cwd, timeout=timeout)
     if up.returncode != 0:
         down = volperf("testbed", "down", name, "--state", str(state), cwd=cwd)
-        pytest.fail(f"testbed up {name} failed (exit {up.returncode}): {up.stderr[-3000:]}\n"
-                    f"testbed down {name}: exit {down.returncode} {down.stderr[-1000:]}; "
-                    f"state and logs kept in {state}")  # fmt: skip
+        pytest.fail(
+            f"testbed up {name} failed (exit {up.returncode}): {up.stderr[-3000:]}\n"
+            f"testbed down {name}: exit {down.returncode} {down.stderr[-1000:]}; "
+            f"state and logs kept in {state}"
+        )
     return up
 
 
@@ -102,11 +104,19 @@ def openstack_testbed(
     work = tmp_path_factory.mktemp("openstack-testbed")
     state = work / "state"
     started = time.monotonic()
-    up = bring_up_or_fail("openstack", state, "--ceph-state", str(ceph_testbed.state),
-                          "--base-port", str(OPENSTACK_TEST_BASE_PORT), cwd=work,
-                          timeout=1800)  # fmt: skip
-    info = OpenStackTestbedInfo(state, state / "clouds.yaml", time.monotonic() - started,
-                                up.stdout + up.stderr)  # fmt: skip
+    up = bring_up_or_fail(
+        "openstack",
+        state,
+        "--ceph-state",
+        str(ceph_testbed.state),
+        "--base-port",
+        str(OPENSTACK_TEST_BASE_PORT),
+        cwd=work,
+        timeout=1800,
+    )
+    info = OpenStackTestbedInfo(
+        state, state / "clouds.yaml", time.monotonic() - started, up.stdout + up.stderr
+    )
     yield info
     down = volperf("testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr
@@ -141,8 +151,9 @@ def host_leftovers(state: Path) -> list[str]:
     if Path("/sys/class/net", BRIDGE).exists():
         left.append(f"bridge {BRIDGE}")
     cgroups = Path("/sys/fs/cgroup")
-    left += [f"cgroup: {p}" for p in [cgroups / "kubepods", *cgroups.glob("*/kubepods")]
-             if p.exists()]  # fmt: skip
+    left += [
+        f"cgroup: {p}" for p in [cgroups / "kubepods", *cgroups.glob("*/kubepods")] if p.exists()
+    ]
     return left
 
 
@@ -154,10 +165,12 @@ def k8s_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K8sTestbed
     work = tmp_path_factory.mktemp("k8s-testbed")
     state = work / "state"
     started = time.monotonic()
-    up = bring_up_or_fail("k8s", state, "--base-port", str(K8S_TEST_BASE_PORT), cwd=work,
-                          timeout=3600)  # fmt: skip
-    info = K8sTestbedInfo(state, state / "admin.kubeconfig", time.monotonic() - started,
-                          up.stdout + up.stderr)  # fmt: skip
+    up = bring_up_or_fail(
+        "k8s", state, "--base-port", str(K8S_TEST_BASE_PORT), cwd=work, timeout=3600
+    )
+    info = K8sTestbedInfo(
+        state, state / "admin.kubeconfig", time.monotonic() - started, up.stdout + up.stderr
+    )
     yield info
     down = volperf("testbed", "down", "k8s", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr

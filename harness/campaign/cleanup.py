@@ -73,9 +73,11 @@ def _openstack_connection(note: dict) -> Any:
     from harness.core.spec import OpenStackTarget
     from harness.planes.cloud import cloud_region
 
-    target = OpenStackTarget(type="openstack", cloud=note["cloud"],
-                             clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"]
-                             else None)  # fmt: skip
+    target = OpenStackTarget(
+        type="openstack",
+        cloud=note["cloud"],
+        clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"] else None,
+    )
     return connection.Connection(config=cloud_region(target))
 
 
@@ -90,10 +92,12 @@ def _remove_heat_stacks(store: CampaignStore, notes: dict[str, dict]) -> list[st
         try:
             conn = _openstack_connection(next(iter(here.values())))
             gone, left = delete_and_wait(conn, find(conn, names, tags), DELETE_WAIT_S)
-        except Exception as exc:  # noqa: BLE001 - the notes are kept and the line says why
+        except Exception as exc:
             why = f"{type(exc).__name__}: {exc}"
-            removed.append(f"NOT removed: the Heat stacks of cloud {cloud[0]} ({why}); run "
-                           "`volperf cleanup` again")  # fmt: skip
+            removed.append(
+                f"NOT removed: the Heat stacks of cloud {cloud[0]} ({why}); run "
+                "`volperf cleanup` again"
+            )
             continue
         removed += [f"stack {path.split('/')[1]} (cloud {cloud[0]})" for path in gone]
         removed += [f"NOT removed: {line}; run `volperf cleanup` again" for line in left]
@@ -120,9 +124,11 @@ def _remove_k8s_namespaces(store: CampaignStore, notes: dict[str, dict]) -> list
                 listed = core.list_namespace(label_selector=f"{LABEL}={k8s_name(campaign)}")
                 names |= {ns.metadata.name for ns in listed.items}
             left = [ns for ns in sorted(names) if not delete_namespace(core, ns, DELETE_WAIT_S)]
-        except Exception as exc:  # noqa: BLE001 - the notes are kept and the line says why
-            removed.append(f"NOT removed: namespaces of {kubeconfig} ({type(exc).__name__}: "
-                           f"{exc}); run `volperf cleanup` again")  # fmt: skip
+        except Exception as exc:
+            removed.append(
+                f"NOT removed: namespaces of {kubeconfig} ({type(exc).__name__}: "
+                f"{exc}); run `volperf cleanup` again"
+            )
             continue
         removed += [f"namespace {ns}" for ns in sorted(names) if ns not in left]
         removed += [f"NOT removed: namespace {ns} still deleting" for ns in left]
@@ -142,12 +148,16 @@ def _remove_rally_leftovers(store: CampaignStore, notes: dict[str, dict]) -> lis
         try:
             owners = owner_ids(Path(note["rally_dir"]), note["uuid"])
             conn = _openstack_connection(note)
-            removed += [f"{line} (Rally task {note['uuid']})"
-                        for line in remove_task_leftovers(conn, owners)]  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - the note is kept and the line says why
-            removed.append(f"NOT removed: what Rally task {note['uuid']} left in cloud "
-                           f"{note['cloud']} ({type(exc).__name__}: {exc}); run `volperf "
-                           "cleanup` again")  # fmt: skip
+            removed += [
+                f"{line} (Rally task {note['uuid']})"
+                for line in remove_task_leftovers(conn, owners)
+            ]
+        except Exception as exc:
+            removed.append(
+                f"NOT removed: what Rally task {note['uuid']} left in cloud "
+                f"{note['cloud']} ({type(exc).__name__}: {exc}); run `volperf "
+                "cleanup` again"
+            )
             continue
         store.forget_created(key)
     return removed

@@ -39,13 +39,26 @@ def write_campaign(destination: Path, document: dict[str, Any], html: str) -> Ca
     tasks = document.get("tasks") or []
     if not tasks:
         raise CampaignError("nothing to export: no task in Rally's results")
-    workloads = [{"name": f"task-{task['uuid'][:8]}", "tool": "rally", "task": EXPORTED_TASK,
-                  "args": {"task_uuid": task["uuid"]}} for task in tasks]  # fmt: skip
+    workloads = [
+        {
+            "name": f"task-{task['uuid'][:8]}",
+            "tool": "rally",
+            "task": EXPORTED_TASK,
+            "args": {"task_uuid": task["uuid"]},
+        }
+        for task in tasks
+    ]
     env_name = tasks[0].get("env_name") or "rally"
-    spec = validate({
-        "name": destination.name, "target": {"type": "openstack", "cloud": env_name},
-        "workloads": workloads, "sweep": [1], "labels": {"source": "rally task export"},
-    }, f"export to {destination}")  # fmt: skip
+    spec = validate(
+        {
+            "name": destination.name,
+            "target": {"type": "openstack", "cloud": env_name},
+            "workloads": workloads,
+            "sweep": [1],
+            "labels": {"source": "rally task export"},
+        },
+        f"export to {destination}",
+    )
     environment = snapshot(None)
     environment["tools"]["rally"] = importlib.metadata.version("rally")
     store.write_campaign(redact(spec.to_dict()), environment, f"openstack:{env_name}")
@@ -56,13 +69,25 @@ def write_campaign(destination: Path, document: dict[str, Any], html: str) -> Ca
         (raw / JSON_REPORT).write_text(json.dumps(one, indent=2), encoding="utf-8")
         (raw / HTML_REPORT).write_text(html, encoding="utf-8")
         (raw / TASK_FILE).write_text(json.dumps({"uuid": task["uuid"]}) + "\n")
-        atomic_write_json(store.step_dir(step.id) / "step.json", {
-            "workload": step.workload.model_dump(mode="json"), "concurrency": step.concurrency,
-            "threads": None, "repeat": step.repeat, "consumers": [],
-        })  # fmt: skip
-        store.write_status(StepStatus(
-            step.id, "done", 1, _epoch(task.get("created_at")), _epoch(task.get("updated_at")),
-            notes=[f"exported from Rally task {task['uuid']} ({task.get('status')})"],
-        ))  # fmt: skip
+        atomic_write_json(
+            store.step_dir(step.id) / "step.json",
+            {
+                "workload": step.workload.model_dump(mode="json"),
+                "concurrency": step.concurrency,
+                "threads": None,
+                "repeat": step.repeat,
+                "consumers": [],
+            },
+        )
+        store.write_status(
+            StepStatus(
+                step.id,
+                "done",
+                1,
+                _epoch(task.get("created_at")),
+                _epoch(task.get("updated_at")),
+                notes=[f"exported from Rally task {task['uuid']} ({task.get('status')})"],
+            )
+        )
     rebuild(store)
     return store

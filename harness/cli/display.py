@@ -50,9 +50,12 @@ class RichDisplay(Display):
 
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         w = step.workload.model_dump()
-        who = (f"concurrency {step.concurrency}, {step.workload.times_at(step.concurrency)} "
-               "iterations per scenario" if isinstance(step.workload, RallyWorkload)
-               else f"{step.concurrency} consumers ({_consumers_text(step)})")  # fmt: skip
+        who = (
+            f"concurrency {step.concurrency}, {step.workload.times_at(step.concurrency)} "
+            "iterations per scenario"
+            if isinstance(step.workload, RallyWorkload)
+            else f"{step.concurrency} consumers ({_consumers_text(step)})"
+        )
         self.console.print(f"[{position}/{total}] {step.id}: {who}, {step_line(w, step.threads)}")
         expected = expected_seconds(w)
         if not self.console.is_terminal:
@@ -186,8 +189,16 @@ def summary_tables(steps: list[dict[str, Any]], title: str) -> list[Table]:
 def rally_summary_table(steps: list[dict[str, Any]], title: str) -> Table:
     """Per step and scenario: iterations, failures, the iteration's median and 95th %ile."""
     table = Table(title=title)
-    for column in ("step", "scenario", "concurrency", "iterations", "failed",
-                   "total median s", "total p95 s", "SLA"):  # fmt: skip
+    for column in (
+        "step",
+        "scenario",
+        "concurrency",
+        "iterations",
+        "failed",
+        "total median s",
+        "total p95 s",
+        "SLA",
+    ):
         table.add_column(column, justify="left" if column in ("step", "scenario") else "right")
     for step in steps:
         workloads = (step.get("rally") or {}).get("workloads") or []
@@ -195,9 +206,16 @@ def rally_summary_table(steps: list[dict[str, Any]], title: str) -> Table:
             table.add_row(step["step"], "-", "", "", "", "", "", step["state"])
         for w in workloads:
             verdict = "pass" if w["pass_sla"] else "FAIL"
-            table.add_row(step["step"], w["scenario"], str(w["concurrency"]),
-                          str(w["iterations"]), str(w["failed"]), _seconds(w.get("total_median_s")),
-                          _seconds(w.get("total_p95_s")), verdict)  # fmt: skip
+            table.add_row(
+                step["step"],
+                w["scenario"],
+                str(w["concurrency"]),
+                str(w["iterations"]),
+                str(w["failed"]),
+                _seconds(w.get("total_median_s")),
+                _seconds(w.get("total_p95_s")),
+                verdict,
+            )
     return table
 
 

@@ -80,10 +80,11 @@ cloud_option = click.option(
     "--cloud", help="rally, heat: the cloud's name in clouds.yaml (instead of the spec's)"
 )
 clouds_yaml_option = click.option(
-    "--clouds-yaml", type=click.Path(path_type=Path, dir_okay=False),
+    "--clouds-yaml",
+    type=click.Path(path_type=Path, dir_okay=False),
     help="rally, heat: clouds.yaml to read (default $OS_CLIENT_CONFIG_FILE, the usual places, "
     "the OpenStack testbed's)",
-)  # fmt: skip
+)
 results_option = click.option(
     "--results",
     type=click.Path(path_type=Path),
@@ -95,8 +96,12 @@ results_option = click.option(
 
 @main.command()
 @click.argument("what", metavar="SPEC.yaml|local|rbd|rally|heat")
-@click.argument("cloud_spec", metavar="[SPEC.yaml]", required=False,
-                type=click.Path(path_type=Path, dir_okay=False))  # fmt: skip
+@click.argument(
+    "cloud_spec",
+    metavar="[SPEC.yaml]",
+    required=False,
+    type=click.Path(path_type=Path, dir_okay=False),
+)
 @click.option(
     "--dir",
     "directory",
@@ -192,8 +197,12 @@ def run(
                 **overrides,
             )
         elif what == "rbd":
-            target = {"type": "rbd", "ceph_conf": ceph_conf and str(ceph_conf.resolve()),
-                      "user": ceph_user, "pool": pool}  # fmt: skip
+            target = {
+                "type": "rbd",
+                "ceph_conf": ceph_conf and str(ceph_conf.resolve()),
+                "user": ceph_user,
+                "pool": pool,
+            }
             spec = profiles.profile_spec(profile, target, name, **overrides)
         elif what in ("rally", "heat"):
             if cloud_spec is None:
@@ -214,8 +223,13 @@ def _cloud_spec(
     spec: CampaignSpec, what: str, cloud: str | None, clouds_yaml: Path | None
 ) -> CampaignSpec:
     if spec.target.type != "openstack":
-        raise SpecError(f"run {what}", [f"target: the spec's target is {spec.target.type!r}; "
-                                        f"{what} runs on an openstack target"])  # fmt: skip
+        raise SpecError(
+            f"run {what}",
+            [
+                f"target: the spec's target is {spec.target.type!r}; "
+                f"{what} runs on an openstack target"
+            ],
+        )
     tool = "rally" if what == "rally" else "fio"
     if not any(w.tool == tool for w in spec.workloads):
         raise SpecError(f"run {what}", [f"workloads: none has tool: {tool}"])
@@ -241,8 +255,11 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
         )
     for line in kept:
         console.print(f"[yellow]warning[/] {line}", highlight=False)
-    record_files = [n for n in ("fio.csv", "db.csv", "rally.csv", "events.csv", "summary.json")
-                    if (outcome.store.root / n).exists()]  # fmt: skip
+    record_files = [
+        n
+        for n in ("fio.csv", "db.csv", "rally.csv", "events.csv", "summary.json")
+        if (outcome.store.root / n).exists()
+    ]
     console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")
     if outcome.interrupted:
         console.print("[yellow]interrupted[/]: run the same command again to resume")
@@ -258,8 +275,12 @@ def collect() -> None:
 
 
 @collect.command("heat")
-@click.option("--stack", "stack_name", required=True,
-              help="the heat_templates/cinder-fio stack (`openstack stack create`)")  # fmt: skip
+@click.option(
+    "--stack",
+    "stack_name",
+    required=True,
+    help="the heat_templates/cinder-fio stack (`openstack stack create`)",
+)
 @cloud_option
 @clouds_yaml_option
 @click.option("--name", help="campaign name (default heat-STACK)")
@@ -276,14 +297,19 @@ def collect_heat(
     """Wait until STACK's VMs have answered, then keep its parameters, Heat's answers and
     every VM's fio result as a one-step campaign (fio.csv, events.csv); the stack is left
     as it is."""
-    options = OpenStackTarget(type="openstack", cloud=cloud or OpenStackTarget.model_fields[
-        "cloud"].default, clouds_yaml=clouds_yaml)  # fmt: skip
+    options = OpenStackTarget(
+        type="openstack",
+        cloud=cloud or OpenStackTarget.model_fields["cloud"].default,
+        clouds_yaml=clouds_yaml,
+    )
     cloud_entry = {"cloud": options.cloud, "clouds_yaml": str(clouds_yaml) if clouds_yaml else None}
     try:
-        spec, path = collected_spec(connect(options), stack_name, name or f"heat-{stack_name}",
-                                    cloud_entry)  # fmt: skip
-        outcome = run_campaign(spec, results, lambda s: HeatCollectTarget(s, path),
-                               RichDisplay(console))  # fmt: skip
+        spec, path = collected_spec(
+            connect(options), stack_name, name or f"heat-{stack_name}", cloud_entry
+        )
+        outcome = run_campaign(
+            spec, results, lambda s: HeatCollectTarget(s, path), RichDisplay(console)
+        )
     except (SpecError, CampaignError, TargetError) as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
@@ -303,11 +329,14 @@ def reparse(campaign: Path, as_json: bool) -> None:
         return
     for table in summary_tables(steps, f"campaign {store.name}"):
         console.print(table)
-    counts = {"fio.csv": sum(len(r.records) for r in results),
-              "db.csv": sum(len(r.db_records) for r in results),
-              "rally.csv": sum(len(r.rally_records) for r in results)}  # fmt: skip
-    rebuilt = [f"{name} ({rows} rows)" for name, rows in counts.items()
-               if (store.root / name).exists()]  # fmt: skip
+    counts = {
+        "fio.csv": sum(len(r.records) for r in results),
+        "db.csv": sum(len(r.db_records) for r in results),
+        "rally.csv": sum(len(r.rally_records) for r in results),
+    }
+    rebuilt = [
+        f"{name} ({rows} rows)" for name, rows in counts.items() if (store.root / name).exists()
+    ]
     console.print(f"rebuilt in {store.root}/: {', '.join([*rebuilt, 'summary.json'])}")
 
 

@@ -57,27 +57,50 @@ def testbed() -> None:
 @name_argument
 @click.option("--osds", type=click.Choice(["1", "3"]), help="OSDs of a new testbed  [default: 1]")
 @state_option
-@click.option("--timeout", type=click.IntRange(1), help="seconds each wait for readiness (a "
-              "daemon, an API, the node, the cluster's health) may take from when it starts; "
-              "builds (Kubernetes, images, the OpenStack venv) have their own limits and say "
-              "how they go  [default: ceph 300, openstack 600, k8s 300]")  # fmt: skip
-@click.option("--mon-port", type=click.IntRange(1024, 65000),
-              help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
-              "the other daemons bind 100 to 300 above it")  # fmt: skip
-@click.option("--ceph-state", type=click.Path(path_type=Path, file_okay=False),
-              help="openstack: the Ceph testbed Cinder uses (brought up if it is not running)  "
-              "[default: the default ceph state dir]")  # fmt: skip
-@click.option("--base-port", type=click.IntRange(1024, 65000),
-              help="openstack: first of its ten loopback ports  [default: 41000]; k8s: first "
-              "of its seven  [default: 43000]")  # fmt: skip
-def up(name: str, osds: str | None, state: Path | None, timeout: int | None,
-       mon_port: int | None, ceph_state: Path | None, base_port: int | None) -> None:  # fmt: skip
+@click.option(
+    "--timeout",
+    type=click.IntRange(1),
+    help="seconds each wait for readiness (a "
+    "daemon, an API, the node, the cluster's health) may take from when it starts; "
+    "builds (Kubernetes, images, the OpenStack venv) have their own limits and say "
+    "how they go  [default: ceph 300, openstack 600, k8s 300]",
+)
+@click.option(
+    "--mon-port",
+    type=click.IntRange(1024, 65000),
+    help=f"ceph: the monitor's v2 port (default {Ports.mon_v2}); v1 is the next one, "
+    "the other daemons bind 100 to 300 above it",
+)
+@click.option(
+    "--ceph-state",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="openstack: the Ceph testbed Cinder uses (brought up if it is not running)  "
+    "[default: the default ceph state dir]",
+)
+@click.option(
+    "--base-port",
+    type=click.IntRange(1024, 65000),
+    help="openstack: first of its ten loopback ports  [default: 41000]; k8s: first "
+    "of its seven  [default: 43000]",
+)
+def up(
+    name: str,
+    osds: str | None,
+    state: Path | None,
+    timeout: int | None,
+    mon_port: int | None,
+    ceph_state: Path | None,
+    base_port: int | None,
+) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
     bed = _testbed(name, state, int(osds) if osds else None, mon_port, ceph_state, base_port)
     started = time.monotonic()
     try:
-        defaults = {"ceph": READY_TIMEOUT_S, "openstack": OS_READY_TIMEOUT_S,
-                    "k8s": K8S_READY_TIMEOUT_S}  # fmt: skip
+        defaults = {
+            "ceph": READY_TIMEOUT_S,
+            "openstack": OS_READY_TIMEOUT_S,
+            "k8s": K8S_READY_TIMEOUT_S,
+        }
         bed.up(_say, timeout or defaults[name])
     except (TestbedError, KeyboardInterrupt) as exc:
         message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
@@ -107,8 +130,11 @@ def status(name: str, state: Path | None, as_json: bool) -> None:
     else:
         _say(f"ceph testbed in {report['state']} ({report['osds']} OSD(s)), conf {report['conf']}")
         for d in report["daemons"]:
-            memory = f", RSS {d['VmRSS'] / 1024:.0f} MiB (peak {d['VmHWM'] / 1024:.0f})" if d.get(
-                "VmRSS") else ""  # fmt: skip
+            memory = (
+                f", RSS {d['VmRSS'] / 1024:.0f} MiB (peak {d['VmHWM'] / 1024:.0f})"
+                if d.get("VmRSS")
+                else ""
+            )
             _say(f"  {d['name']}: " + (f"pid {d['pid']}{memory}" if d["pid"] else "not running"))
         _say(f"  health: {report.get('health', 'daemons not running')}")
         for code, message in report.get("checks", {}).items():
@@ -146,8 +172,11 @@ def down(name: str, state: Path | None, purge: bool) -> None:
 
 @testbed.command("guest-runner")
 @state_option
-@click.option("--once", is_flag=True, help="run the agents of the servers ready now, in the "
-              "foreground, and exit when they end")  # fmt: skip
+@click.option(
+    "--once",
+    is_flag=True,
+    help="run the agents of the servers ready now, in the foreground, and exit when they end",
+)
 @click.option("--stop", is_flag=True, help="stop the runner `testbed up openstack` started")
 def guest_runner(state: Path | None, once: bool, stop: bool) -> None:
     """The OpenStack testbed's local guest runner, a TEST STAND-IN for VMs: Nova's fake virt

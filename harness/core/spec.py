@@ -194,8 +194,11 @@ class PvcProvisionWorkload(_Strict):
     name: Name
     pvcs: int = Field(1, ge=1, le=1000, description="PVCs per namespace")
     size: Size = "64M"
-    pods: bool = Field(True, description="a pod per PVC (WaitForFirstConsumer classes bind "
-                       "only for one): pod-ready times too")  # fmt: skip
+    pods: bool = Field(
+        True,
+        description="a pod per PVC (WaitForFirstConsumer classes bind "
+        "only for one): pod-ready times too",
+    )
 
 
 class RallyWorkload(_Strict):
@@ -341,10 +344,13 @@ class K8sTarget(_Strict):
     )
     storage_class: str = Field(min_length=1)
     fio_image: str = "registry.local/fio:3.33"
-    mariadb_image: str = Field("registry.local/mariadb-sysbench:bookworm",
-                               description="mariadbd, mariadb-install-db and sysbench")  # fmt: skip
-    postgresql_image: str = Field("registry.local/postgresql-pgbench:bookworm",
-                                  description="PostgreSQL 15 with pgbench")  # fmt: skip
+    mariadb_image: str = Field(
+        "registry.local/mariadb-sysbench:bookworm",
+        description="mariadbd, mariadb-install-db and sysbench",
+    )
+    postgresql_image: str = Field(
+        "registry.local/postgresql-pgbench:bookworm", description="PostgreSQL 15 with pgbench"
+    )
     image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = "IfNotPresent"
     pod_timeout: int = Field(300, ge=10, description="seconds for PVCs to bind, pods to start")
     volume_mode: Literal["Filesystem", "Block"] = Field(
@@ -354,8 +360,15 @@ class K8sTarget(_Strict):
 
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
 # defaults or the template's: a workload that asks for another value cannot run in VMs
-AGENT_FIXED = {"numjobs": 1, "ramp_time": 0, "ioengine": "libaio", "direct": True,
-               "rwmixread": None, "rate_iops": None, "fio_options": {}}  # fmt: skip
+AGENT_FIXED = {
+    "numjobs": 1,
+    "ramp_time": 0,
+    "ioengine": "libaio",
+    "direct": True,
+    "rwmixread": None,
+    "rate_iops": None,
+    "fio_options": {},
+}
 
 
 def _check_heat(target: OpenStackTarget, workloads: list[FioWorkload]) -> None:
@@ -364,26 +377,35 @@ def _check_heat(target: OpenStackTarget, workloads: list[FioWorkload]) -> None:
         return
     names = ", ".join(w.name for w in workloads)
     if target.heat is None:
-        raise ValueError(f"workloads {names}: fio on an openstack target runs in VMs that Heat "
-                         "creates: give target.heat (image, flavor, …)")  # fmt: skip
+        raise ValueError(
+            f"workloads {names}: fio on an openstack target runs in VMs that Heat "
+            "creates: give target.heat (image, flavor, …)"
+        )
     for w in workloads:
         fixed = [f"{k}: {getattr(w, k)!r}" for k, v in AGENT_FIXED.items() if getattr(w, k) != v]
         if fixed:
-            raise ValueError(f"workload {w.name}: the VMs' agent runs fio without "
-                             f"{', '.join(fixed)} (remove them for an openstack "
-                             "target)")  # fmt: skip
+            raise ValueError(
+                f"workload {w.name}: the VMs' agent runs fio without "
+                f"{', '.join(fixed)} (remove them for an openstack "
+                "target)"
+            )
         if (
             target.heat.volume_size is not None
             and size_bytes(w.size) > target.heat.volume_size * 2**30
         ):
-            raise ValueError(f"workload {w.name}: size {w.size} does not fit the VMs' volumes "
-                             f"(target.heat.volume_size {target.heat.volume_size} "
-                             "GiB)")  # fmt: skip
+            raise ValueError(
+                f"workload {w.name}: size {w.size} does not fit the VMs' volumes "
+                f"(target.heat.volume_size {target.heat.volume_size} "
+                "GiB)"
+            )
 
 
 TARGET_MODELS: dict[str, type[_Strict]] = {
-    "local": LocalTarget, "rbd": RbdTarget, "openstack": OpenStackTarget, "k8s": K8sTarget,
-}  # fmt: skip
+    "local": LocalTarget,
+    "rbd": RbdTarget,
+    "openstack": OpenStackTarget,
+    "k8s": K8sTarget,
+}
 Target = tagged_union(TARGET_MODELS, "type", "local", "target type")
 
 
@@ -420,14 +442,18 @@ class CampaignSpec(_Strict):
     def _rbd_runs_fio(self) -> CampaignSpec:
         provisioning = [w.name for w in self.workloads if isinstance(w, PvcProvisionWorkload)]
         if provisioning and self.target.type != "k8s":
-            raise ValueError(f"workloads {', '.join(provisioning)}: pvc-provision needs the "
-                             "k8s target")  # fmt: skip
+            raise ValueError(
+                f"workloads {', '.join(provisioning)}: pvc-provision needs the k8s target"
+            )
         if self.target.type == "k8s":
-            others = [w.name for w in self.workloads
-                      if isinstance(w, FileioWorkload | RallyWorkload)]  # fmt: skip
+            others = [
+                w.name for w in self.workloads if isinstance(w, FileioWorkload | RallyWorkload)
+            ]
             if others:
-                raise ValueError(f"workloads {', '.join(others)}: the k8s target runs fio, "
-                                 "pvc-provision, sysbench-oltp, pgbench and io-pause")  # fmt: skip
+                raise ValueError(
+                    f"workloads {', '.join(others)}: the k8s target runs fio, "
+                    "pvc-provision, sysbench-oltp, pgbench and io-pause"
+                )
         if self.target.type == "rbd":
             others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]
             if others:
@@ -441,15 +467,20 @@ class CampaignSpec(_Strict):
     def _rally_on_openstack(self) -> CampaignSpec:
         rally = [w.name for w in self.workloads if isinstance(w, RallyWorkload)]
         if self.target.type == "openstack":
-            others = sorted(w.name for w in self.workloads
-                            if not isinstance(w, RallyWorkload | FioWorkload))  # fmt: skip
+            others = sorted(
+                w.name for w in self.workloads if not isinstance(w, RallyWorkload | FioWorkload)
+            )
             if others:
-                raise ValueError(f"workloads {', '.join(others)}: the openstack target runs "
-                                 "Rally workloads and fio in VMs (tool: rally or fio)")  # fmt: skip
+                raise ValueError(
+                    f"workloads {', '.join(others)}: the openstack target runs "
+                    "Rally workloads and fio in VMs (tool: rally or fio)"
+                )
             _check_heat(self.target, [w for w in self.workloads if isinstance(w, FioWorkload)])
         if rally and self.target.type != "openstack":
-            raise ValueError(f"workloads {', '.join(rally)}: Rally workloads need the openstack "
-                             "target (type: openstack, cloud: NAME)")  # fmt: skip
+            raise ValueError(
+                f"workloads {', '.join(rally)}: Rally workloads need the openstack "
+                "target (type: openstack, cloud: NAME)"
+            )
         return self
 
     def to_dict(self) -> dict[str, Any]:

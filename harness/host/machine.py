@@ -79,7 +79,7 @@ def storage(path: Path) -> dict[str, Any]:
 def tool_version(argv: list[str]) -> str:
     """The first line a tool prints of its version, or why there is none."""
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)  # noqa: S603
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"unknown ({exc})"
     lines = (out.stdout.strip() or out.stderr.strip()).splitlines()

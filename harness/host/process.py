@@ -67,7 +67,7 @@ def run_processes(
             out = files.enter_context(command.stdout.open("wb"))
             err = files.enter_context(command.stderr.open("wb"))
             processes.append(
-                subprocess.Popen(  # noqa: S603 - argv list, no shell
+                subprocess.Popen(
                     list(command.argv),
                     stdout=out,
                     stderr=err,
@@ -75,7 +75,7 @@ def run_processes(
                     cwd=command.cwd,
                     env=dict(command.env) if command.env is not None else None,
                     start_new_session=True,
-                    preexec_fn=die_with_parent,  # noqa: PLW1509 - no threads touched
+                    preexec_fn=die_with_parent,
                 )
             )
         ends: list[float | None] = [None] * len(processes)

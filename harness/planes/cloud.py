@@ -26,7 +26,7 @@ def clouds_yaml(options: OpenStackTarget) -> Path | None:
 def cloud_region(options: OpenStackTarget) -> Any:
     """openstacksdk's CloudRegion for the target's cloud; TargetError naming what is wrong."""
     try:
-        from openstack import config, exceptions  # noqa: PLC0415 - optional dependency
+        from openstack import config, exceptions
     except ImportError as exc:
         raise TargetError("openstacksdk is missing: pip install 'volperf[rally]'") from exc
     path = clouds_yaml(options)
@@ -42,14 +42,15 @@ def cloud_region(options: OpenStackTarget) -> Any:
 
 def connect(options: OpenStackTarget, region: Any = None) -> Any:
     """A connection that has logged in (TargetError if the cloud refuses or is away)."""
-    from openstack import connection  # noqa: PLC0415 - optional dependency
+    from openstack import connection
 
     try:
         conn = connection.Connection(config=region or cloud_region(options))
         conn.authorize()
     except TargetError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any failure to log in stops the campaign
-        raise TargetError(f"cloud {options.cloud!r} did not let volperf log in: "
-                          f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+    except Exception as exc:
+        raise TargetError(
+            f"cloud {options.cloud!r} did not let volperf log in: {type(exc).__name__}: {exc}"
+        ) from None
     return conn

@@ -71,9 +71,16 @@ def run_measured(
     def on_tick(elapsed: float) -> None:
         tick(elapsed, sampler.live_iops if sampler is not None else None)
 
-    result = run_fio(raw / "fio.job", raw / "fio.out", raw / "fio.err",
-                     step_timeout(spec, workload), stop, fio=spec.fio, on_tick=on_tick,
-                     env=env)  # fmt: skip
+    result = run_fio(
+        raw / "fio.job",
+        raw / "fio.out",
+        raw / "fio.err",
+        step_timeout(spec, workload),
+        stop,
+        fio=spec.fio,
+        on_tick=on_tick,
+        env=env,
+    )
     atomic_write_json(raw / "process.json", asdict(result))
     return fio_failure(result, raw / "fio.out", raw / "fio.err", "fio")
 

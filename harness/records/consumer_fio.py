@@ -35,8 +35,10 @@ def own_output_records(
         output = parse_file(path)
     except FioParseError as exc:
         return [], None, str(exc).replace(str(path), path.name)
-    records = [replace(FioConsumerRecord.from_job(job, context, output.timestamp_ms),
-                       jobname=jobname) for job in output.jobs]  # fmt: skip
+    records = [
+        replace(FioConsumerRecord.from_job(job, context, output.timestamp_ms), jobname=jobname)
+        for job in output.jobs
+    ]
     return records, output, ""
 
 

@@ -170,8 +170,11 @@ def _io_pause_events(
     for kill in mine:
         killed_at, ready_at = kill["killed_at"], kill.get("ready_at")
         recovery = ready_at - killed_at if ready_at is not None else None
-        how = ("pod deleted (grace 0), replaced by its StatefulSet on the same PVC"
-               if "running_at" in kill else "SIGKILL, restart on the same data")  # fmt: skip
+        how = (
+            "pod deleted (grace 0), replaced by its StatefulSet on the same PVC"
+            if "running_at" in kill
+            else "SIGKILL, restart on the same data"
+        )
         result.events.append(
             EventRecord(
                 step_id,
@@ -185,9 +188,17 @@ def _io_pause_events(
         )
         if kill.get("running_at") is not None:
             replaced = kill["running_at"] - killed_at
-            result.events.append(EventRecord(
-                step_id, consumer, "pod-replaced", int(kill["cycle"]), int(killed_at * 1000),
-                replaced, "deletion to the replacement pod Running"))  # fmt: skip
+            result.events.append(
+                EventRecord(
+                    step_id,
+                    consumer,
+                    "pod-replaced",
+                    int(kill["cycle"]),
+                    int(killed_at * 1000),
+                    replaced,
+                    "deletion to the replacement pod Running",
+                )
+            )
         if client_start is None or not series:
             continue
         pause = io_pause(series, killed_at - client_start)

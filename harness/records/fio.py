@@ -18,24 +18,53 @@ from harness.core.redact import redact_text
 from harness.tools.fio.parse import Direction, FioJob
 
 REFERENCE_COLUMNS = [
-    "starttime", "stoptime", "jobname",
-    "read_iops", "read_bandwidth", "read_complelatency_mean", "read_complelatency_min",
-    "read_complelatency_max", "read_complelatency_95%ile", "read_complelatency_99%ile",
-    "read_total_latency_avg", "read_bandwidth_avg",
-    "write_iops", "write_bandwidth", "write_complelatency_mean", "write_complelatency_min",
-    "write_complelatency_max", "write_complelatency_95%ile", "write_complelatency_99%ile",
-    "write_total_latency_avg", "write_bandwidth_avg",
-]  # fmt: skip
+    "starttime",
+    "stoptime",
+    "jobname",
+    "read_iops",
+    "read_bandwidth",
+    "read_complelatency_mean",
+    "read_complelatency_min",
+    "read_complelatency_max",
+    "read_complelatency_95%ile",
+    "read_complelatency_99%ile",
+    "read_total_latency_avg",
+    "read_bandwidth_avg",
+    "write_iops",
+    "write_bandwidth",
+    "write_complelatency_mean",
+    "write_complelatency_min",
+    "write_complelatency_max",
+    "write_complelatency_95%ile",
+    "write_complelatency_99%ile",
+    "write_total_latency_avg",
+    "write_bandwidth_avg",
+]
 OWN_COLUMNS = [
-    "step", "consumer", "concurrency", "role", "rw", "bs", "iodepth", "backend",
-    "repeat", "error",
-]  # fmt: skip
+    "step",
+    "consumer",
+    "concurrency",
+    "role",
+    "rw",
+    "bs",
+    "iodepth",
+    "backend",
+    "repeat",
+    "error",
+]
 FIO_COLUMNS = REFERENCE_COLUMNS + OWN_COLUMNS
 
 CSV_FIGURES = [
-    "iops", "bandwidth", "complelatency_mean", "complelatency_min", "complelatency_max",
-    "complelatency_p95", "complelatency_p99", "total_latency_avg", "bandwidth_avg",
-]  # fmt: skip
+    "iops",
+    "bandwidth",
+    "complelatency_mean",
+    "complelatency_min",
+    "complelatency_max",
+    "complelatency_p95",
+    "complelatency_p99",
+    "total_latency_avg",
+    "bandwidth_avg",
+]
 _NS_PER_MS = 1_000_000
 
 

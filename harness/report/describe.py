@@ -31,22 +31,32 @@ def describe_workload(w: dict[str, Any]) -> str:
 
 
 def _provision(w: dict[str, Any]) -> str:
-    return _join([
-        f"PVC provisioning: each consumer a namespace with {w.get('pvcs')} PVC(s) of "
-        f"{w.get('size')}, all namespaces created at once",
-        "a pod mounting each PVC (pod-ready times)" if w.get("pods") else "no pods",
-        "times from volperf's create request to Bound and to Ready, seen through watches",
-    ])  # fmt: skip
+    return _join(
+        [
+            f"PVC provisioning: each consumer a namespace with {w.get('pvcs')} PVC(s) of "
+            f"{w.get('size')}, all namespaces created at once",
+            "a pod mounting each PVC (pod-ready times)" if w.get("pods") else "no pods",
+            "times from volperf's create request to Bound and to Ready, seen through watches",
+        ]
+    )
 
 
 def _rally(w: dict[str, Any]) -> str:
     if w.get("task") == "exported":
         return f"Rally task {w.get('args', {}).get('task_uuid')}, run by Rally and exported."
-    times = (f"{w['times']} iterations" if w.get("times")
-             else f"{w.get('times_per_user', 2)} iteration(s) per concurrent user")  # fmt: skip
+    times = (
+        f"{w['times']} iterations"
+        if w.get("times")
+        else f"{w.get('times_per_user', 2)} iteration(s) per concurrent user"
+    )
     args = ", ".join(f"{k}={v}" for k, v in (w.get("args") or {}).items())
-    return _join([f"Rally task {w.get('task')} at each concurrency of the sweep", times,
-                  f"task args {args}" if args else ""])  # fmt: skip
+    return _join(
+        [
+            f"Rally task {w.get('task')} at each concurrency of the sweep",
+            times,
+            f"task args {args}" if args else "",
+        ]
+    )
 
 
 def _join(parts: list[str]) -> str:
@@ -69,16 +79,18 @@ def _fio(w: dict[str, Any]) -> str:
         if w.get("mode", "time") == "time"
         else f"until {w.get('size')} is done"
     )
-    return _join([
-        f"fio: {who}, bs {w.get('bs')}, iodepth {w.get('iodepth')}",
-        f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
-        f"{w.get('size')} per consumer",
-        length,
-        f"ioengine {w['ioengine']}" if w.get("ioengine") else "",
-        {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
-        "every block written once before measuring (prefill)" if w.get("prefill") else "",
-        f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
-    ])  # fmt: skip
+    return _join(
+        [
+            f"fio: {who}, bs {w.get('bs')}, iodepth {w.get('iodepth')}",
+            f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
+            f"{w.get('size')} per consumer",
+            length,
+            f"ioengine {w['ioengine']}" if w.get("ioengine") else "",
+            {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
+            "every block written once before measuring (prefill)" if w.get("prefill") else "",
+            f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
+        ]
+    )
 
 
 def _fileio(w: dict[str, Any]) -> str:
@@ -88,46 +100,54 @@ def _fileio(w: dict[str, Any]) -> str:
         if w.get("file_fsync_freq")
         else "no periodic fsync"
     )
-    return _join([
-        f"sysbench fileio {w.get('test')} ({_SYSBENCH_TESTS.get(w.get('test', ''), '')}): "
-        f"each consumer one sysbench on {w.get('file_num')} files of "
-        f"{w.get('file_total_size')} in all, block {w.get('file_block_size')}",
-        _threads(w),
-        f"{w.get('file_io_mode')} I/O" + (f" with {', '.join(flags)}" if flags else ""),
-        fsync + ("; fsync after every write" if w.get("file_fsync_all") else ""),
-        f"for {w.get('runtime')} s",
-    ])  # fmt: skip
+    return _join(
+        [
+            f"sysbench fileio {w.get('test')} ({_SYSBENCH_TESTS.get(w.get('test', ''), '')}): "
+            f"each consumer one sysbench on {w.get('file_num')} files of "
+            f"{w.get('file_total_size')} in all, block {w.get('file_block_size')}",
+            _threads(w),
+            f"{w.get('file_io_mode')} I/O" + (f" with {', '.join(flags)}" if flags else ""),
+            fsync + ("; fsync after every write" if w.get("file_fsync_all") else ""),
+            f"for {w.get('runtime')} s",
+        ]
+    )
 
 
 def _oltp(w: dict[str, Any]) -> str:
-    return _join([
-        f"sysbench oltp_{w.get('test')}: each consumer its own {w.get('engine')} server "
-        f"and one sysbench, {w.get('tables')} tables of {w.get('table_size')} rows",
-        _threads(w),
-        f"for {w.get('runtime')} s",
-    ])  # fmt: skip
+    return _join(
+        [
+            f"sysbench oltp_{w.get('test')}: each consumer its own {w.get('engine')} server "
+            f"and one sysbench, {w.get('tables')} tables of {w.get('table_size')} rows",
+            _threads(w),
+            f"for {w.get('runtime')} s",
+        ]
+    )
 
 
 def _pgbench(w: dict[str, Any]) -> str:
-    return _join([
-        f"pgbench (TPC-B like): each consumer its own PostgreSQL server, loaded at scale "
-        f"{w.get('scale')} (load timed)",
-        _threads(w, "clients"),
-        f"{w.get('protocol')} protocol",
-        f"for {w.get('runtime')} s",
-    ])  # fmt: skip
+    return _join(
+        [
+            f"pgbench (TPC-B like): each consumer its own PostgreSQL server, loaded at scale "
+            f"{w.get('scale')} (load timed)",
+            _threads(w, "clients"),
+            f"{w.get('protocol')} protocol",
+            f"for {w.get('runtime')} s",
+        ]
+    )
 
 
 def _io_pause(w: dict[str, Any]) -> str:
-    return _join([
-        f"io-pause: sysbench oltp_{w.get('test')} with 1-second reports against each "
-        f"consumer's own {w.get('engine')}; every server killed (SIGKILL) "
-        f"{w.get('kills')} times, {w.get('before')} s into the load, and restarted on the "
-        f"same data after {w.get('restart_delay')} s",
-        f"{w.get('after')} s of load after each recovery",
-        _threads(w),
-        f"{w.get('tables')} tables of {w.get('table_size')} rows",
-    ])  # fmt: skip
+    return _join(
+        [
+            f"io-pause: sysbench oltp_{w.get('test')} with 1-second reports against each "
+            f"consumer's own {w.get('engine')}; every server killed (SIGKILL) "
+            f"{w.get('kills')} times, {w.get('before')} s into the load, and restarted on the "
+            f"same data after {w.get('restart_delay')} s",
+            f"{w.get('after')} s of load after each recovery",
+            _threads(w),
+            f"{w.get('tables')} tables of {w.get('table_size')} rows",
+        ]
+    )
 
 
 def expected_seconds(w: dict[str, Any]) -> float | None:

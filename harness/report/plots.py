@@ -9,11 +9,11 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from harness.planes.rally.records import read_rally_csv  # noqa: E402
-from harness.records import stats  # noqa: E402
-from harness.records.fio import FioConsumerRecord  # noqa: E402
+from harness.planes.rally.records import read_rally_csv
+from harness.records import stats
+from harness.records.fio import FioConsumerRecord
 
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
 
@@ -80,17 +80,35 @@ def _against_consumers(steps, directory, stem, panels, ylabel, log=False) -> str
 def consumer_plots(steps: Sequence[dict[str, Any]], directory: Path, prefix: str) -> list[str]:
     """IOPS, bandwidth and latency against the number of consumers."""
     made = [
-        _against_consumers(steps, directory, f"{prefix}-iops",
-                           [("IOPS per consumer", "iops_avg", 1.0),
-                            ("IOPS, all consumers", "iops_sum", 1.0)], "IOPS"),
-        _against_consumers(steps, directory, f"{prefix}-bandwidth",
-                           [("MiB/s per consumer", "bandwidth_avg", 1 / 1024),
-                            ("MiB/s, all consumers", "bandwidth_sum", 1 / 1024)], "MiB/s"),
-        _against_consumers(steps, directory, f"{prefix}-latency",
-                           [("p95 completion latency, merged", "p95_merged", 1.0),
-                            ("p95, mean of consumers", "p95_consumer_mean", 1.0)], "ms",
-                           log=True),
-    ]  # fmt: skip
+        _against_consumers(
+            steps,
+            directory,
+            f"{prefix}-iops",
+            [("IOPS per consumer", "iops_avg", 1.0), ("IOPS, all consumers", "iops_sum", 1.0)],
+            "IOPS",
+        ),
+        _against_consumers(
+            steps,
+            directory,
+            f"{prefix}-bandwidth",
+            [
+                ("MiB/s per consumer", "bandwidth_avg", 1 / 1024),
+                ("MiB/s, all consumers", "bandwidth_sum", 1 / 1024),
+            ],
+            "MiB/s",
+        ),
+        _against_consumers(
+            steps,
+            directory,
+            f"{prefix}-latency",
+            [
+                ("p95 completion latency, merged", "p95_merged", 1.0),
+                ("p95, mean of consumers", "p95_consumer_mean", 1.0),
+            ],
+            "ms",
+            log=True,
+        ),
+    ]
     return [m for m in made if m]
 
 
@@ -151,8 +169,12 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
     ):
         for count, points in sorted(by_count.items()):
             points.sort()
-            ax.plot([p[0] for p in points], [p[index] for p in points], marker="o",
-                    label=f"{count} consumers")  # fmt: skip
+            ax.plot(
+                [p[0] for p in points],
+                [p[index] for p in points],
+                marker="o",
+                label=f"{count} consumers",
+            )
         ax.set_xticks(threads)
         ax.set_title(title)
         ax.set_xlabel("threads per consumer")

@@ -26,12 +26,19 @@ def _direction(
             f"at fio's top histogram bucket ({ceiling_ms:g} ms): at least that, not measured"
         )
     return {
-        "consumers": consumers, "iops_avg": iops_avg, "iops_sum": iops_sum,
-        "bandwidth_avg": iops_avg * 4, "bandwidth_sum": iops_sum * 4,  # 4k blocks, KiB/s
-        "clat_mean_avg": None, "clat_max": None, "p95_merged": None, "p99_merged": None,
-        "p95_consumer_mean": None if ceilings else p95, "p99_consumer_mean": None,
+        "consumers": consumers,
+        "iops_avg": iops_avg,
+        "iops_sum": iops_sum,
+        "bandwidth_avg": iops_avg * 4,
+        "bandwidth_sum": iops_sum * 4,  # 4k blocks, KiB/s
+        "clat_mean_avg": None,
+        "clat_max": None,
+        "p95_merged": None,
+        "p99_merged": None,
+        "p95_consumer_mean": None if ceilings else p95,
+        "p99_consumer_mean": None,
         "ceilings": ceilings,
-    }  # fmt: skip
+    }
 
 
 def reference_steps(root: Path, reference: dict[str, Any], spec: dict[str, Any]) -> list[dict]:
@@ -47,10 +54,19 @@ def reference_steps(root: Path, reference: dict[str, Any], spec: dict[str, Any])
             for d, data in (("read", read), ("write", write))
             for why in data["ceilings"].values()
         ]
-        steps.append({
-            "step": f"{index:03d}-{workload['name']}-c{n:03d}-r1", "workload": workload["name"],
-            "concurrency": n, "repeat": 1, "state": "done", "runtime_s": workload["runtime"],
-            "readers": n // 2, "writers": n - n // 2, "read": read, "write": write,
-            "warnings": warnings,
-        })  # fmt: skip
+        steps.append(
+            {
+                "step": f"{index:03d}-{workload['name']}-c{n:03d}-r1",
+                "workload": workload["name"],
+                "concurrency": n,
+                "repeat": 1,
+                "state": "done",
+                "runtime_s": workload["runtime"],
+                "readers": n // 2,
+                "writers": n - n // 2,
+                "read": read,
+                "write": write,
+                "warnings": warnings,
+            }
+        )
     return steps

@@ -42,7 +42,7 @@ def templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,  # noqa: S701 - RST, escaped by the rst filter
+        autoescape=False,
     )
     env.filters["rst"] = rst
     env.filters["heading"] = heading
@@ -158,13 +158,27 @@ def rally_groups(store: CampaignStore) -> list[dict[str, Any]]:
     ):
         key = (row["scenario"], row["concurrency"], row["times"], row["step"])
         success = f"{float(row['success_pct']):.1f}%" if row["success_pct"] else "n/a"
-        groups.setdefault(key, []).append([
-            row["action"], row["min_s"], row["median_s"], row["p90_s"], row["p95_s"],
-            row["max_s"], row["avg_s"], success, row["count"],
-        ])  # fmt: skip
-    return [{"title": f"Response times, {scenario}, {times} iterations (concurrency {c})",
-             "step": step, "rows": rows}
-            for (scenario, c, times, step), rows in groups.items()]  # fmt: skip
+        groups.setdefault(key, []).append(
+            [
+                row["action"],
+                row["min_s"],
+                row["median_s"],
+                row["p90_s"],
+                row["p95_s"],
+                row["max_s"],
+                row["avg_s"],
+                success,
+                row["count"],
+            ]
+        )
+    return [
+        {
+            "title": f"Response times, {scenario}, {times} iterations (concurrency {c})",
+            "step": step,
+            "rows": rows,
+        }
+        for (scenario, c, times, step), rows in groups.items()
+    ]
 
 
 def rally_reports(store: CampaignStore, out: Path) -> list[dict[str, str]]:
@@ -228,27 +242,33 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             continue  # Rally's tables and plots have a section of their own
         if tool != "fio":
             tps = plots.tps_plot(steps, out, f"{prefix}-tps")
-            workloads.append({
-                "name": name, "tool": tool,
-                "description": describe_workload(spec_w),
-                "db_header": tables.DB_HEADERS[tool],
-                "db": tables.db_rows(steps, tool),
-                "plots": [tps] if tps else [],
-            })  # fmt: skip
+            workloads.append(
+                {
+                    "name": name,
+                    "tool": tool,
+                    "description": describe_workload(spec_w),
+                    "db_header": tables.DB_HEADERS[tool],
+                    "db": tables.db_rows(steps, tool),
+                    "plots": [tps] if tps else [],
+                }
+            )
             continue
         made = plots.consumer_plots(steps, out, prefix)
         distribution = plots.distribution_plot(steps, data.records, out, prefix)
-        workloads.append({
-            "name": name, "tool": tool,
-            "description": describe_workload(spec_w) if spec_w else "",
-            "average": tables.average_rows(steps),
-            "sum": tables.sum_rows(steps),
-            "tail": tables.tail_rows(steps) if not data.reference else [],
-            "runs": tables.run_rows(steps) if not data.reference else [],
-            "heat": tables.heat_rows(steps),
-            "vms": tables.vm_rows(steps, data.records) if tables.heat_rows(steps) else [],
-            "plots": made + ([distribution] if distribution else []),
-        })  # fmt: skip
+        workloads.append(
+            {
+                "name": name,
+                "tool": tool,
+                "description": describe_workload(spec_w) if spec_w else "",
+                "average": tables.average_rows(steps),
+                "sum": tables.sum_rows(steps),
+                "tail": tables.tail_rows(steps) if not data.reference else [],
+                "runs": tables.run_rows(steps) if not data.reference else [],
+                "heat": tables.heat_rows(steps),
+                "vms": tables.vm_rows(steps, data.records) if tables.heat_rows(steps) else [],
+                "plots": made + ([distribution] if distribution else []),
+            }
+        )
     downloads = []
     for name in ("fio.csv", "rally.csv", "db.csv", "events.csv", "summary.json"):
         if (store.root / name).exists():
@@ -284,20 +304,37 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
 def build_html(doc_source: Path, build_dir: Path) -> subprocess.CompletedProcess[str]:
     """Build the whole documentation with Sphinx, warnings as errors."""
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         str(doc_source), str(build_dir)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            str(doc_source),
+            str(build_dir),
+        ],
+        capture_output=True,
+        text=True,
+    )
 
 
 def compare_rows(deltas: list[Delta]) -> list[list[str]]:
     verdict = {True: "better", False: "worse", None: "same"}
     return [
-        [str(d.concurrency) + (f" × {d.threads} threads" if d.threads else ""), d.direction,
-         d.label, tables.cell(d.baseline, 3),
-         tables.cell(d.other, 3), percent(d.delta), d.note or verdict[d.better]]
+        [
+            str(d.concurrency) + (f" × {d.threads} threads" if d.threads else ""),
+            d.direction,
+            d.label,
+            tables.cell(d.baseline, 3),
+            tables.cell(d.other, 3),
+            percent(d.delta),
+            d.note or verdict[d.better],
+        ]
         for d in deltas
-    ]  # fmt: skip
+    ]
 
 
 def write_comparison(

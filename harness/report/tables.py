@@ -38,25 +38,33 @@ KIB_TO_MIB = 1 / 1024
 def average_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     """Average per consumer, readers and writers apart (the reference's 'Average data')."""
     return [
-        [str(s.get("concurrency")),
-         figure(s, "read", "iops_avg"), figure(s, "write", "iops_avg"),
-         figure(s, "read", "bandwidth_avg", 1, KIB_TO_MIB),
-         figure(s, "write", "bandwidth_avg", 1, KIB_TO_MIB),
-         figure(s, "read", "clat_mean_avg", 3), figure(s, "write", "clat_mean_avg", 3),
-         figure(s, "read", "p95_consumer_mean", 3), figure(s, "write", "p95_consumer_mean", 3)]
+        [
+            str(s.get("concurrency")),
+            figure(s, "read", "iops_avg"),
+            figure(s, "write", "iops_avg"),
+            figure(s, "read", "bandwidth_avg", 1, KIB_TO_MIB),
+            figure(s, "write", "bandwidth_avg", 1, KIB_TO_MIB),
+            figure(s, "read", "clat_mean_avg", 3),
+            figure(s, "write", "clat_mean_avg", 3),
+            figure(s, "read", "p95_consumer_mean", 3),
+            figure(s, "write", "p95_consumer_mean", 3),
+        ]
         for s in steps
-    ]  # fmt: skip
+    ]
 
 
 def sum_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     """Sum over consumers (the reference's 'Summary data')."""
     return [
-        [str(s.get("concurrency")),
-         figure(s, "read", "iops_sum"), figure(s, "write", "iops_sum"),
-         figure(s, "read", "bandwidth_sum", 1, KIB_TO_MIB),
-         figure(s, "write", "bandwidth_sum", 1, KIB_TO_MIB)]
+        [
+            str(s.get("concurrency")),
+            figure(s, "read", "iops_sum"),
+            figure(s, "write", "iops_sum"),
+            figure(s, "read", "bandwidth_sum", 1, KIB_TO_MIB),
+            figure(s, "write", "bandwidth_sum", 1, KIB_TO_MIB),
+        ]
         for s in steps
-    ]  # fmt: skip
+    ]
 
 
 def tail_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
@@ -65,12 +73,17 @@ def tail_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     for s in steps:
         for d in DIRECTIONS:
             if s.get(d):
-                rows.append([
-                    str(s.get("concurrency")), d,
-                    figure(s, d, "p95_merged", 3), figure(s, d, "p95_consumer_mean", 3),
-                    figure(s, d, "p99_merged", 3), figure(s, d, "p99_consumer_mean", 3),
-                    figure(s, d, "clat_max", 3),
-                ])  # fmt: skip
+                rows.append(
+                    [
+                        str(s.get("concurrency")),
+                        d,
+                        figure(s, d, "p95_merged", 3),
+                        figure(s, d, "p95_consumer_mean", 3),
+                        figure(s, d, "p99_merged", 3),
+                        figure(s, d, "p99_consumer_mean", 3),
+                        figure(s, d, "clat_max", 3),
+                    ]
+                )
     return rows
 
 
@@ -83,14 +96,20 @@ def run_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
         overlap = s.get("overlap")
         gap = device.get("iops_gap")
         busy = host.get("cpu_busy")
-        rows.append([
-            s["step"], str(s.get("concurrency")), s.get("state", ""),
-            f"{overlap:.0%}" + (" (est.)" if s.get("overlap_estimated") else "")
-            if overlap is not None else "–",
-            cell(device.get("device_iops")), cell(device.get("fio_iops")),
-            f"{gap:.1%}" if gap is not None else "–",
-            f"{busy:.0%}" if busy is not None else "–",
-        ])  # fmt: skip
+        rows.append(
+            [
+                s["step"],
+                str(s.get("concurrency")),
+                s.get("state", ""),
+                f"{overlap:.0%}" + (" (est.)" if s.get("overlap_estimated") else "")
+                if overlap is not None
+                else "–",
+                cell(device.get("device_iops")),
+                cell(device.get("fio_iops")),
+                f"{gap:.1%}" if gap is not None else "–",
+                f"{busy:.0%}" if busy is not None else "–",
+            ]
+        )
     return rows
 
 
@@ -106,17 +125,51 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
 
 # database workloads: the figures each tool gives, per step (see db_results.summary)
 DB_HEADERS = {
-    "sysbench-fileio": ["consumers", "threads", "reads/s", "writes/s", "fsyncs/s",
-                        "read MiB/s", "written MiB/s", "p95 ms (highest)", "load s"],
-    "sysbench-oltp": ["consumers", "threads", "TPS sum", "TPS per consumer", "QPS sum",
-                      "latency avg ms", "p95 ms (highest)", "load s"],
-    "pgbench": ["consumers", "clients", "TPS sum", "TPS per consumer", "latency avg ms",
-                "load s"],
-    "pvc-provision": ["namespaces", "PVCs", "bound", "bound p50 s", "bound p95 s",
-                      "bound max s", "pods ready", "ready p50 s", "ready p95 s", "ready max s"],
-    "io-pause": ["consumers", "threads", "server kills", "io-pause mean s", "io-pause max s",
-                 "never resumed", "server recovery mean s", "recovery max s"],
-}  # fmt: skip
+    "sysbench-fileio": [
+        "consumers",
+        "threads",
+        "reads/s",
+        "writes/s",
+        "fsyncs/s",
+        "read MiB/s",
+        "written MiB/s",
+        "p95 ms (highest)",
+        "load s",
+    ],
+    "sysbench-oltp": [
+        "consumers",
+        "threads",
+        "TPS sum",
+        "TPS per consumer",
+        "QPS sum",
+        "latency avg ms",
+        "p95 ms (highest)",
+        "load s",
+    ],
+    "pgbench": ["consumers", "clients", "TPS sum", "TPS per consumer", "latency avg ms", "load s"],
+    "pvc-provision": [
+        "namespaces",
+        "PVCs",
+        "bound",
+        "bound p50 s",
+        "bound p95 s",
+        "bound max s",
+        "pods ready",
+        "ready p50 s",
+        "ready p95 s",
+        "ready max s",
+    ],
+    "io-pause": [
+        "consumers",
+        "threads",
+        "server kills",
+        "io-pause mean s",
+        "io-pause max s",
+        "never resumed",
+        "server recovery mean s",
+        "recovery max s",
+    ],
+}
 
 
 def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
@@ -126,43 +179,73 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
     for s in steps:
         who = [str(s.get("concurrency")), str(s.get("threads") or "")]
         if tool == "sysbench-fileio":
-            rows.append(who + [
-                figure(s, "db", "reads_per_s_total"), figure(s, "db", "writes_per_s_total"),
-                figure(s, "db", "fsyncs_per_s_total"), figure(s, "db", "read_mib_s_total", 1),
-                figure(s, "db", "written_mib_s_total", 1),
-                figure(s, "db", "latency_p95_ms_highest", 3), figure(s, "db", "load_time_s_max", 1),
-            ])  # fmt: skip
+            rows.append(
+                who
+                + [
+                    figure(s, "db", "reads_per_s_total"),
+                    figure(s, "db", "writes_per_s_total"),
+                    figure(s, "db", "fsyncs_per_s_total"),
+                    figure(s, "db", "read_mib_s_total", 1),
+                    figure(s, "db", "written_mib_s_total", 1),
+                    figure(s, "db", "latency_p95_ms_highest", 3),
+                    figure(s, "db", "load_time_s_max", 1),
+                ]
+            )
         elif tool == "sysbench-oltp":
-            rows.append(who + [
-                figure(s, "db", "tps_total", 1), figure(s, "db", "tps_per_consumer", 1),
-                figure(s, "db", "qps_total"), figure(s, "db", "latency_avg_ms", 2),
-                figure(s, "db", "latency_p95_ms_highest", 2), figure(s, "db", "load_time_s_max", 1),
-            ])  # fmt: skip
+            rows.append(
+                who
+                + [
+                    figure(s, "db", "tps_total", 1),
+                    figure(s, "db", "tps_per_consumer", 1),
+                    figure(s, "db", "qps_total"),
+                    figure(s, "db", "latency_avg_ms", 2),
+                    figure(s, "db", "latency_p95_ms_highest", 2),
+                    figure(s, "db", "load_time_s_max", 1),
+                ]
+            )
         elif tool == "pgbench":
-            rows.append(who + [
-                figure(s, "db", "tps_total", 1), figure(s, "db", "tps_per_consumer", 1),
-                figure(s, "db", "latency_avg_ms", 3), figure(s, "db", "load_time_s_max", 2),
-            ])  # fmt: skip
+            rows.append(
+                who
+                + [
+                    figure(s, "db", "tps_total", 1),
+                    figure(s, "db", "tps_per_consumer", 1),
+                    figure(s, "db", "latency_avg_ms", 3),
+                    figure(s, "db", "load_time_s_max", 2),
+                ]
+            )
         elif tool == "pvc-provision":
             seen = s.get("provision") or {}
             bound, ready = seen.get("pvc-bound") or {}, seen.get("pod-ready") or {}
-            rows.append([str(s.get("concurrency")), str(seen.get("pvcs", "–")),
-                         f"{bound.get('ended', 0)} of {bound.get('count', 0)}",
-                         cell(bound.get("p50_s"), 2), cell(bound.get("p95_s"), 2),
-                         cell(bound.get("max_s"), 2),
-                         f"{ready.get('ended', 0)} of {ready.get('count', 0)}" if ready.get(
-                             "count") else "–",
-                         cell(ready.get("p50_s"), 2), cell(ready.get("p95_s"), 2),
-                         cell(ready.get("max_s"), 2)])  # fmt: skip
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    str(seen.get("pvcs", "–")),
+                    f"{bound.get('ended', 0)} of {bound.get('count', 0)}",
+                    cell(bound.get("p50_s"), 2),
+                    cell(bound.get("p95_s"), 2),
+                    cell(bound.get("max_s"), 2),
+                    f"{ready.get('ended', 0)} of {ready.get('count', 0)}"
+                    if ready.get("count")
+                    else "–",
+                    cell(ready.get("p50_s"), 2),
+                    cell(ready.get("p95_s"), 2),
+                    cell(ready.get("max_s"), 2),
+                ]
+            )
         elif tool == "io-pause":
             events = s.get("events") or {}
             pause, recovery = events.get("io-pause") or {}, events.get("server-recovery") or {}
-            rows.append(who + [
-                str(recovery.get("count", "–")),
-                cell(pause.get("mean_s"), 1), cell(pause.get("max_s"), 1),
-                str(pause.get("unresolved", "–")),
-                cell(recovery.get("mean_s"), 2), cell(recovery.get("max_s"), 2),
-            ])  # fmt: skip
+            rows.append(
+                who
+                + [
+                    str(recovery.get("count", "–")),
+                    cell(pause.get("mean_s"), 1),
+                    cell(pause.get("max_s"), 1),
+                    str(pause.get("unresolved", "–")),
+                    cell(recovery.get("mean_s"), 2),
+                    cell(recovery.get("max_s"), 2),
+                ]
+            )
     return rows
 
 
@@ -182,10 +265,15 @@ def heat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
             t = times.get(kind)
             return f"{t['median']:.0f} / {t['max']:.0f}" if t else "–"
 
-        rows.append([str(s.get("concurrency")), str(len(heat.get("stacks", []))),
-                     f"{heat['vms'] - heat['vms_failed']} of {heat['vms']}",
-                     cell((times.get("stack-create") or {}).get("max")),
-                     *(spread(kind) for kind in HEAT_TIMES)])  # fmt: skip
+        rows.append(
+            [
+                str(s.get("concurrency")),
+                str(len(heat.get("stacks", []))),
+                f"{heat['vms'] - heat['vms_failed']} of {heat['vms']}",
+                cell((times.get("stack-create") or {}).get("max")),
+                *(spread(kind) for kind in HEAT_TIMES),
+            ]
+        )
     return rows
 
 
@@ -196,11 +284,29 @@ def vm_rows(steps: list[dict[str, Any]], records: dict[str, list[Any]]) -> list[
         for r in records.get(s["step"], []):
             figures = r.read or r.write
             if figures is None:
-                rows.append([str(s.get("concurrency")), r.context.consumer, r.context.rw,
-                             "–", "–", "–", "–", r.error])  # fmt: skip
+                rows.append(
+                    [
+                        str(s.get("concurrency")),
+                        r.context.consumer,
+                        r.context.rw,
+                        "–",
+                        "–",
+                        "–",
+                        "–",
+                        r.error,
+                    ]
+                )
                 continue
-            rows.append([str(s.get("concurrency")), r.context.consumer, r.context.rw,
-                         cell(figures.iops), cell(figures.bandwidth * KIB_TO_MIB, 1),
-                         cell(figures.complelatency_mean, 3), cell(figures.complelatency_p95, 3),
-                         r.error])  # fmt: skip
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    r.context.consumer,
+                    r.context.rw,
+                    cell(figures.iops),
+                    cell(figures.bandwidth * KIB_TO_MIB, 1),
+                    cell(figures.complelatency_mean, 3),
+                    cell(figures.complelatency_p95, 3),
+                    r.error,
+                ]
+            )
     return rows

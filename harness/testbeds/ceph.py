@@ -170,7 +170,7 @@ class CephTestbed:
     ) -> str:
         """Run a command; its stdout, or a TestbedError quoting what it said."""
         try:
-            done = subprocess.run(  # noqa: S603 - argv list
+            done = subprocess.run(
                 argv,
                 capture_output=True,
                 text=True,
@@ -191,9 +191,14 @@ class CephTestbed:
 
     def status_json(self, timeout_s: float = 20) -> dict[str, Any]:
         out = self.run(
-            "ceph", "--connect-timeout", str(int(timeout_s)), "-s", "-f", "json",
+            "ceph",
+            "--connect-timeout",
+            str(int(timeout_s)),
+            "-s",
+            "-f",
+            "json",
             timeout_s=timeout_s + 10,
-        )  # fmt: skip
+        )
         return json.loads(out)
 
     # bring-up
@@ -220,8 +225,10 @@ class CephTestbed:
         except BaseException:
             stopped = stop_started(self.daemons(), before)
             if stopped:
-                say(f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
-                    f"for diagnosis: logs in {self.state / 'log'}")  # fmt: skip
+                say(
+                    f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
+                    f"for diagnosis: logs in {self.state / 'log'}"
+                )
             raise
         say("ready")
         return status
@@ -260,17 +267,45 @@ class CephTestbed:
     def _make_keys_and_mon(self, fsid: str) -> None:
         s = self.state
         authtool = ["ceph-authtool", "--create-keyring"]
-        self._execute([*authtool, f"{s}/mon.keyring", "--gen-key", "-n", "mon.",
-                       "--cap", "mon", "allow *"])  # fmt: skip
-        self._execute([*authtool, f"{s}/keyring", "--gen-key", "-n", "client.admin",
-                       "--cap", "mon", "allow *", "--cap", "osd", "allow *",
-                       "--cap", "mds", "allow *", "--cap", "mgr", "allow *"])  # fmt: skip
+        self._execute(
+            [*authtool, f"{s}/mon.keyring", "--gen-key", "-n", "mon.", "--cap", "mon", "allow *"]
+        )
+        self._execute(
+            [
+                *authtool,
+                f"{s}/keyring",
+                "--gen-key",
+                "-n",
+                "client.admin",
+                "--cap",
+                "mon",
+                "allow *",
+                "--cap",
+                "osd",
+                "allow *",
+                "--cap",
+                "mds",
+                "allow *",
+                "--cap",
+                "mgr",
+                "allow *",
+            ]
+        )
         self._execute(["ceph-authtool", f"{s}/mon.keyring", "--import-keyring", f"{s}/keyring"])
         mon_addr = f"[v2:127.0.0.1:{self.ports.mon_v2},v1:127.0.0.1:{self.ports.mon_v1}]"
-        self._execute(["monmaptool", "--create", "--fsid", fsid, "--addv", "a", mon_addr,
-                       f"{s}/monmap"])  # fmt: skip
-        self.run("ceph-mon", "--mkfs", "-i", "a", "--monmap", f"{s}/monmap",
-                 "--keyring", f"{s}/mon.keyring")  # fmt: skip
+        self._execute(
+            ["monmaptool", "--create", "--fsid", fsid, "--addv", "a", mon_addr, f"{s}/monmap"]
+        )
+        self.run(
+            "ceph-mon",
+            "--mkfs",
+            "-i",
+            "a",
+            "--monmap",
+            f"{s}/monmap",
+            "--keyring",
+            f"{s}/mon.keyring",
+        )
         shutil.copy(f"{s}/mon.keyring", f"{s}/mon/ceph-a/keyring")
 
     def _start_daemons(self, say: Progress) -> None:
@@ -309,8 +344,18 @@ class CephTestbed:
         keyring = self.state / "mgr/ceph-x/keyring"
         if keyring.exists():
             return
-        key = self.run("ceph", "auth", "get-or-create", "mgr.x", "mon", "allow profile mgr",
-                       "osd", "allow *", "mds", "allow *")  # fmt: skip
+        key = self.run(
+            "ceph",
+            "auth",
+            "get-or-create",
+            "mgr.x",
+            "mon",
+            "allow profile mgr",
+            "osd",
+            "allow *",
+            "mds",
+            "allow *",
+        )
         _write_secret(keyring, key)
 
     def _make_osd(self, number: int) -> None:
@@ -326,25 +371,45 @@ class CephTestbed:
         secret_file.unlink()
         if int(given.strip()) != number:
             raise TestbedError(f"ceph gave OSD id {given.strip()}, expected {number}")
-        self._execute(["ceph-authtool", "--create-keyring", f"{data}/keyring", "--name",
-                   f"osd.{number}", "--add-key", secret])  # fmt: skip
+        self._execute(
+            [
+                "ceph-authtool",
+                "--create-keyring",
+                f"{data}/keyring",
+                "--name",
+                f"osd.{number}",
+                "--add-key",
+                secret,
+            ]
+        )
         self.run("ceph-osd", "-i", str(number), "--mkfs", "--osd-uuid", osd_uuid)
 
     def _ensure_pool_and_user(self, say: Progress) -> None:
         pools = json.loads(self.run("ceph", "osd", "pool", "ls", "-f", "json"))
         if POOL not in pools:
-            self.run("ceph", "osd", "pool", "create", POOL, str(PG_COUNT), str(PG_COUNT),
-                     "replicated")  # fmt: skip
-            self.run("ceph", "osd", "pool", "set", POOL, "size", str(self.osds),
-                     "--yes-i-really-mean-it")  # fmt: skip
+            self.run(
+                "ceph", "osd", "pool", "create", POOL, str(PG_COUNT), str(PG_COUNT), "replicated"
+            )
+            self.run(
+                "ceph", "osd", "pool", "set", POOL, "size", str(self.osds), "--yes-i-really-mean-it"
+            )
             self.run("ceph", "osd", "pool", "application", "enable", POOL, "rbd")
             self.run("rbd", "pool", "init", POOL)
             say(f"pool {POOL} (rbd, size {self.osds}, {PG_COUNT} PGs) created")
         keyring = self.state / f"ceph.client.{CINDER_USER}.keyring"
         if not keyring.exists():
-            key = self.run("ceph", "auth", "get-or-create", f"client.{CINDER_USER}",
-                           "mon", "profile rbd", "osd", f"profile rbd pool={POOL}",
-                           "mgr", f"profile rbd pool={POOL}")  # fmt: skip
+            key = self.run(
+                "ceph",
+                "auth",
+                "get-or-create",
+                f"client.{CINDER_USER}",
+                "mon",
+                "profile rbd",
+                "osd",
+                f"profile rbd pool={POOL}",
+                "mgr",
+                f"profile rbd pool={POOL}",
+            )
             _write_secret(keyring, key)
             say(f"user client.{CINDER_USER} (profile rbd on {POOL}) created")
 
@@ -388,9 +453,11 @@ class CephTestbed:
     # status
     def status(self) -> dict[str, Any]:
         recorded = self.recorded()
-        daemons = [
-            {"name": d.name, "pid": d.pid(), **d.memory_kib()} for d in self.daemons()
-        ] if recorded else []  # fmt: skip
+        daemons = (
+            [{"name": d.name, "pid": d.pid(), **d.memory_kib()} for d in self.daemons()]
+            if recorded
+            else []
+        )
         report: dict[str, Any] = {
             "state": str(self.state),
             "conf": str(self.conf) if recorded else None,

@@ -17,10 +17,16 @@ def link(venv: Path) -> None:
     venv = venv.absolute()
     python = venv / "bin" / "python"
     site, suffix = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib')); "
-         "print(sysconfig.get_config_var('EXT_SUFFIX'))"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
+        [
+            str(python),
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib')); "
+            "print(sysconfig.get_config_var('EXT_SUFFIX'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     links = venv / "debian-ceph-bindings"
     links.mkdir(exist_ok=True)
     for module in MODULES:

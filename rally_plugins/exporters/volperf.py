@@ -31,5 +31,7 @@ class VolperfExporter(exporter.TaskExporter):
             store = write_campaign(destination, document, html)
         except CampaignError as exc:
             raise exceptions.RallyException(str(exc)) from exc
-        return {"print": f"volperf campaign written to {store.root} (rally.csv, summary.json); "
-                         f"render it with `volperf report {store.root}`"}  # fmt: skip
+        return {
+            "print": f"volperf campaign written to {store.root} (rally.csv, summary.json); "
+            f"render it with `volperf report {store.root}`"
+        }

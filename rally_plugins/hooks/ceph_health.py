@@ -42,11 +42,13 @@ class CephHealthHook(hook.HookAction):
             self.set_error("CephError", "Ceph did not answer", str(exc))
             return
         checks = [f"{code}: {check['message']}" for code, check in sample["checks"].items()]
-        self.add_output(complete={
-            "title": SAMPLE_TITLE,
-            "description": f"{sample['status']} at {sample['t']:.3f}",
-            "chart_plugin": "TextArea",
-            "data": [sample["status"], *checks, SAMPLE_PREFIX + json.dumps(sample)],
-        })  # fmt: skip
+        self.add_output(
+            complete={
+                "title": SAMPLE_TITLE,
+                "description": f"{sample['status']} at {sample['t']:.3f}",
+                "chart_plugin": "TextArea",
+                "data": [sample["status"], *checks, SAMPLE_PREFIX + json.dumps(sample)],
+            }
+        )
         if sample["status"] == "HEALTH_ERR":
             self.set_error("HEALTH_ERR", "Ceph reported HEALTH_ERR", "; ".join(checks))

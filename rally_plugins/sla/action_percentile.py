@@ -30,7 +30,7 @@ class ActionPercentile(DurationsSLA):
                 "minProperties": 1,
                 "additionalProperties": {"type": "number", "minimum": 0},
             },
-        },  # fmt: skip
+        },
         "required": ["max_seconds"],
         "additionalProperties": False,
     }

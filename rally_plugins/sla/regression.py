@@ -23,8 +23,12 @@ def baseline_figures(
     path = baseline / "rally.csv" if baseline.is_dir() else baseline
     figures = {}
     for row in read_rally_csv(path):
-        if (row["scenario"] == scenario and row["concurrency"] == str(concurrency)
-                and row["depth"] == "0" and row[column]):  # fmt: skip
+        if (
+            row["scenario"] == scenario
+            and row["concurrency"] == str(concurrency)
+            and row["depth"] == "0"
+            and row[column]
+        ):
             figures[row["action"]] = float(row[column])
     if not figures:
         raise RallyResultError(
@@ -57,9 +61,11 @@ class Regression(DurationsSLA):
         self.allowed = float(criterion_value.get("max_increase_percent", 25)) / 100
         try:
             self.baseline = baseline_figures(
-                Path(criterion_value["baseline"]).expanduser(), criterion_value["scenario"],
-                criterion_value["concurrency"], PERCENTILE_COLUMNS[self.percent],
-            )  # fmt: skip
+                Path(criterion_value["baseline"]).expanduser(),
+                criterion_value["scenario"],
+                criterion_value["concurrency"],
+                PERCENTILE_COLUMNS[self.percent],
+            )
         except RallyResultError as exc:
             raise exceptions.RallyException(f"volperf_regression: {exc}") from exc
 
@@ -73,13 +79,16 @@ class Regression(DurationsSLA):
         return changes
 
     def _check(self) -> bool:
-        self.success = all(now <= before * (1 + self.allowed)
-                           for before, now in self._changes().values())  # fmt: skip
+        self.success = all(
+            now <= before * (1 + self.allowed) for before, now in self._changes().values()
+        )
         return self.success
 
     def details(self) -> str:
-        parts = [f"{action} {self.percent}%ile {before:.3f}s -> {now:.3f}s "
-                 f"({(now / before - 1) * 100 if before else 0:+.0f} %)"
-                 for action, (before, now) in self._changes().items()]  # fmt: skip
+        parts = [
+            f"{action} {self.percent}%ile {before:.3f}s -> {now:.3f}s "
+            f"({(now / before - 1) * 100 if before else 0:+.0f} %)"
+            for action, (before, now) in self._changes().items()
+        ]
         limit = f"at most {self.allowed * 100:+.0f} % against the baseline"
         return "; ".join(parts or ["nothing measured yet"]) + f" ({limit}) - {self.status()}"

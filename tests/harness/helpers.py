@@ -52,5 +52,10 @@ def doc_source_copy(tmp_path: Path) -> Path:
 
 def volperf(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """The volperf command as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

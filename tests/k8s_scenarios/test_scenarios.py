@@ -32,19 +32,38 @@ SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover")
 
 def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
     # its own --basetemp: a nested pytest would reset the suite's own temporary root
-    return [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", "-q",
-            "--kubeconfig", str(k8s_testbed.kubeconfig), "--scale", "small",
-            "--results", str(work / "results"), "--image-pull-policy", "Never",
-            "--rootdir", str(REPO / "k8s_scenarios"), "--basetemp", str(work / "basetemp"),
-            "--doc-source", str(work / "doc" / "source")]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        *args,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--kubeconfig",
+        str(k8s_testbed.kubeconfig),
+        "--scale",
+        "small",
+        "--results",
+        str(work / "results"),
+        "--image-pull-policy",
+        "Never",
+        "--rootdir",
+        str(REPO / "k8s_scenarios"),
+        "--basetemp",
+        str(work / "basetemp"),
+        "--doc-source",
+        str(work / "doc" / "source"),
+    ]
 
 
 @pytest.fixture(scope="module")
 def scenario_run(k8s_testbed, tmp_path_factory):
     work = tmp_path_factory.mktemp("k8s-scenarios")
     doc_source_copy(work)
-    argv = _scenarios(k8s_testbed, work, str(REPO / "k8s_scenarios"), "--campaign", "ci",
-                      "--benchmark-disable-gc")  # fmt: skip
+    argv = _scenarios(
+        k8s_testbed, work, str(REPO / "k8s_scenarios"), "--campaign", "ci", "--benchmark-disable-gc"
+    )
     for storage_class in CLASSES:
         argv += ["--storage-class", storage_class]
     started = time.monotonic()
@@ -66,8 +85,10 @@ def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
         campaign = work / "results" / f"ci-fio-{storage_class}"
         rows = _rows(campaign / "fio.csv")
         assert [(r["concurrency"], r["consumer"], r["rw"]) for r in rows] == [
-            ("1", "c01", "randread"), ("2", "c01", "randread"),
-            ("2", "c02", "randwrite")]  # fmt: skip
+            ("1", "c01", "randread"),
+            ("2", "c01", "randread"),
+            ("2", "c02", "randwrite"),
+        ]
         for row in rows:
             assert not row["error"] and row["backend"] == f"k8s:{storage_class}"
             log = campaign / "steps" / row["step"] / "raw" / "pods" / f"{row['consumer']}.out"
@@ -89,8 +110,9 @@ def test_provisioning_times_every_pvc_and_pod(scenario_run):
     for storage_class in CLASSES:
         campaign = _campaign(work, "provision", storage_class)
         events = _rows(campaign / "events.csv")
-        raw = [json.loads(p.read_text())
-               for p in sorted(campaign.glob("steps/*/raw/provision.json"))]  # fmt: skip
+        raw = [
+            json.loads(p.read_text()) for p in sorted(campaign.glob("steps/*/raw/provision.json"))
+        ]
         assert [len(r["pvcs"]) for r in raw] == [4, 8]  # 2 and 4 namespaces of 2 PVCs
         for kind, key in (("pvc-bound", "bound_ms"), ("pod-ready", "ready_ms")):
             seen = sorted((c[key] - c["created_ms"]) / 1000 for r in raw for c in r["pvcs"])
@@ -110,15 +132,20 @@ def test_database_scenarios_report_each_pods_own_figures(scenario_run):
             campaign = _campaign(work, scenario, storage_class)
             rows = [r for r in _rows(campaign / "db.csv") if r["phase"] == "run"]
             assert [(r["threads"], r["consumer"]) for r in rows] == [
-                ("1", "c01"), ("1", "c02"), ("4", "c01"), ("4", "c02")]  # fmt: skip
+                ("1", "c01"),
+                ("1", "c02"),
+                ("4", "c01"),
+                ("4", "c02"),
+            ]
             for row in rows:
                 assert row["tool"] == tool and not row["error"] and float(row["tps"]) > 0
                 out = campaign / "steps" / row["step"] / "raw" / f"{row['consumer']}.out"
                 if tool == "sysbench-oltp":
                     tps = parse_file(out).summary.tps
                 else:
-                    tps = parse_run(read_output(out), read_output(out.with_suffix(".err")),
-                                    str(out)).tps  # fmt: skip
+                    tps = parse_run(
+                        read_output(out), read_output(out.with_suffix(".err")), str(out)
+                    ).tps
                 assert float(row["tps"]) == pytest.approx(tps)
             assert json.loads((campaign / "created.json").read_text()) == {}
 
@@ -132,8 +159,9 @@ def test_failover_measures_io_pause_and_the_replacement_pod(scenario_run):
         assert kinds.count("io-pause") == kinds.count("pod-replaced") == 2
         kills = json.loads(next(campaign.glob("steps/*/raw/kills.json")).read_text())
         replaced = sorted(k["running_at"] - k["killed_at"] for k in kills)
-        assert sorted(float(e["seconds"]) for e in events
-                      if e["event"] == "pod-replaced") == pytest.approx(replaced)  # fmt: skip
+        assert sorted(
+            float(e["seconds"]) for e in events if e["event"] == "pod-replaced"
+        ) == pytest.approx(replaced)
         for pause in (e for e in events if e["event"] == "io-pause"):
             assert float(pause["seconds"]) >= 0 and "s of transactions lost" in pause["detail"]
 
@@ -143,18 +171,30 @@ def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
     source = work / "doc" / "source"
     for scenario in SCENARIOS:
         assert f"volperf: {scenario}: StorageClass comparison" in done.stdout
-        page = source / "test_results" / (f"compare-ci-{scenario}-local-path-vs-"
-                                           f"ci-{scenario}-local-static") / "index.rst"  # fmt: skip
+        page = (
+            source
+            / "test_results"
+            / (f"compare-ci-{scenario}-local-path-vs-ci-{scenario}-local-static")
+            / "index.rst"
+        )
         assert "against" in page.read_text()
-    built = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source),
-                            str(tmp_path / "html")], capture_output=True, text=True,
-                           timeout=900)  # fmt: skip
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(source), str(tmp_path / "html")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     page = tmp_path / "html" / "test_results" / "ci-provision-local-path" / "index.html"
     assert "bound p95 s" in page.read_text()
-    compared = volperf("compare", str(work / "results" / "ci-fio-local-path"),
-                       str(work / "results" / "ci-fio-local-static"), "--no-page", "--json",
-                       cwd=tmp_path)  # fmt: skip
+    compared = volperf(
+        "compare",
+        str(work / "results" / "ci-fio-local-path"),
+        str(work / "results" / "ci-fio-local-static"),
+        "--no-page",
+        "--json",
+        cwd=tmp_path,
+    )
     assert compared.returncode == 0, compared.stderr[-2000:]
     deltas = json.loads(compared.stdout)["ci-fio-local-static"]
     assert {(d["concurrency"], d["direction"]) for d in deltas} >= {(1, "read"), (2, "write")}
@@ -166,10 +206,22 @@ def test_a_killed_scenario_is_cleaned_up_by_volperf_cleanup(k8s_testbed, tmp_pat
     from kubernetes import client
 
     core = client.CoreV1Api(k8s_testbed.api())
-    argv = _scenarios(k8s_testbed, tmp_path, str(REPO / "k8s_scenarios" / "test_pgbench.py"),
-                      "--campaign", "killed", "--storage-class", "local-path")  # fmt: skip
-    pytest_run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    argv = _scenarios(
+        k8s_testbed,
+        tmp_path,
+        str(REPO / "k8s_scenarios" / "test_pgbench.py"),
+        "--campaign",
+        "killed",
+        "--storage-class",
+        "local-path",
+    )
+    pytest_run = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     namespace = "volperf-killed-pgbench-local-path-db"
     try:
         deadline = time.monotonic() + 300

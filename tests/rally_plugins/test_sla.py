@@ -16,7 +16,14 @@ from rally_plugins.sla.action_percentile import ActionPercentile
 from rally_plugins.sla.regression import Regression
 from tests.harness.planes.rally.expected import expected_table
 
-FIXTURE = Path(__file__).parents[1] / "harness" / "planes" / "rally" / "fixtures" / "control-plane-c2.json"
+FIXTURE = (
+    Path(__file__).parents[1]
+    / "harness"
+    / "planes"
+    / "rally"
+    / "fixtures"
+    / "control-plane-c2.json"
+)
 SCENARIO = "CinderVolumes.create_and_attach_volume"
 
 
@@ -67,8 +74,10 @@ def _baseline(tmp_path: Path, scale: float) -> Path:
     """A baseline campaign's rally.csv: this task's figures times ``scale``."""
     document = json.loads(FIXTURE.read_text())
     for _, workload in workloads(document):
-        for element in [*workload["statistics"]["durations"]["atomics"],
-                        workload["statistics"]["durations"]["total"]]:  # fmt: skip
+        for element in [
+            *workload["statistics"]["durations"]["atomics"],
+            workload["statistics"]["durations"]["total"],
+        ]:
             data = element["data"]
             for key in ("min", "median", "90%ile", "95%ile", "max", "avg"):
                 data[key] = data[key] * scale
@@ -76,17 +85,29 @@ def _baseline(tmp_path: Path, scale: float) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("scale, allowed, passes", [
-    (1.0, 0, True),       # the same figures: no regression
-    (1.5, 0, True),       # the baseline was slower
-    (0.5, 25, False),     # twice as slow as the baseline, 25 % allowed
-    (0.5, 150, True),     # twice as slow, but 150 % allowed
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "scale, allowed, passes",
+    [
+        (1.0, 0, True),  # the same figures: no regression
+        (1.5, 0, True),  # the baseline was slower
+        (0.5, 25, False),  # twice as slow as the baseline, 25 % allowed
+        (0.5, 150, True),  # twice as slow, but 150 % allowed
+    ],
+)
 def test_regression_against_a_baseline_campaign(tmp_path, scale, allowed, passes):
     baseline = _baseline(tmp_path, scale)
-    sla = _fed(Regression({"baseline": str(baseline), "scenario": SCENARIO, "concurrency": 2,
-                           "percentile": 95, "max_increase_percent": allowed}),
-               _workload()["data"])  # fmt: skip
+    sla = _fed(
+        Regression(
+            {
+                "baseline": str(baseline),
+                "scenario": SCENARIO,
+                "concurrency": 2,
+                "percentile": 95,
+                "max_increase_percent": allowed,
+            }
+        ),
+        _workload()["data"],
+    )
     assert sla.result()["success"] is passes, sla.details()
     assert "nova.attach_volume 95%ile" in sla.details()
 
@@ -96,8 +117,7 @@ def test_regression_without_matching_baseline_rows_is_a_clear_error(tmp_path):
     with pytest.raises(exceptions.RallyException, match="no rows for .* at concurrency 40"):
         Regression({"baseline": str(baseline), "scenario": SCENARIO, "concurrency": 40})
     with pytest.raises(exceptions.RallyException, match="cannot read"):
-        Regression({"baseline": str(tmp_path / "nowhere"), "scenario": SCENARIO,
-                    "concurrency": 2})  # fmt: skip
+        Regression({"baseline": str(tmp_path / "nowhere"), "scenario": SCENARIO, "concurrency": 2})
 
 
 @pytest.mark.parametrize("plugin", [ActionPercentile, Regression, CephHealthHook])

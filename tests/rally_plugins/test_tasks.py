@@ -24,29 +24,54 @@ def _samples(ceph_conf: Path) -> dict[str, dict]:
     samples = {"defaults": {}}
     samples |= {preset.stem: yaml.safe_load(preset.read_text()) for preset in PRESETS}
     samples["every-option"] = {
-        "times": 3, "concurrency": 2, "scenarios": ["create_and_attach_volume"],
-        "action_p95_max": {"nova.boot_server": 30, "total": 90}, "baseline": str(REFERENCE),
-        "max_increase_percent": 50, "ceph_conf": str(ceph_conf), "ceph_user": "admin",
+        "times": 3,
+        "concurrency": 2,
+        "scenarios": ["create_and_attach_volume"],
+        "action_p95_max": {"nova.boot_server": 30, "total": 90},
+        "baseline": str(REFERENCE),
+        "max_increase_percent": 50,
+        "ceph_conf": str(ceph_conf),
+        "ceph_user": "admin",
         "health_interval": 1,
-    }  # fmt: skip
+    }
     return samples
 
 
 @pytest.fixture(scope="module")
 def validator(tmp_path_factory, openstack_testbed):
     target = {"type": "openstack", "clouds_yaml": str(openstack_testbed.clouds_yaml)}
-    spec = validate({"name": "task-samples", "sweep": [1], "target": target,
-                     "workloads": [{"name": "cp", "tool": "rally"}]})  # fmt: skip
+    spec = validate(
+        {
+            "name": "task-samples",
+            "sweep": [1],
+            "target": target,
+            "workloads": [{"name": "cp", "tool": "rally"}],
+        }
+    )
     work = tmp_path_factory.mktemp("rally-validate")
     target = RallyTarget(spec, rally_dir=work / "rally")
     target.prepare(spec, CampaignStore(work / "campaign"))
 
     def run(task: Path, args: dict) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(work / "rally"),
-             "--env", target.env, "--task", str(task), "--args", json.dumps(args),
-             "--validate-only"], capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "harness.planes.rally.runner",
+                "--rally-dir",
+                str(work / "rally"),
+                "--env",
+                target.env,
+                "--task",
+                str(task),
+                "--args",
+                json.dumps(args),
+                "--validate-only",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     return run
 
@@ -63,14 +88,20 @@ def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
         config = json.loads(done.stdout.strip().splitlines()[-1])
         runners = [next(iter(s["runner"].values())) for s in config["subtasks"]]
         if name == "seed-30-60-120":
-            assert [(r["times"], r["concurrency"]) for r in runners] == [(30, 10), (60, 20),
-                                                                          (120, 40)]  # fmt: skip
+            assert [(r["times"], r["concurrency"]) for r in runners] == [
+                (30, 10),
+                (60, 20),
+                (120, 40),
+            ]
         if name == "sweep-2-to-120":
             assert [r["concurrency"] for r in runners][-2:] == [120, 120]
         if name == "every-option":
             [subtask] = config["subtasks"]
-            assert set(subtask["sla"]) == {"failure_rate", "volperf_action_percentile",
-                                           "volperf_regression"}  # fmt: skip
+            assert set(subtask["sla"]) == {
+                "failure_rate",
+                "volperf_action_percentile",
+                "volperf_regression",
+            }
             assert subtask["hooks"][0]["action"] == {
                 "volperf_ceph_health": {"ceph_conf": str(ceph_testbed.conf), "user": "admin"}
             }

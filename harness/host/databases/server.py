@@ -88,7 +88,7 @@ class DatabaseServer:
         if user is None:
             return
         cls.service_account()
-        probe = subprocess.run(  # noqa: S603 - fixed argv
+        probe = subprocess.run(
             ["sh", "-c", 'test -x "$1"', "sh", str(directory)],
             user=user,
             check=False,
@@ -133,7 +133,7 @@ class DatabaseServer:
         self.log.touch()
         self.own(self.datadir, self.socket_dir, self.log)
         with self.log.open("ab") as log:
-            done = subprocess.run(  # noqa: S603 - argv list
+            done = subprocess.run(
                 self.initialize_command(),
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -154,7 +154,7 @@ class DatabaseServer:
         self.own(self.socket_dir)
         started = time.monotonic()
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(  # noqa: S603 - argv list
+            self.process = subprocess.Popen(
                 self.server_command(),
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -217,7 +217,7 @@ class DatabaseServer:
 
 def _quiet(argv: Sequence[str]) -> int:
     try:
-        return subprocess.run(  # noqa: S603 - argv list
+        return subprocess.run(
             list(argv),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -231,9 +231,7 @@ def _quiet(argv: Sequence[str]) -> int:
 
 def run_client(argv: Sequence[str], what: str) -> str:
     """Run a database client command (create a database …); its error is quoted."""
-    done = subprocess.run(  # noqa: S603 - argv list
-        list(argv), capture_output=True, text=True, timeout=120, check=False
-    )
+    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         said = redact_text(done.stderr.strip() or done.stdout.strip())
         raise ServerError(f"{what} failed (exit {done.returncode}): {said}")

@@ -73,8 +73,17 @@ def health_events(samples: list[dict[str, Any]]) -> list[HealthEvent]:
 
     def close(code: str, cleared_t: float | None) -> None:
         spell = open_.pop(code)
-        events.append(HealthEvent(code, spell["severity"], spell["first_t"], spell["last_t"],
-                                  cleared_t, spell["message"], spell["samples"]))  # fmt: skip
+        events.append(
+            HealthEvent(
+                code,
+                spell["severity"],
+                spell["first_t"],
+                spell["last_t"],
+                cleared_t,
+                spell["message"],
+                spell["samples"],
+            )
+        )
 
     for sample in sorted(samples, key=lambda s: s["t"]):
         checks, t = _checks(sample), float(sample["t"])

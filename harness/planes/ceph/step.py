@@ -41,7 +41,7 @@ def ceph_step(raw: Path, step_id: str, step_start: float | None) -> CephStepResu
                     round(event.first_t * 1000),
                     event.seconds,
                     text,
-                )  # fmt: skip
+                )
             )
             kind = "ceph-unreachable" if event.code == UNREACHABLE else "ceph-health"
             result.warnings.append(Warning(kind, text))

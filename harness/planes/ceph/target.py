@@ -62,12 +62,20 @@ class RbdFioTarget:
         if "backend" not in spec.labels:
             self.backend = f"rbd:{self.access.pool}:{version.split()[2] if version else '?'}"
         # a standing note: cleanup scans the pool for images tagged with this campaign
-        store.record_created(f"rbd-pool:{self.access.conf}:{self.access.pool}", **self._note(),
-                             kind="rbd-pool", campaign=spec.name)  # fmt: skip
+        store.record_created(
+            f"rbd-pool:{self.access.conf}:{self.access.pool}",
+            **self._note(),
+            kind="rbd-pool",
+            campaign=spec.name,
+        )
 
     def _note(self) -> dict[str, Any]:
-        return {"ours": True, "conf": str(self.access.conf), "user": self.access.user,
-                "pool": self.access.pool}  # fmt: skip
+        return {
+            "ours": True,
+            "conf": str(self.access.conf),
+            "user": self.access.user,
+            "pool": self.access.pool,
+        }
 
     def _check_space(self, pools: list[dict[str, Any]]) -> None:
         stats = next((p["stats"] for p in pools if p.get("name") == self.access.pool), None)
@@ -75,9 +83,13 @@ class RbdFioTarget:
             return
         needed = max(size_bytes(w.size) for w in self.spec.workloads) * max(self.spec.sweep)
         available = int(stats.get("max_avail", 0)) + int(stats.get("stored", 0))
-        require_space(f"pool {self.access.pool!r} cannot hold the campaign", needed,
-                      "largest size x most consumers", available,
-                      " (max_avail + stored, after replication)")  # fmt: skip
+        require_space(
+            f"pool {self.access.pool!r} cannot hold the campaign",
+            needed,
+            "largest size x most consumers",
+            available,
+            " (max_avail + stored, after replication)",
+        )
 
     def tool_versions(self) -> dict[str, str]:
         _, rbd = bindings()
@@ -154,8 +166,9 @@ class RbdFioTarget:
         self._ensure_images(targets, size_bytes(workload.size), store)
         env = self.access.env()
         notes: list[str] = []
-        health = CephHealthSampler(raw / "ceph-health.jsonl", self.access,
-                                   self.options.health_interval)  # fmt: skip
+        health = CephHealthSampler(
+            raw / "ceph-health.jsonl", self.access, self.options.health_interval
+        )
         with health:
             unfilled = self._unfilled(step, targets, store) if workload.prefill else []
             if unfilled:

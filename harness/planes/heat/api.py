@@ -30,14 +30,20 @@ def create(conn: Any, plan: StackPlan, tags: list[str], timeout_min: int) -> dic
     """Create the stack (rollback disabled: a failed VM must not take the others' results
     with it); returns {'id', 'stack_name'}."""
     contents = conn.orchestration.read_env_and_templates(template_file=str(TEMPLATE))
-    body = {"stack_name": plan.name, "template": contents["template"],
-            "files": contents.get("files", {}), "parameters": plan.parameters,
-            "timeout_mins": timeout_min, "disable_rollback": True,
-            "tags": ",".join(tags)}  # fmt: skip
+    body = {
+        "stack_name": plan.name,
+        "template": contents["template"],
+        "files": contents.get("files", {}),
+        "parameters": plan.parameters,
+        "timeout_mins": timeout_min,
+        "disable_rollback": True,
+        "tags": ",".join(tags),
+    }
     response = conn.orchestration.post("stacks", json=body, raise_exc=False)
     if response.status_code >= 400:
-        raise HeatError(f"stack {plan.name} was not created: {response.status_code} "
-                        f"{_explanation(response)}")  # fmt: skip
+        raise HeatError(
+            f"stack {plan.name} was not created: {response.status_code} {_explanation(response)}"
+        )
     return {"id": response.json()["stack"]["id"], "stack_name": plan.name}
 
 

@@ -19,7 +19,7 @@ def delete_and_wait(conn: Any, paths: list[str], timeout_s: float) -> tuple[list
     for path in paths:
         try:
             api.delete(conn, path)
-        except Exception as exc:  # noqa: BLE001 - still waited for and reported
+        except Exception as exc:
             left[path] = str(exc)
     deadline = time.monotonic() + timeout_s
     pending = [p for p in paths if p not in left]

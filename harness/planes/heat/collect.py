@@ -34,8 +34,9 @@ def settled(conn: Any, path: str) -> bool:
     stack at once while the others still run fio, whose results are still wanted."""
     if not api.is_final(api.show(conn, path)["stack_status"]):
         return False
-    return all(api.is_final(api.show(conn, vm)["stack_status"])
-               for vm in vm_stacks(conn, path).values())  # fmt: skip
+    return all(
+        api.is_final(api.show(conn, vm)["stack_status"]) for vm in vm_stacks(conn, path).values()
+    )
 
 
 def result_text(output_value: Any) -> str:
@@ -76,6 +77,8 @@ def collect(conn: Any, path: str, consumers: list[str], out: Path) -> list[str]:
         try:
             atomic_write_text(out / f"fio-{consumers[index]}.json", result_text(result))
         except (ValueError, OSError, EOFError) as exc:  # binascii.Error is a ValueError
-            problems.append(f"VM {index} of {path.split('/')[1]}: its result is not "
-                            f"gzip+base64 fio output ({exc})")  # fmt: skip
+            problems.append(
+                f"VM {index} of {path.split('/')[1]}: its result is not "
+                f"gzip+base64 fio output ({exc})"
+            )
     return problems

@@ -70,15 +70,23 @@ def stack_plans(campaign: str, step: Step, heat: HeatSettings) -> list[StackPlan
     plans = []
     for rw, consumers in modes.items():
         parameters: dict[str, str | int] = {
-            "image": heat.image, "flavor": heat.flavor, "key_name": heat.key_name,
-            "network_name": heat.network, "volume_size": volume_size_gib(heat, workload),
-            "vm_count": len(consumers), "test_iodepth": workload.iodepth,
-            "test_filesize": fio_size(workload.size), "test_mode": workload.mode,
-            "test_runtime": workload.runtime or 1, "test_rw": rw,
-            "bs": fio_size(workload.bs, "km"), "prefill": prefill,
-            "prefill_image": heat.prefill_image, "device_mode": heat.device_mode,
+            "image": heat.image,
+            "flavor": heat.flavor,
+            "key_name": heat.key_name,
+            "network_name": heat.network,
+            "volume_size": volume_size_gib(heat, workload),
+            "vm_count": len(consumers),
+            "test_iodepth": workload.iodepth,
+            "test_filesize": fio_size(workload.size),
+            "test_mode": workload.mode,
+            "test_runtime": workload.runtime or 1,
+            "test_rw": rw,
+            "bs": fio_size(workload.bs, "km"),
+            "prefill": prefill,
+            "prefill_image": heat.prefill_image,
+            "device_mode": heat.device_mode,
             "agent_timeout": agent_timeout_s(heat, workload),
-        }  # fmt: skip
+        }
         name = f"volperf-{campaign}-{step.index:03d}-{rw}"
         plans.append(StackPlan(name, rw, tuple(consumers), parameters))
     return plans

@@ -21,8 +21,12 @@ from harness.records.fio import ConsumerContext, FioConsumerRecord
 STACKS_FILE = "stacks.json"
 HEAT_DIR = "heat"
 # the VM template's resources whose creation is timed, and the event each becomes
-TIMED = {"volume": "heat volume-create", "server": "heat server-create",
-         "attachment": "heat volume-attach", "wait": "heat agent-result"}  # fmt: skip
+TIMED = {
+    "volume": "heat volume-create",
+    "server": "heat server-create",
+    "attachment": "heat volume-attach",
+    "wait": "heat agent-result",
+}
 STACK_EVENT = "heat stack-create"
 READING_MODES = READ_MODES | (RW_MODES - WRITE_MODES)
 
@@ -76,23 +80,37 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
         events = _read(folder / "events.json") or []
         stack_reason = stack_plan.get("error") or stack.get("stack_status_reason", "")
         status = stack.get("stack_status", "NOT CREATED" if stack_plan.get("error") else "?")
-        summaries.append({"name": stack_plan["name"], "rw": stack_plan["rw"],
-                          "vms": len(stack_plan["consumers"]), "status": status,
-                          "reason": redact_text(stack_reason)})  # fmt: skip
+        summaries.append(
+            {
+                "name": stack_plan["name"],
+                "rw": stack_plan["rw"],
+                "vms": len(stack_plan["consumers"]),
+                "status": status,
+                "reason": redact_text(stack_reason),
+            }
+        )
         timed = create_times(events, stack.get("id", ""), stack_plan["name"])
         if timed:
             detail = f"{stack_plan['name']}: {timed[2]}"
-            result.events.append(EventRecord(step_id, "", STACK_EVENT, len(summaries), timed[0],
-                                             timed[1], detail))  # fmt: skip
+            result.events.append(
+                EventRecord(step_id, "", STACK_EVENT, len(summaries), timed[0], timed[1], detail)
+            )
         for index, name in enumerate(stack_plan["consumers"]):
-            consumer = consumers.get(name, {"name": name, "rw": stack_plan["rw"],
-                                            "jobname": f"{name}-{stack_plan['rw']}"})  # fmt: skip
+            consumer = consumers.get(
+                name,
+                {"name": name, "rw": stack_plan["rw"], "jobname": f"{name}-{stack_plan['rw']}"},
+            )
             context = ConsumerContext(
-                step=step_id, consumer=name, concurrency=concurrency,
-                role=consumer.get("role", ""), rw=consumer["rw"],
-                bs=str(workload.get("bs", "")), iodepth=int(workload.get("iodepth", 1)),
-                backend=backend, repeat=int(plan.get("repeat") or 1),
-            )  # fmt: skip
+                step=step_id,
+                consumer=name,
+                concurrency=concurrency,
+                role=consumer.get("role", ""),
+                rw=consumer["rw"],
+                bs=str(workload.get("bs", "")),
+                iodepth=int(workload.get("iodepth", 1)),
+                backend=backend,
+                repeat=int(plan.get("repeat") or 1),
+            )
             vm = _read(folder / f"vm-{index}.json") or {}
             for resource, event in TIMED.items():
                 timed = create_times(events, vm.get("id", "-"), resource)
@@ -101,13 +119,21 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
             fio_path = folder / f"fio-{name}.json"
             result.records += _vm_records(fio_path, vm, stack_reason, consumer, context, result)
     order = list(consumers)  # the step's consumers in order, not stack by stack
-    result.records.sort(key=lambda r: order.index(r.context.consumer)
-                        if r.context.consumer in order else len(order))  # fmt: skip
+    result.records.sort(
+        key=lambda r: order.index(r.context.consumer) if r.context.consumer in order else len(order)
+    )
     failed = [r for r in result.records if r.error]
-    result.summary = {"stacks": summaries, "vms": len(result.records), "vms_failed": len(failed),
-                      "create_s": _create_summary(result.events)}  # fmt: skip
-    unwritten = [p["name"] for p in stacks if p.get("parameters", {}).get("prefill") == "none"
-                 and p["rw"] in READING_MODES]  # fmt: skip
+    result.summary = {
+        "stacks": summaries,
+        "vms": len(result.records),
+        "vms_failed": len(failed),
+        "create_s": _create_summary(result.events),
+    }
+    unwritten = [
+        p["name"]
+        for p in stacks
+        if p.get("parameters", {}).get("prefill") == "none" and p["rw"] in READING_MODES
+    ]
     if unwritten:
         why = (
             "VMs read volumes never written (prefill: false): thin volumes such as RBD "
@@ -116,8 +142,9 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
         result.warnings.append(Warning("unwritten-volumes", f"{', '.join(unwritten)}: {why}"))
     for s in summaries:
         if s["status"] != "CREATE_COMPLETE":
-            result.warnings.append(Warning("heat-stack", f"stack {s['name']} ended "
-                                           f"{s['status']}: {s['reason']}"))  # fmt: skip
+            result.warnings.append(
+                Warning("heat-stack", f"stack {s['name']} ended {s['status']}: {s['reason']}")
+            )
     return result
 
 
@@ -135,8 +162,9 @@ def _vm_records(
         if output is not None:
             result.outputs.append(output)
             return records
-        return [failed_record(at, consumer["jobname"], context,
-                              f"its agent's fio output: {problem}")]  # fmt: skip
+        return [
+            failed_record(at, consumer["jobname"], context, f"its agent's fio output: {problem}")
+        ]
     reason = vm.get("stack_status_reason") or stack_reason or "no result came back"
     status = vm.get("stack_status", "never created")
     return [failed_record(at, consumer["jobname"], context, f"VM stack {status}: {reason}")]
@@ -148,5 +176,7 @@ def _create_summary(events: list[EventRecord]) -> dict[str, dict[str, float]]:
     for e in events:
         if e.seconds is not None and "FAILED" not in e.detail:
             by_kind.setdefault(e.event.removeprefix("heat "), []).append(e.seconds)
-    return {kind: {"median": statistics.median(values), "max": max(values), "count": len(values)}
-            for kind, values in by_kind.items()}  # fmt: skip
+    return {
+        kind: {"median": statistics.median(values), "max": max(values), "count": len(values)}
+        for kind, values in by_kind.items()
+    }

@@ -40,7 +40,7 @@ from harness.planes.heat.parameters import (
     campaign_tag,
     stack_plans,
     stack_timeout_min,
-)  # fmt: skip
+)
 from harness.planes.heat.step import HEAT_DIR, STACKS_FILE, heat_step
 
 STACK_KIND = "heat-stack"
@@ -66,8 +66,11 @@ class HeatTarget:
 
     def _note(self) -> dict[str, Any]:
         clouds = clouds_yaml(self.options)
-        return {"cloud": self.options.cloud, "clouds_yaml": str(clouds) if clouds else "",
-                "campaign": self.spec.name}  # fmt: skip
+        return {
+            "cloud": self.options.cloud,
+            "clouds_yaml": str(clouds) if clouds else "",
+            "campaign": self.spec.name,
+        }
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         conn = self.conn
@@ -81,12 +84,14 @@ class HeatTarget:
         if self.heat.network and conn.network.find_network(self.heat.network) is None:
             missing.append(f"network {self.heat.network!r}")
         if missing:
-            raise TargetError(f"cloud {self.options.cloud!r} has no {', '.join(missing)} "
-                              "(target.heat)")  # fmt: skip
+            raise TargetError(
+                f"cloud {self.options.cloud!r} has no {', '.join(missing)} (target.heat)"
+            )
         # a standing note: cleanup also looks for stacks carrying the campaign's tag
         tag = campaign_tag(spec.name)
-        store.record_created(f"{TAG_KIND}:{self.options.cloud}:{tag}", kind=TAG_KIND, tag=tag,
-                             **self._note())  # fmt: skip
+        store.record_created(
+            f"{TAG_KIND}:{self.options.cloud}:{tag}", kind=TAG_KIND, tag=tag, **self._note()
+        )
 
     def tool_versions(self) -> dict[str, str]:
         versions = {"heat template": "heat_templates/cinder-fio"}
@@ -103,27 +108,41 @@ class HeatTarget:
         shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)  # a former attempt's answers
         raw.mkdir(parents=True, exist_ok=True)
         plans = stack_plans(self.spec.name, step, self.heat)
-        listing = [{"name": p.name, "rw": p.rw, "consumers": list(p.consumers),
-                    "parameters": p.parameters, "error": ""} for p in plans]  # fmt: skip
+        listing = [
+            {
+                "name": p.name,
+                "rw": p.rw,
+                "consumers": list(p.consumers),
+                "parameters": p.parameters,
+                "error": "",
+            }
+            for p in plans
+        ]
         atomic_write_json(raw / STACKS_FILE, listing)
         timeout_min = stack_timeout_min(self.heat, workload)
         created: list[tuple[StackPlan, str]] = []
         started = time.monotonic()
         try:
             for plan, entry in zip(plans, listing, strict=True):
-                store.record_created(f"{STACK_KIND}:{self.options.cloud}:{plan.name}",
-                                     kind=STACK_KIND, name=plan.name, **self._note())  # fmt: skip
+                store.record_created(
+                    f"{STACK_KIND}:{self.options.cloud}:{plan.name}",
+                    kind=STACK_KIND,
+                    name=plan.name,
+                    **self._note(),
+                )
                 try:
-                    stack = api.create(self.conn, plan, [TAG, campaign_tag(self.spec.name)],
-                                       timeout_min)  # fmt: skip
+                    stack = api.create(
+                        self.conn, plan, [TAG, campaign_tag(self.spec.name)], timeout_min
+                    )
                 except api.HeatError as exc:
                     entry["error"] = str(exc)
                     continue
                 entry["id"] = stack["id"]
                 created.append((plan, api.ref(stack)))
             atomic_write_json(raw / STACKS_FILE, listing)
-            waited = self._wait([path for _, path in created], stop, tick, started,
-                                timeout_min * 60 + WAIT_MARGIN_S)  # fmt: skip
+            waited = self._wait(
+                [path for _, path in created], stop, tick, started, timeout_min * 60 + WAIT_MARGIN_S
+            )
             problems = self._collect(created, raw)
         finally:
             not_deleted = self._delete(created, store)
@@ -155,15 +174,17 @@ class HeatTarget:
         problems = []
         for plan, path in created:
             try:
-                problems += collect(self.conn, path, list(plan.consumers),
-                                    raw / HEAT_DIR / plan.name)  # fmt: skip
-            except Exception as exc:  # noqa: BLE001 - the others are still collected
+                problems += collect(
+                    self.conn, path, list(plan.consumers), raw / HEAT_DIR / plan.name
+                )
+            except Exception as exc:
                 problems.append(f"stack {plan.name}: not collected ({type(exc).__name__}: {exc})")
         return problems
 
     def _delete(self, created: list[tuple[StackPlan, str]], store: CampaignStore) -> list[str]:
-        gone, left = delete_and_wait(self.conn, [path for _, path in created],
-                                     self.heat.delete_timeout)  # fmt: skip
+        gone, left = delete_and_wait(
+            self.conn, [path for _, path in created], self.heat.delete_timeout
+        )
         for path in gone:
             store.forget_created(f"{STACK_KIND}:{self.options.cloud}:{path.split('/')[1]}")
         return left
@@ -180,24 +201,40 @@ class HeatTarget:
         raw = store.raw_dir(step.id)
         plan = json.loads((store.step_dir(step.id) / "step.json").read_text())
         heat = heat_step(raw, step.id, plan, self.backend)
-        times = ", ".join(f"{kind} {v['median']:.0f}/{v['max']:.0f}"
-                          for kind, v in heat.summary["create_s"].items())  # fmt: skip
-        notes = [f"{heat.summary['vms']} VMs in {len(listing)} stacks; create times (s, "
-                 f"median/max): {times or 'none'}"]  # fmt: skip
+        times = ", ".join(
+            f"{kind} {v['median']:.0f}/{v['max']:.0f}"
+            for kind, v in heat.summary["create_s"].items()
+        )
+        notes = [
+            f"{heat.summary['vms']} VMs in {len(listing)} stacks; create times (s, "
+            f"median/max): {times or 'none'}"
+        ]
         notes += problems + [f"NOT deleted: {line}" for line in not_deleted]
         not_created = [f"{e['name']}: {e['error']}" for e in listing if e["error"]]
         failed = [f"{r.context.consumer} ({r.error})" for r in heat.records if r.error]
         if waited == "interrupted":
-            return StepOutcome("interrupted", "stopped on request; the stacks were deleted, the "
-                               "results that had come back are in raw/heat/", notes)  # fmt: skip
+            return StepOutcome(
+                "interrupted",
+                "stopped on request; the stacks were deleted, the "
+                "results that had come back are in raw/heat/",
+                notes,
+            )
         if not_created:
             return StepOutcome("failed", "stacks not created: " + "; ".join(not_created), notes)
         if waited == "timed out":
-            return StepOutcome("failed", "the stacks' VMs had not all answered or failed within "
-                               f"Heat's timeout plus {WAIT_MARGIN_S} s", notes)  # fmt: skip
+            return StepOutcome(
+                "failed",
+                "the stacks' VMs had not all answered or failed within "
+                f"Heat's timeout plus {WAIT_MARGIN_S} s",
+                notes,
+            )
         if failed:
-            return StepOutcome("failed", f"{len(failed)} of {heat.summary['vms']} VMs returned "
-                               f"no result: {'; '.join(failed)}", notes)  # fmt: skip
+            return StepOutcome(
+                "failed",
+                f"{len(failed)} of {heat.summary['vms']} VMs returned "
+                f"no result: {'; '.join(failed)}",
+                notes,
+            )
         return StepOutcome("done", notes=notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
@@ -224,12 +261,22 @@ class HeatCollectTarget(HeatTarget):
         raw.mkdir(parents=True, exist_ok=True)
         [plan] = stack_plans(self.spec.name, step, self.heat)
         name, stack_id = self.stack_path.split("/")[1:3]
-        listing = [{"name": name, "id": stack_id, "rw": plan.rw, "consumers": list(plan.consumers),
-                    "parameters": plan.parameters, "error": "", "collected": True}]  # fmt: skip
+        listing = [
+            {
+                "name": name,
+                "id": stack_id,
+                "rw": plan.rw,
+                "consumers": list(plan.consumers),
+                "parameters": plan.parameters,
+                "error": "",
+                "collected": True,
+            }
+        ]
         atomic_write_json(raw / STACKS_FILE, listing)
         timeout_min = stack_timeout_min(self.heat, step.workload)  # type: ignore[arg-type]
-        waited = self._wait([self.stack_path], stop, tick, time.monotonic(),
-                            timeout_min * 60 + WAIT_MARGIN_S)  # fmt: skip
+        waited = self._wait(
+            [self.stack_path], stop, tick, time.monotonic(), timeout_min * 60 + WAIT_MARGIN_S
+        )
         collected = StackPlan(name, plan.rw, plan.consumers, plan.parameters)
         problems = self._collect([(collected, self.stack_path)], raw)
         return self._outcome(step, store, listing, waited, problems, [])
@@ -250,22 +297,37 @@ def collected_spec(
     needed = ("test_rw", "vm_count", "test_iodepth", "test_filesize", "test_mode", "bs")
     missing = [key for key in needed if key not in parameters]
     if missing:
-        raise TargetError(f"stack {stack_name} is not a heat_templates/cinder-fio stack (no "
-                          f"parameter {', '.join(missing)})")  # fmt: skip
+        raise TargetError(
+            f"stack {stack_name} is not a heat_templates/cinder-fio stack (no "
+            f"parameter {', '.join(missing)})"
+        )
     prefill = parameters.get("prefill", "none")
-    heat = {"image": parameters.get("image", ""), "flavor": parameters.get("flavor", ""),
-            "network": parameters.get("network_name", ""),
-            "key_name": parameters.get("key_name", ""),
-            "volume_size": int(parameters.get("volume_size", 0)) or None,
-            "prefill_image": parameters.get("prefill_image", "") if prefill == "image" else "",
-            "device_mode": parameters.get("device_mode", "device")}  # fmt: skip
-    workload = {"name": "collected", "rw": [parameters["test_rw"]], "bs": parameters["bs"],
-                "iodepth": int(parameters["test_iodepth"]), "size": parameters["test_filesize"],
-                "mode": parameters["test_mode"], "runtime": int(parameters.get("test_runtime", 1)),
-                "prefill": prefill != "none"}  # fmt: skip
-    data = {"name": campaign, "target": {"type": "openstack", **cloud, "heat": heat},
-            "workloads": [workload], "sweep": [int(parameters["vm_count"])],
-            "labels": {"collected_stack": stack_name}}  # fmt: skip
+    heat = {
+        "image": parameters.get("image", ""),
+        "flavor": parameters.get("flavor", ""),
+        "network": parameters.get("network_name", ""),
+        "key_name": parameters.get("key_name", ""),
+        "volume_size": int(parameters.get("volume_size", 0)) or None,
+        "prefill_image": parameters.get("prefill_image", "") if prefill == "image" else "",
+        "device_mode": parameters.get("device_mode", "device"),
+    }
+    workload = {
+        "name": "collected",
+        "rw": [parameters["test_rw"]],
+        "bs": parameters["bs"],
+        "iodepth": int(parameters["test_iodepth"]),
+        "size": parameters["test_filesize"],
+        "mode": parameters["test_mode"],
+        "runtime": int(parameters.get("test_runtime", 1)),
+        "prefill": prefill != "none",
+    }
+    data = {
+        "name": campaign,
+        "target": {"type": "openstack", **cloud, "heat": heat},
+        "workloads": [workload],
+        "sweep": [int(parameters["vm_count"])],
+        "labels": {"collected_stack": stack_name},
+    }
     try:
         return validate(data, f"stack {stack_name}"), path
     except SpecError as exc:

@@ -14,8 +14,14 @@ from harness.testbeds import default_state_dir
 
 LABEL = "volperf-campaign"
 # a container waiting for one of these will not start by waiting longer
-WAITING_FAILURES = ("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "CrashLoopBackOff",
-                    "CreateContainerConfigError", "InvalidImageName")  # fmt: skip
+WAITING_FAILURES = (
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "ErrImageNeverPull",
+    "CrashLoopBackOff",
+    "CreateContainerConfigError",
+    "InvalidImageName",
+)
 
 
 def kubeconfig_path(given: Path | None) -> Path:
@@ -29,7 +35,7 @@ def kubeconfig_path(given: Path | None) -> Path:
 
 
 def api_client(kubeconfig: Path) -> Any:
-    from kubernetes import config  # noqa: PLC0415 - optional dependency
+    from kubernetes import config
 
     return config.new_client_from_config(str(kubeconfig))
 
@@ -43,9 +49,10 @@ def k8s_name(text: str, limit: int = 63) -> str:
 def last_events(core: Any, namespace: str, kind: str, name: str, count: int = 4) -> str:
     """The object's last events, oldest first, as 'Reason: message' joined by '; '."""
     try:
-        listed = core.list_namespaced_event(namespace, field_selector=(
-            f"involvedObject.kind={kind},involvedObject.name={name}")).items  # fmt: skip
-    except Exception as exc:  # noqa: BLE001 - the message says events are missing
+        listed = core.list_namespaced_event(
+            namespace, field_selector=(f"involvedObject.kind={kind},involvedObject.name={name}")
+        ).items
+    except Exception as exc:
         return f"(events not readable: {type(exc).__name__})"
     listed.sort(key=lambda e: e.last_timestamp or e.event_time or e.metadata.creation_timestamp)
     return "; ".join(f"{e.reason}: {e.message}".strip() for e in listed[-count:]) or "no events"
@@ -53,7 +60,7 @@ def last_events(core: Any, namespace: str, kind: str, name: str, count: int = 4)
 
 def absent(call: Any, *args: Any, **kwargs: Any) -> bool:
     """Run an API call; True when it says the object is not there (404)."""
-    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+    from kubernetes.client.exceptions import ApiException
 
     try:
         call(*args, **kwargs)

@@ -61,10 +61,15 @@ exec runuser -u postgres -- {PG_BIN}/postgres -D /data/pg -c listen_addresses='*
 """
 
 READY = {
-    "mariadb": ["mariadb-admin", "--no-defaults", "--socket=/run/mysqld/mysqld.sock", "-uroot",
-                "ping"],
+    "mariadb": [
+        "mariadb-admin",
+        "--no-defaults",
+        "--socket=/run/mysqld/mysqld.sock",
+        "-uroot",
+        "ping",
+    ],
     "postgresql": [f"{PG_BIN}/pg_isready", "-q", "-h", "127.0.0.1", "-U", USER],
-}  # fmt: skip
+}
 START = {"mariadb": MARIADB_START, "postgresql": POSTGRESQL_START}
 RUN_DIR = {"mariadb": "/run/mysqld", "postgresql": "/run/postgresql"}
 
@@ -78,66 +83,112 @@ def server_options(engine: str, options: dict[str, str | int]) -> str:
 
 def _password_env() -> list[dict[str, Any]]:
     secret = {"secretKeyRef": {"name": SECRET, "key": "password"}}
-    return [{"name": "DB_PASSWORD", "valueFrom": secret},
-            {"name": "PGPASSWORD", "valueFrom": secret},
-            {"name": "PGUSER", "value": USER},
-            {"name": "PGHOST", "value": "127.0.0.1"}]  # fmt: skip
+    return [
+        {"name": "DB_PASSWORD", "valueFrom": secret},
+        {"name": "PGPASSWORD", "valueFrom": secret},
+        {"name": "PGUSER", "value": USER},
+        {"name": "PGHOST", "value": "127.0.0.1"},
+    ]
 
 
 def client_container(image: str, pull_policy: str) -> dict[str, Any]:
-    return {"name": "client", "image": image, "imagePullPolicy": pull_policy,
-            "command": ["sleep", "infinity"], "env": _password_env(),
-            "volumeMounts": [{"name": "lua", "mountPath": LUA_DIR}]}  # fmt: skip
+    return {
+        "name": "client",
+        "image": image,
+        "imagePullPolicy": pull_policy,
+        "command": ["sleep", "infinity"],
+        "env": _password_env(),
+        "volumeMounts": [{"name": "lua", "mountPath": LUA_DIR}],
+    }
 
 
-def statefulset(name: str, engine: str, replicas: int, image: str, pull_policy: str,
-                storage_class: str, request: str, options: dict[str, str | int],
-                labels: dict[str, str]) -> dict[str, Any]:  # fmt: skip
+def statefulset(
+    name: str,
+    engine: str,
+    replicas: int,
+    image: str,
+    pull_policy: str,
+    storage_class: str,
+    request: str,
+    options: dict[str, str | int],
+    labels: dict[str, str],
+) -> dict[str, Any]:
     selector = {"volperf-set": name}
     server = {
-        "name": "db", "image": image, "imagePullPolicy": pull_policy,
+        "name": "db",
+        "image": image,
+        "imagePullPolicy": pull_policy,
         "command": ["/bin/sh", "-c", START[engine]],
-        "env": [*_password_env(),
-                {"name": "VOLPERF_OPTIONS", "value": server_options(engine, options)}],
-        "readinessProbe": {"exec": {"command": READY[engine]}, "periodSeconds": 1,
-                           "failureThreshold": 1, "timeoutSeconds": 5},
-        "volumeMounts": [{"name": "data", "mountPath": DATA},
-                         {"name": "run", "mountPath": RUN_DIR[engine]}],
-    }  # fmt: skip
+        "env": [
+            *_password_env(),
+            {"name": "VOLPERF_OPTIONS", "value": server_options(engine, options)},
+        ],
+        "readinessProbe": {
+            "exec": {"command": READY[engine]},
+            "periodSeconds": 1,
+            "failureThreshold": 1,
+            "timeoutSeconds": 5,
+        },
+        "volumeMounts": [
+            {"name": "data", "mountPath": DATA},
+            {"name": "run", "mountPath": RUN_DIR[engine]},
+        ],
+    }
     return {
-        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
         "metadata": {"name": name, "labels": labels},
         "spec": {
-            "serviceName": name, "replicas": replicas, "podManagementPolicy": "Parallel",
+            "serviceName": name,
+            "replicas": replicas,
+            "podManagementPolicy": "Parallel",
             "selector": {"matchLabels": selector},
             "template": {
                 "metadata": {"labels": {**labels, **selector}},
-                "spec": {"terminationGracePeriodSeconds": 10,
-                         "containers": [server, client_container(image, pull_policy)],
-                         "volumes": [{"name": "run", "emptyDir": {}},
-                                     {"name": "lua", "configMap": {"name": LUA_CONFIGMAP}}]},
+                "spec": {
+                    "terminationGracePeriodSeconds": 10,
+                    "containers": [server, client_container(image, pull_policy)],
+                    "volumes": [
+                        {"name": "run", "emptyDir": {}},
+                        {"name": "lua", "configMap": {"name": LUA_CONFIGMAP}},
+                    ],
+                },
             },
-            "volumeClaimTemplates": [{
-                "metadata": {"name": "data", "labels": labels},
-                "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
-                         "resources": {"requests": {"storage": request}}}}],
+            "volumeClaimTemplates": [
+                {
+                    "metadata": {"name": "data", "labels": labels},
+                    "spec": {
+                        "accessModes": ["ReadWriteOnce"],
+                        "storageClassName": storage_class,
+                        "resources": {"requests": {"storage": request}},
+                    },
+                }
+            ],
         },
-    }  # fmt: skip
+    }
 
 
 def client_pod(name: str, image: str, pull_policy: str, labels: dict[str, str]) -> dict[str, Any]:
     """A client of its own, outside the database's pod: it outlives the pod's deletion."""
-    return {"metadata": {"name": name, "labels": labels},
-            "spec": {"terminationGracePeriodSeconds": 0,
-                     "containers": [client_container(image, pull_policy)],
-                     "volumes": [{"name": "lua",
-                                  "configMap": {"name": LUA_CONFIGMAP}}]}}  # fmt: skip
+    return {
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "terminationGracePeriodSeconds": 0,
+            "containers": [client_container(image, pull_policy)],
+            "volumes": [{"name": "lua", "configMap": {"name": LUA_CONFIGMAP}}],
+        },
+    }
 
 
 def sysbench_connection(host: str) -> list[str]:
     """sysbench's options for the pod's server (the password is added by the shell)."""
-    return ["--db-driver=mysql", f"--mysql-host={host}", f"--mysql-port={MARIADB_PORT}",
-            f"--mysql-user={USER}", "--mysql-db=sbtest"]  # fmt: skip
+    return [
+        "--db-driver=mysql",
+        f"--mysql-host={host}",
+        f"--mysql-port={MARIADB_PORT}",
+        f"--mysql-user={USER}",
+        "--mysql-db=sbtest",
+    ]
 
 
 def pgbench_connection() -> list[str]:

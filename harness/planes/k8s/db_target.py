@@ -80,8 +80,10 @@ class K8sDatabaseTarget:
         self.core = core
         self.apps = apps
         self.kubeconfig = kubeconfig
-        self.images = {"mariadb": self.options.mariadb_image,
-                       "postgresql": self.options.postgresql_image}  # fmt: skip
+        self.images = {
+            "mariadb": self.options.mariadb_image,
+            "postgresql": self.options.postgresql_image,
+        }
         self.namespace = k8s_name(f"volperf-{spec.name}-db")
         self.labels = {LABEL: k8s_name(spec.name)}
         self.current: str | None = None  # the StatefulSet standing
@@ -94,17 +96,30 @@ class K8sDatabaseTarget:
     def _namespace(self, store: CampaignStore) -> None:
         if self._key() in store.created():
             return
-        store.record_created(self._key(), kind=KIND, kubeconfig=self.kubeconfig,
-                             namespace=self.namespace, campaign=self.spec.name)  # fmt: skip
+        store.record_created(
+            self._key(),
+            kind=KIND,
+            kubeconfig=self.kubeconfig,
+            namespace=self.namespace,
+            campaign=self.spec.name,
+        )
         self.core.create_namespace({"metadata": {"name": self.namespace, "labels": self.labels}})
         password = secrets.token_urlsafe(18)
-        self.core.create_namespaced_secret(self.namespace, {
-            "metadata": {"name": objects.SECRET, "labels": self.labels},
-            "stringData": {"password": password}})  # fmt: skip
+        self.core.create_namespaced_secret(
+            self.namespace,
+            {
+                "metadata": {"name": objects.SECRET, "labels": self.labels},
+                "stringData": {"password": password},
+            },
+        )
         lua = sysbench_command.reconnect_script().read_text()
-        self.core.create_namespaced_config_map(self.namespace, {
-            "metadata": {"name": objects.LUA_CONFIGMAP, "labels": self.labels},
-            "data": {sysbench_command.RECONNECT_SCRIPT: lua}})  # fmt: skip
+        self.core.create_namespaced_config_map(
+            self.namespace,
+            {
+                "metadata": {"name": objects.LUA_CONFIGMAP, "labels": self.labels},
+                "data": {sysbench_command.RECONNECT_SCRIPT: lua},
+            },
+        )
 
     def _set_name(self, engine: str, count: int) -> str:
         return f"{engine}-c{count:03d}"
@@ -117,9 +132,20 @@ class K8sDatabaseTarget:
             self._delete_set(self.current)
         settings = getattr(self.spec.databases, engine)
         request = f"{self._request_mib(workload)}Mi"
-        self.apps.create_namespaced_stateful_set(self.namespace, objects.statefulset(
-            name, engine, step.concurrency, self.images[engine], self.options.image_pull_policy,
-            self.options.storage_class, request, dict(settings.options), self.labels))  # fmt: skip
+        self.apps.create_namespaced_stateful_set(
+            self.namespace,
+            objects.statefulset(
+                name,
+                engine,
+                step.concurrency,
+                self.images[engine],
+                self.options.image_pull_policy,
+                self.options.storage_class,
+                request,
+                dict(settings.options),
+                self.labels,
+            ),
+        )
         self.current, self.datasets = name, {}
         return name
 
@@ -132,8 +158,12 @@ class K8sDatabaseTarget:
         return 512 + math.ceil(data * 2)
 
     def _delete_set(self, name: str) -> None:
-        absent(self.apps.delete_namespaced_stateful_set, name, self.namespace,
-               propagation_policy="Foreground")  # fmt: skip
+        absent(
+            self.apps.delete_namespaced_stateful_set,
+            name,
+            self.namespace,
+            propagation_policy="Foreground",
+        )
         deadline = time.monotonic() + DELETE_TIMEOUT_S
         while time.monotonic() < deadline and self._pods(name):
             time.sleep(1)
@@ -146,8 +176,9 @@ class K8sDatabaseTarget:
         pods = self.core.list_namespaced_pod(self.namespace, label_selector=f"volperf-set={name}")
         return sorted(pods.items, key=lambda p: int(p.metadata.name.rsplit("-", 1)[1]))
 
-    def _wait_ready(self, name: str, count: int, stop: threading.Event, tick: Tick,
-                    timeout: float) -> tuple[list[Any], str]:  # fmt: skip
+    def _wait_ready(
+        self, name: str, count: int, stop: threading.Event, tick: Tick, timeout: float
+    ) -> tuple[list[Any], str]:
         """The set's pods once all are Ready; or why not (a pod's name, state and events)."""
         started = time.monotonic()
         while True:
@@ -173,11 +204,13 @@ class K8sDatabaseTarget:
     def _stuck(self, pod: Any, reason: str, waited: float) -> str:
         name = pod.metadata.name
         claim = f"data-{name}"
-        return (f"pod {self.namespace}/{name} not ready after {waited:.0f} s: "
-                f"{pod.status.phase}{f' ({reason})' if reason else ''}; pod events: "
-                f"{last_events(self.core, self.namespace, 'Pod', name)}; PVC {claim} events: "
-                f"{last_events(self.core, self.namespace, 'PersistentVolumeClaim', claim)}"
-                + self._server_log(name))  # fmt: skip
+        return (
+            f"pod {self.namespace}/{name} not ready after {waited:.0f} s: "
+            f"{pod.status.phase}{f' ({reason})' if reason else ''}; pod events: "
+            f"{last_events(self.core, self.namespace, 'Pod', name)}; PVC {claim} events: "
+            f"{last_events(self.core, self.namespace, 'PersistentVolumeClaim', claim)}"
+            + self._server_log(name)
+        )
 
     def _server_log(self, pod: str) -> str:
         """The server's last words: its error lines if it said any, else its last lines
@@ -189,7 +222,7 @@ class K8sDatabaseTarget:
                     pod, self.namespace, container="db", previous=previous, tail_lines=60
                 )
                 break
-            except Exception:  # noqa: BLE001 - no earlier container: try the current one
+            except Exception:
                 continue
         lines = [line.strip() for line in log.splitlines() if line.strip()]
         errors = [line for line in lines if "ERROR" in line or "FATAL" in line]
@@ -214,9 +247,15 @@ class K8sDatabaseTarget:
             state = "interrupted" if stop.is_set() else "failed"
             return StepOutcome(state, problem)
         pod_of = {c.name: p.metadata.name for c, p in zip(step.consumers, pods, strict=True)}
-        atomic_write_json(raw / "pods.json", {"namespace": self.namespace, "statefulset": name,
-                                              "storage_class": self.options.storage_class,
-                                              "pods": pod_of})  # fmt: skip
+        atomic_write_json(
+            raw / "pods.json",
+            {
+                "namespace": self.namespace,
+                "statefulset": name,
+                "storage_class": self.options.storage_class,
+                "pods": pod_of,
+            },
+        )
         failure = self._load(step, workload, engine, pod_of, raw, stop)
         if failure is not None:
             return failure
@@ -224,44 +263,74 @@ class K8sDatabaseTarget:
             return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
         threads = step.threads or 1
         lines = {c: self._run_line(workload, threads) for c in pod_of}
-        commands, results = self._exec_all(pod_of, lines, raw, "",
-                                           workload.runtime + RUN_MARGIN_S, stop, tick)  # fmt: skip
+        commands, results = self._exec_all(
+            pod_of, lines, raw, "", workload.runtime + RUN_MARGIN_S, stop, tick
+        )
         atomic_write_json(raw / "process.json", by_consumer(commands, results))
         return step_outcome(commands, results, "run")
 
     def _run_line(self, workload: DbWorkload, threads: int) -> str:
         if isinstance(workload, PgbenchWorkload):
             return shlex.join(pgbench_command.run(workload, objects.pgbench_connection(), threads))
-        argv = sysbench_command.oltp(workload, objects.sysbench_connection("127.0.0.1"),
-                                     threads, "run")  # fmt: skip
+        argv = sysbench_command.oltp(
+            workload, objects.sysbench_connection("127.0.0.1"), threads, "run"
+        )
         return objects.with_password(argv)
 
     def _load_line(self, workload: DbWorkload) -> str:
         if isinstance(workload, PgbenchWorkload):
-            create = shlex.join([f"{objects.PG_BIN}/psql", "-d", "postgres", "-c",
-                                 f"CREATE DATABASE {pgbench_command.DATABASE}"])  # fmt: skip
+            create = shlex.join(
+                [
+                    f"{objects.PG_BIN}/psql",
+                    "-d",
+                    "postgres",
+                    "-c",
+                    f"CREATE DATABASE {pgbench_command.DATABASE}",
+                ]
+            )
             init = shlex.join(pgbench_command.init(workload, objects.pgbench_connection()))
             return f"{create} >/dev/null 2>&1; exec {init}"
-        prepare = sysbench_command.oltp(workload, objects.sysbench_connection("127.0.0.1"),
-                                        4, "prepare")  # fmt: skip
+        prepare = sysbench_command.oltp(
+            workload, objects.sysbench_connection("127.0.0.1"), 4, "prepare"
+        )
         command = objects.with_password(prepare[:-1])
         # sysbench cannot prepare over an older dataset: clean it up first
         return f"{command} cleanup >/dev/null 2>&1; exec {command} prepare"
 
-    def _exec_all(self, pod_of: dict[str, str], lines: dict[str, str], raw: Path, suffix: str,
-                  timeout: float, stop: threading.Event,
-                  tick: Tick) -> tuple[list[Command], list[ProcessResult]]:  # fmt: skip
+    def _exec_all(
+        self,
+        pod_of: dict[str, str],
+        lines: dict[str, str],
+        raw: Path,
+        suffix: str,
+        timeout: float,
+        stop: threading.Event,
+        tick: Tick,
+    ) -> tuple[list[Command], list[ProcessResult]]:
         """Each consumer's shell line in its pod's client container, all at once; the
         commands (their output files, as the local target's) and their results."""
-        commands = [Command(["/bin/sh", "-c", line], raw / f"{consumer}{suffix}.out",
-                            raw / f"{consumer}{suffix}.err")
-                    for consumer, line in lines.items()]  # fmt: skip
+        commands = [
+            Command(
+                ["/bin/sh", "-c", line],
+                raw / f"{consumer}{suffix}.out",
+                raw / f"{consumer}{suffix}.err",
+            )
+            for consumer, line in lines.items()
+        ]
         started = time.monotonic()
 
         def one(consumer: str, command: Command) -> ProcessResult:
-            return exec_in_pod(self.core, self.namespace, pod_of[consumer], "client",
-                               list(command.argv), command.stdout, command.stderr, timeout,
-                               stop)  # fmt: skip
+            return exec_in_pod(
+                self.core,
+                self.namespace,
+                pod_of[consumer],
+                "client",
+                list(command.argv),
+                command.stdout,
+                command.stderr,
+                timeout,
+                stop,
+            )
 
         with ThreadPoolExecutor(max_workers=max(1, len(lines))) as pool:
             futures = [pool.submit(one, c, cmd) for c, cmd in zip(lines, commands, strict=True)]
@@ -270,14 +339,22 @@ class K8sDatabaseTarget:
                 time.sleep(0.5)
             return commands, [f.result() for f in futures]
 
-    def _load(self, step: Step, workload: DbWorkload, engine: str, pod_of: dict[str, str],
-              raw: Path, stop: threading.Event) -> StepOutcome | None:  # fmt: skip
+    def _load(
+        self,
+        step: Step,
+        workload: DbWorkload,
+        engine: str,
+        pod_of: dict[str, str],
+        raw: Path,
+        stop: threading.Event,
+    ) -> StepOutcome | None:
         name, dataset = dataset_of(workload)
         if self.datasets.get(name) == dataset:
             return None
         lines = {c: self._load_line(workload) for c in pod_of}
-        commands, results = self._exec_all(pod_of, lines, raw, ".load", LOAD_TIMEOUT_S, stop,
-                                           lambda *_: None)  # fmt: skip
+        commands, results = self._exec_all(
+            pod_of, lines, raw, ".load", LOAD_TIMEOUT_S, stop, lambda *_: None
+        )
         atomic_write_json(raw / "load.json", by_consumer(commands, results))
         # sysbench's prepare can exit 0 after a thread died with FATAL: trust its words
         failure = step_outcome(commands, results, "load", fatal_fails=True)
@@ -287,13 +364,21 @@ class K8sDatabaseTarget:
         return None
 
     # io-pause
-    def _io_pause(self, step: Step, workload: IoPauseWorkload, name: str,
-                  pod_of: dict[str, str], raw: Path, stop: threading.Event,
-                  tick: Tick) -> StepOutcome:  # fmt: skip
+    def _io_pause(
+        self,
+        step: Step,
+        workload: IoPauseWorkload,
+        name: str,
+        pod_of: dict[str, str],
+        raw: Path,
+        stop: threading.Event,
+        tick: Tick,
+    ) -> StepOutcome:
         clients = {c: f"client-{pod}" for c, pod in pod_of.items()}
         for client in clients.values():
-            pod = objects.client_pod(client, self.images["mariadb"],
-                                     self.options.image_pull_policy, self.labels)  # fmt: skip
+            pod = objects.client_pod(
+                client, self.images["mariadb"], self.options.image_pull_policy, self.labels
+            )
             self.core.create_namespaced_pod(self.namespace, pod)
         try:
             problem = self._clients_ready(list(clients.values()), stop)
@@ -340,16 +425,25 @@ class K8sDatabaseTarget:
             threading.Event(),
         )
 
-    def _cycles(self, step: Step, workload: IoPauseWorkload, name: str,
-                pod_of: dict[str, str], clients: dict[str, str], raw: Path,
-                stop: threading.Event, tick: Tick) -> StepOutcome:  # fmt: skip
+    def _cycles(
+        self,
+        step: Step,
+        workload: IoPauseWorkload,
+        name: str,
+        pod_of: dict[str, str],
+        clients: dict[str, str],
+        raw: Path,
+        stop: threading.Event,
+        tick: Tick,
+    ) -> StepOutcome:
         threads = step.threads or 1
-        env = (f"VOLPERF_SYSBENCH_TEST=oltp_{workload.test} "
-               f"VOLPERF_RECONNECT_S={workload.recovery_timeout} ")  # fmt: skip
+        env = (
+            f"VOLPERF_SYSBENCH_TEST=oltp_{workload.test} "
+            f"VOLPERF_RECONNECT_S={workload.recovery_timeout} "
+        )
         lines = {}
         for consumer, pod in pod_of.items():
-            argv = sysbench_command.oltp(workload, objects.sysbench_connection(pod), threads,
-                                         "run")  # fmt: skip
+            argv = sysbench_command.oltp(workload, objects.sysbench_connection(pod), threads, "run")
             argv[1] = f"{objects.LUA_DIR}/{sysbench_command.RECONNECT_SCRIPT}"
             lines[consumer] = env + objects.with_password(argv)
         longest = workload.kills * (workload.before + workload.recovery_timeout + workload.after)
@@ -357,8 +451,11 @@ class K8sDatabaseTarget:
         clients_done = threading.Event()
 
         def run_clients() -> None:
-            ran.append(self._exec_all(clients, lines, raw, "", longest + RUN_MARGIN_S,
-                                      clients_done, lambda *_: None))  # fmt: skip
+            ran.append(
+                self._exec_all(
+                    clients, lines, raw, "", longest + RUN_MARGIN_S, clients_done, lambda *_: None
+                )
+            )
 
         runner = threading.Thread(target=run_clients, name="io-pause-clients")
         runner.start()
@@ -386,31 +483,43 @@ class K8sDatabaseTarget:
             return StepOutcome("interrupted", "stopped on request during the io-pause cycles")
         if error:
             return StepOutcome("failed", error)
-        crashed = [(c, r) for c, r in zip(commands, results, strict=True)
-                   if r.returncode not in STOPPED]  # fmt: skip
+        crashed = [
+            (c, r) for c, r in zip(commands, results, strict=True) if r.returncode not in STOPPED
+        ]
         if crashed:
             return StepOutcome("failed", "sysbench ended early: " + quote_failures(crashed))
-        return StepOutcome("done", notes=[f"{len(pod_of)} server pods deleted {workload.kills} "
-                                          "times and replaced by their StatefulSet"])  # fmt: skip
+        return StepOutcome(
+            "done",
+            notes=[
+                f"{len(pod_of)} server pods deleted {workload.kills} "
+                "times and replaced by their StatefulSet"
+            ],
+        )
 
-    def _replace(self, workload: IoPauseWorkload, name: str, pod_of: dict[str, str],
-                 clients: dict[str, str], cycle: int, kills: list[dict[str, Any]],
-                 stop: threading.Event) -> str:  # fmt: skip
+    def _replace(
+        self,
+        workload: IoPauseWorkload,
+        name: str,
+        pod_of: dict[str, str],
+        clients: dict[str, str],
+        cycle: int,
+        kills: list[dict[str, Any]],
+        stop: threading.Event,
+    ) -> str:
         """Delete every server pod at once; wait for each replacement to run and be ready,
         point its client at it."""
         old = {p.metadata.name: p.metadata.uid for p in self._pods(name)}
         killed_at = time.time()
         for pod in pod_of.values():
             self.core.delete_namespaced_pod(pod, self.namespace, grace_period_seconds=0)
-        records = {c: {"consumer": c, "cycle": cycle, "killed_at": killed_at}
-                   for c in pod_of}  # fmt: skip
+        records = {c: {"consumer": c, "cycle": cycle, "killed_at": killed_at} for c in pod_of}
         deadline = time.monotonic() + workload.recovery_timeout
         waiting = dict(pod_of)
         while waiting and time.monotonic() < deadline and not stop.is_set():
             for consumer, pod_name in list(waiting.items()):
                 try:
                     pod = self.core.read_namespaced_pod(pod_name, self.namespace)
-                except Exception:  # noqa: BLE001 - not made again yet
+                except Exception:
                     continue
                 if pod.metadata.uid == old.get(pod_name):
                     continue
@@ -427,7 +536,8 @@ class K8sDatabaseTarget:
             records[consumer]["error"] = (
                 f"pod {pod_of[consumer]} not ready {workload.recovery_timeout} s after its "
                 f"deletion; pod events: "
-                f"{last_events(self.core, self.namespace, 'Pod', pod_of[consumer])}")  # fmt: skip
+                f"{last_events(self.core, self.namespace, 'Pod', pod_of[consumer])}"
+            )
         kills.extend(records.values())
         errors = [r["error"] for r in records.values() if r.get("error")]
         return (

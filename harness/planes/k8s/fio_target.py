@@ -61,30 +61,35 @@ class K8sFioTarget:
 
     @property
     def core(self) -> Any:
-        from kubernetes import client  # noqa: PLC0415
+        from kubernetes import client
 
         if self._api is None:
             self._api = api_client(self.kubeconfig)
         return client.CoreV1Api(self._api)
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
-        from kubernetes import client  # noqa: PLC0415
+        from kubernetes import client
 
         if not self.kubeconfig.exists():
-            raise TargetError(f"{self.kubeconfig}: no such kubeconfig (target.kubeconfig, "
-                              "$KUBECONFIG, or `volperf testbed up k8s`)")  # fmt: skip
+            raise TargetError(
+                f"{self.kubeconfig}: no such kubeconfig (target.kubeconfig, "
+                "$KUBECONFIG, or `volperf testbed up k8s`)"
+            )
         try:
             classes = client.StorageV1Api(api_client(self.kubeconfig)).list_storage_class()
-        except Exception as exc:  # noqa: BLE001 - any failure to reach the cluster stops it
-            raise TargetError(f"the cluster of {self.kubeconfig} did not answer: "
-                              f"{type(exc).__name__}: {exc}") from None  # fmt: skip
+        except Exception as exc:
+            raise TargetError(
+                f"the cluster of {self.kubeconfig} did not answer: {type(exc).__name__}: {exc}"
+            ) from None
         names = sorted(sc.metadata.name for sc in classes.items)
         if self.options.storage_class not in names:
-            raise TargetError(f"StorageClass {self.options.storage_class!r} does not exist "
-                              f"in the cluster (it has: {', '.join(names) or 'none'})")  # fmt: skip
+            raise TargetError(
+                f"StorageClass {self.options.storage_class!r} does not exist "
+                f"in the cluster (it has: {', '.join(names) or 'none'})"
+            )
 
     def tool_versions(self) -> dict[str, str]:
-        from kubernetes import client  # noqa: PLC0415
+        from kubernetes import client
 
         with contextlib.suppress(Exception):
             version = client.VersionApi(api_client(self.kubeconfig)).get_code()
@@ -104,12 +109,21 @@ class K8sFioTarget:
         (raw / PODS_DIR).mkdir(parents=True)
         namespace = self._namespace(step)
         key = f"{KIND}:{self.kubeconfig}:{namespace}"
-        store.record_created(key, kind=KIND, kubeconfig=str(self.kubeconfig),
-                             namespace=namespace, campaign=self.spec.name)  # fmt: skip
-        seen: dict[str, dict[str, Any]] = {c.name: {"storage_class": self.options.storage_class}
-                                           for c in step.consumers}  # fmt: skip
-        record = {"namespace": namespace, "storage_class": self.options.storage_class,
-                  "consumers": seen}  # fmt: skip
+        store.record_created(
+            key,
+            kind=KIND,
+            kubeconfig=str(self.kubeconfig),
+            namespace=namespace,
+            campaign=self.spec.name,
+        )
+        seen: dict[str, dict[str, Any]] = {
+            c.name: {"storage_class": self.options.storage_class} for c in step.consumers
+        }
+        record = {
+            "namespace": namespace,
+            "storage_class": self.options.storage_class,
+            "consumers": seen,
+        }
         outcome = "done"
         try:
             self._create(step, workload, namespace, raw, seen)
@@ -146,45 +160,71 @@ class K8sFioTarget:
                 jobs[f"{consumer.name}.prefill"] = render_prefill(workload, target)
         for name, text in jobs.items():
             (raw / PODS_DIR / name).write_text(text)
-        core.create_namespaced_config_map(namespace, {"metadata": {"name": "fio-jobs"},
-                                                      "data": jobs})  # fmt: skip
+        core.create_namespaced_config_map(
+            namespace, {"metadata": {"name": "fio-jobs"}, "data": jobs}
+        )
         # the PVC holds the file and fio's layout: a little more than the file
         request = f"{math.ceil(size_bytes(workload.size) * 1.1 / 2**20) + 64}Mi"
         for consumer in step.consumers:
             # times are taken from here: the API's own stamps are whole seconds
             seen[consumer.name]["created_ms"] = int(time.time() * 1000)
-            core.create_namespaced_persistent_volume_claim(namespace, {
-                "metadata": {"name": consumer.name, "labels": labels},
-                "spec": {"accessModes": ["ReadWriteOnce"],
-                         "storageClassName": self.options.storage_class,
-                         "volumeMode": self.options.volume_mode,
-                         "resources": {"requests": {"storage": request}}}})  # fmt: skip
-            data = ({"volumeDevices": [{"name": "data", "devicePath": BLOCK_DEVICE}]} if block
-                    else {"volumeMounts": [{"name": "data", "mountPath": "/data"}]})  # fmt: skip
+            core.create_namespaced_persistent_volume_claim(
+                namespace,
+                {
+                    "metadata": {"name": consumer.name, "labels": labels},
+                    "spec": {
+                        "accessModes": ["ReadWriteOnce"],
+                        "storageClassName": self.options.storage_class,
+                        "volumeMode": self.options.volume_mode,
+                        "resources": {"requests": {"storage": request}},
+                    },
+                },
+            )
+            data = (
+                {"volumeDevices": [{"name": "data", "devicePath": BLOCK_DEVICE}]}
+                if block
+                else {"volumeMounts": [{"name": "data", "mountPath": "/data"}]}
+            )
             # fio's own output goes to the pod's scratch volume, then to its log (stderr
             # would be mixed into a JSON on stdout)
-            prefill = (f"fio --output={SCRATCH}/prefill.out /jobs/{consumer.name}.prefill "
-                       "|| exit 3; " if workload.prefill else "")  # fmt: skip
+            prefill = (
+                f"fio --output={SCRATCH}/prefill.out /jobs/{consumer.name}.prefill || exit 3; "
+                if workload.prefill
+                else ""
+            )
             command = (
                 f"{prefill}fio --output-format=json+ --output={SCRATCH}/fio.json "
                 f"/jobs/{consumer.name}.job; rc=$?; cat {SCRATCH}/fio.json; exit $rc"
             )
-            core.create_namespaced_pod(namespace, {
-                "metadata": {"name": consumer.name, "labels": labels},
-                "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 5,
-                         "containers": [{
-                             "name": "fio", "image": self.options.fio_image,
-                             "imagePullPolicy": self.options.image_pull_policy,
-                             "command": ["/bin/sh", "-c", command],
-                             **data,
-                             "volumeMounts": [*data.get("volumeMounts", []),
-                                              {"name": "jobs", "mountPath": "/jobs"},
-                                              {"name": "scratch", "mountPath": SCRATCH}]}],
-                         "volumes": [
-                             {"name": "data",
-                              "persistentVolumeClaim": {"claimName": consumer.name}},
-                             {"name": "jobs", "configMap": {"name": "fio-jobs"}},
-                             {"name": "scratch", "emptyDir": {}}]}})  # fmt: skip
+            core.create_namespaced_pod(
+                namespace,
+                {
+                    "metadata": {"name": consumer.name, "labels": labels},
+                    "spec": {
+                        "restartPolicy": "Never",
+                        "terminationGracePeriodSeconds": 5,
+                        "containers": [
+                            {
+                                "name": "fio",
+                                "image": self.options.fio_image,
+                                "imagePullPolicy": self.options.image_pull_policy,
+                                "command": ["/bin/sh", "-c", command],
+                                **data,
+                                "volumeMounts": [
+                                    *data.get("volumeMounts", []),
+                                    {"name": "jobs", "mountPath": "/jobs"},
+                                    {"name": "scratch", "mountPath": SCRATCH},
+                                ],
+                            }
+                        ],
+                        "volumes": [
+                            {"name": "data", "persistentVolumeClaim": {"claimName": consumer.name}},
+                            {"name": "jobs", "configMap": {"name": "fio-jobs"}},
+                            {"name": "scratch", "emptyDir": {}},
+                        ],
+                    },
+                },
+            )
 
     def _wait(
         self,
@@ -263,14 +303,20 @@ class K8sFioTarget:
         plan = json.loads((store.step_dir(step.id) / "step.json").read_text())
         k8s = k8s_step(store.raw_dir(step.id), step.id, plan, self.backend)
         failed = [f"{r.context.consumer} ({r.error})" for r in k8s.records if r.error]
-        notes = [f"{k8s.summary['pods']} pods on StorageClass {self.options.storage_class}; "
-                 f"slowest PVC bound in {k8s.summary['pvc_bound_s_max']} s"]  # fmt: skip
+        notes = [
+            f"{k8s.summary['pods']} pods on StorageClass {self.options.storage_class}; "
+            f"slowest PVC bound in {k8s.summary['pvc_bound_s_max']} s"
+        ]
         if waited == "interrupted":
-            return StepOutcome("interrupted", "stopped on request; the namespace was deleted",
-                               notes)  # fmt: skip
+            return StepOutcome(
+                "interrupted", "stopped on request; the namespace was deleted", notes
+            )
         if waited == "timed out" or failed:
-            return StepOutcome("failed", f"{len(failed)} of {k8s.summary['pods']} pods gave "
-                               f"no result: {'; '.join(failed)}", notes)  # fmt: skip
+            return StepOutcome(
+                "failed",
+                f"{len(failed)} of {k8s.summary['pods']} pods gave no result: {'; '.join(failed)}",
+                notes,
+            )
         return StepOutcome("done", notes=notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

@@ -17,7 +17,7 @@ LOST = -1  # the stream ended without the command's exit status
 
 
 def _exit_status(stream: Any) -> int:
-    from kubernetes.stream.ws_client import ERROR_CHANNEL  # noqa: PLC0415
+    from kubernetes.stream.ws_client import ERROR_CHANNEL
 
     text = stream.read_channel(ERROR_CHANNEL)
     status = yaml.safe_load(text) if text else None
@@ -32,8 +32,10 @@ def _exit_status(stream: Any) -> int:
 
 
 def _drain(client: Any, out: Any, err: Any) -> None:
-    for peek, read, target in ((client.peek_stdout, client.read_stdout, out),
-                               (client.peek_stderr, client.read_stderr, err)):  # fmt: skip
+    for peek, read, target in (
+        (client.peek_stdout, client.read_stdout, out),
+        (client.peek_stderr, client.read_stderr, err),
+    ):
         if peek():
             target.write(read().encode())
             target.flush()
@@ -52,8 +54,8 @@ def exec_in_pod(
 ) -> ProcessResult:
     """Run argv and wait for it (or for stop, or the timeout: then the stream is closed and
     the result says so; the command itself ends with its pod or namespace)."""
-    from kubernetes import client as k8s  # noqa: PLC0415
-    from kubernetes.stream import stream  # noqa: PLC0415
+    from kubernetes import client as k8s
+    from kubernetes.stream import stream
 
     # stream() swaps the client's request method while it runs: a client of its own, so
     # other threads' calls on the shared one stay plain HTTP
@@ -62,10 +64,19 @@ def exec_in_pod(
     timed_out = interrupted = False
     with stdout.open("wb") as out, stderr.open("wb") as err:
         try:
-            client = stream(own.connect_get_namespaced_pod_exec, pod, namespace,
-                            container=container, command=argv, stdin=False, stdout=True,
-                            stderr=True, tty=False, _preload_content=False)  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - the pod is gone or not running: say so
+            client = stream(
+                own.connect_get_namespaced_pod_exec,
+                pod,
+                namespace,
+                container=container,
+                command=argv,
+                stdin=False,
+                stdout=True,
+                stderr=True,
+                tty=False,
+                _preload_content=False,
+            )
+        except Exception as exc:
             err.write(f"volperf: exec in pod {pod} failed: {type(exc).__name__}: {exc}\n".encode())
             now = time.time()
             return ProcessResult(LOST, now - start, False, False, start, now)

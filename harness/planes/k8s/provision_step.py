@@ -23,12 +23,16 @@ def is_provision_step(raw: Path) -> bool:
 
 
 def _spread(seconds: list[float]) -> dict[str, float | None]:
-    return {"p50_s": sample_percentile(seconds, 50), "p95_s": sample_percentile(seconds, 95),
-            "max_s": max(seconds, default=None)}  # fmt: skip
+    return {
+        "p50_s": sample_percentile(seconds, 50),
+        "p95_s": sample_percentile(seconds, 95),
+        "max_s": max(seconds, default=None),
+    }
 
 
-def provision_step(raw: Path, step_id: str) -> tuple[list[EventRecord], dict[str, Any],
-                                                     list[Warning]]:  # fmt: skip
+def provision_step(
+    raw: Path, step_id: str
+) -> tuple[list[EventRecord], dict[str, Any], list[Warning]]:
     seen = json.loads((raw / PROVISION_FILE).read_text(encoding="utf-8"))
     events: list[EventRecord] = []
     for index, claim in enumerate(seen.get("pvcs", []), start=1):
@@ -40,17 +44,25 @@ def provision_step(raw: Path, step_id: str) -> tuple[list[EventRecord], dict[str
             at = claim.get(key)
             seconds = (at - created) / 1000 if at is not None and created is not None else None
             detail = where if seconds is not None else f"{where}: {claim.get('error') or 'never'}"
-            events.append(EventRecord(step_id, claim["consumer"], event, index, created,
-                                      seconds, detail))  # fmt: skip
-    summary: dict[str, Any] = {"storage_class": seen.get("storage_class"),
-                               "namespaces": len(seen.get("namespaces", [])),
-                               "pvcs": len(seen.get("pvcs", []))}  # fmt: skip
+            events.append(
+                EventRecord(step_id, claim["consumer"], event, index, created, seconds, detail)
+            )
+    summary: dict[str, Any] = {
+        "storage_class": seen.get("storage_class"),
+        "namespaces": len(seen.get("namespaces", [])),
+        "pvcs": len(seen.get("pvcs", [])),
+    }
     for event in (BOUND, READY):
         of_kind = [e for e in events if e.event == event]
         ended = [e.seconds for e in of_kind if e.seconds is not None]
         summary[event] = {"count": len(of_kind), "ended": len(ended), **_spread(ended)}
     warnings = []
     if seen.get("namespaces_left"):
-        warnings.append(Warning("k8s-namespace", "namespaces still being deleted when the step "
-                                f"ended: {', '.join(seen['namespaces_left'])}"))  # fmt: skip
+        warnings.append(
+            Warning(
+                "k8s-namespace",
+                "namespaces still being deleted when the step "
+                f"ended: {', '.join(seen['namespaces_left'])}",
+            )
+        )
     return events, {"provision": summary}, warnings

@@ -58,16 +58,19 @@ class _Seen:
 
 def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event) -> None:
     """Follow list_call's objects with the selector until done; resume where it left."""
-    from kubernetes import watch  # noqa: PLC0415
-    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+    from kubernetes import watch
+    from kubernetes.client.exceptions import ApiException
 
     version = None
     while not done.is_set():
         watcher = watch.Watch()
         try:
-            for event in watcher.stream(list_call, label_selector=selector,
-                                        resource_version=version,
-                                        timeout_seconds=WATCH_WINDOW_S):  # fmt: skip
+            for event in watcher.stream(
+                list_call,
+                label_selector=selector,
+                resource_version=version,
+                timeout_seconds=WATCH_WINDOW_S,
+            ):
                 version = event["object"].metadata.resource_version
                 on_object(event["object"])
                 if done.is_set():
@@ -76,7 +79,7 @@ def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event)
             if exc.status != 410:  # 410: the version is too old, list anew
                 time.sleep(1)
             version = None
-        except Exception:  # noqa: BLE001 - a dropped connection: watch again
+        except Exception:
             time.sleep(1)
 
 
@@ -94,8 +97,10 @@ class K8sProvisionTarget:
         workload = step.workload
         assert isinstance(workload, PvcProvisionWorkload)
         campaign = k8s_name(self.spec.name)
-        namespaces = {c.name: k8s_name(f"volperf-{self.spec.name}-{step.index:03d}-{c.name}")
-                      for c in step.consumers}  # fmt: skip
+        namespaces = {
+            c.name: k8s_name(f"volperf-{self.spec.name}-{step.index:03d}-{c.name}")
+            for c in step.consumers
+        }
         labels = {LABEL: campaign, STEP_LABEL: str(step.index)}
         selector = ",".join(f"{k}={v}" for k, v in labels.items())
         seen = _Seen()
@@ -104,13 +109,29 @@ class K8sProvisionTarget:
                 seen.note((namespace, f"pvc-{number:03d}"), "consumer", consumer)
         done = threading.Event()
         watches = [
-            threading.Thread(target=_watch, daemon=True, name="watch-pvcs", args=(
-                self.core.list_persistent_volume_claim_for_all_namespaces, selector,
-                lambda claim: self._on_claim(claim, seen), done)),
-            threading.Thread(target=_watch, daemon=True, name="watch-pods", args=(
-                self.core.list_pod_for_all_namespaces, selector,
-                lambda pod: self._on_pod(pod, seen), done)),
-        ]  # fmt: skip
+            threading.Thread(
+                target=_watch,
+                daemon=True,
+                name="watch-pvcs",
+                args=(
+                    self.core.list_persistent_volume_claim_for_all_namespaces,
+                    selector,
+                    lambda claim: self._on_claim(claim, seen),
+                    done,
+                ),
+            ),
+            threading.Thread(
+                target=_watch,
+                daemon=True,
+                name="watch-pods",
+                args=(
+                    self.core.list_pod_for_all_namespaces,
+                    selector,
+                    lambda pod: self._on_pod(pod, seen),
+                    done,
+                ),
+            ),
+        ]
         for thread in watches:
             thread.start()
         state, error = "done", ""
@@ -122,10 +143,15 @@ class K8sProvisionTarget:
         finally:
             done.set()
             left = self._delete_all(list(namespaces.values()), store)
-            record = {"storage_class": self.options.storage_class, "pods": workload.pods,
-                      "namespaces": sorted(namespaces.values()),
-                      "pvcs": [{"namespace": ns, "name": name, **entry}
-                               for (ns, name), entry in sorted(seen.claims.items())]}  # fmt: skip
+            record = {
+                "storage_class": self.options.storage_class,
+                "pods": workload.pods,
+                "namespaces": sorted(namespaces.values()),
+                "pvcs": [
+                    {"namespace": ns, "name": name, **entry}
+                    for (ns, name), entry in sorted(seen.claims.items())
+                ],
+            }
             if left:
                 record["namespaces_left"] = left
             atomic_write_json(store.raw_dir(step.id) / PROVISION_FILE, record)
@@ -142,54 +168,78 @@ class K8sProvisionTarget:
             seen.note((claim.metadata.namespace, claim.metadata.name), "bound_ms", _now_ms())
 
     def _on_pod(self, pod: Any, seen: _Seen) -> None:
-        ready = any(c.type == "Ready" and c.status == "True"
-                    for c in (pod.status.conditions or []))  # fmt: skip
+        ready = any(c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
         key = (pod.metadata.namespace, pod.metadata.name)
         if ready:
             seen.note(key, "ready_ms", _now_ms())
         elif waiting_reason(pod) in WAITING_FAILURES:  # an image, a crash loop: no use waiting
             seen.note(key, "cannot_start", waiting_reason(pod), first=False)
 
-    def _create_all(self, workload: PvcProvisionWorkload, namespaces: dict[str, str],
-                    labels: dict[str, str], seen: _Seen, store: CampaignStore) -> str:  # fmt: skip
+    def _create_all(
+        self,
+        workload: PvcProvisionWorkload,
+        namespaces: dict[str, str],
+        labels: dict[str, str],
+        seen: _Seen,
+        store: CampaignStore,
+    ) -> str:
         request = f"{max(1, math.ceil(size_bytes(workload.size) / 2**20))}Mi"
         for namespace in namespaces.values():
-            store.record_created(f"k8s-namespace:{self.kubeconfig}:{namespace}",
-                                 kind="k8s-namespace", kubeconfig=self.kubeconfig,
-                                 namespace=namespace, campaign=self.spec.name)  # fmt: skip
+            store.record_created(
+                f"k8s-namespace:{self.kubeconfig}:{namespace}",
+                kind="k8s-namespace",
+                kubeconfig=self.kubeconfig,
+                namespace=namespace,
+                campaign=self.spec.name,
+            )
 
         def create(namespace: str) -> None:
             self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
             for number in range(1, workload.pvcs + 1):
                 name = f"pvc-{number:03d}"
                 seen.note((namespace, name), "created_ms", _now_ms(), first=False)
-                self.core.create_namespaced_persistent_volume_claim(namespace, {
-                    "metadata": {"name": name, "labels": labels},
-                    "spec": {"accessModes": ["ReadWriteOnce"],
-                             "storageClassName": self.options.storage_class,
-                             "resources": {"requests": {"storage": request}}}})  # fmt: skip
+                self.core.create_namespaced_persistent_volume_claim(
+                    namespace,
+                    {
+                        "metadata": {"name": name, "labels": labels},
+                        "spec": {
+                            "accessModes": ["ReadWriteOnce"],
+                            "storageClassName": self.options.storage_class,
+                            "resources": {"requests": {"storage": request}},
+                        },
+                    },
+                )
                 if workload.pods:
                     self.core.create_namespaced_pod(namespace, self._pod(name, labels))
 
         with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
-            failures = [f.exception() for f in [pool.submit(create, ns)
-                                                for ns in namespaces.values()]]  # fmt: skip
+            failures = [
+                f.exception() for f in [pool.submit(create, ns) for ns in namespaces.values()]
+            ]
         errors = [f"{type(e).__name__}: {e}" for e in failures if e is not None]
         return f"creating the namespaces failed: {errors[0]}" if errors else ""
 
     def _pod(self, claim: str, labels: dict[str, str]) -> dict[str, Any]:
-        return {"metadata": {"name": claim, "labels": labels},
-                "spec": {"terminationGracePeriodSeconds": 0,
-                         "containers": [{"name": "idle", "image": self.options.fio_image,
-                                         "imagePullPolicy": self.options.image_pull_policy,
-                                         "command": ["/bin/sh", "-c", "sleep 3600"],
-                                         "volumeMounts": [{"name": "data",
-                                                           "mountPath": "/data"}]}],
-                         "volumes": [{"name": "data",
-                                      "persistentVolumeClaim": {"claimName": claim}}]}}  # fmt: skip
+        return {
+            "metadata": {"name": claim, "labels": labels},
+            "spec": {
+                "terminationGracePeriodSeconds": 0,
+                "containers": [
+                    {
+                        "name": "idle",
+                        "image": self.options.fio_image,
+                        "imagePullPolicy": self.options.image_pull_policy,
+                        "command": ["/bin/sh", "-c", "sleep 3600"],
+                        "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                    }
+                ],
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}],
+            },
+        }
 
-    def _wait(self, workload: PvcProvisionWorkload, seen: _Seen, stop: threading.Event,
-              tick: Tick) -> tuple[str, str]:  # fmt: skip
+    def _wait(
+        self, workload: PvcProvisionWorkload, seen: _Seen, stop: threading.Event, tick: Tick
+    ) -> tuple[str, str]:
         started = time.monotonic()
         wanted = ("bound_ms", "ready_ms") if workload.pods else ("bound_ms",)
         while True:
@@ -218,8 +268,10 @@ class K8sProvisionTarget:
                 events += f"; pod events: {last_events(self.core, namespace, 'Pod', name)}"
             seen.note(key, "error", f"{what} after {waited:.0f} s; {events}", first=False)
         namespace, name = open_[0]
-        return (f"{len(open_)} of {len(seen.claims)} PVCs not done after {waited:.0f} s; first: "
-                f"{namespace}/{name}: {seen.claims[open_[0]]['error']}")  # fmt: skip
+        return (
+            f"{len(open_)} of {len(seen.claims)} PVCs not done after {waited:.0f} s; first: "
+            f"{namespace}/{name}: {seen.claims[open_[0]]['error']}"
+        )
 
     def _delete_all(self, namespaces: list[str], store: CampaignStore) -> list[str]:
         """Delete every namespace at once and wait; the names still there."""
@@ -227,7 +279,7 @@ class K8sProvisionTarget:
         def delete(namespace: str) -> bool:
             try:
                 gone = delete_namespace(self.core, namespace, 300)
-            except Exception:  # noqa: BLE001 - left for `volperf cleanup`, said in the record
+            except Exception:
                 return False
             if gone:
                 store.forget_created(f"k8s-namespace:{self.kubeconfig}:{namespace}")

@@ -31,18 +31,31 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
     for index, consumer in enumerate(plan.get("consumers", []), start=1):
         seen = pods["consumers"].get(consumer["name"], {})
         context = ConsumerContext(
-            step=step_id, consumer=consumer["name"], concurrency=concurrency,
-            role=consumer.get("role", ""), rw=consumer["rw"], bs=str(workload.get("bs", "")),
-            iodepth=int(workload.get("iodepth", 1)), backend=backend,
+            step=step_id,
+            consumer=consumer["name"],
+            concurrency=concurrency,
+            role=consumer.get("role", ""),
+            rw=consumer["rw"],
+            bs=str(workload.get("bs", "")),
+            iodepth=int(workload.get("iodepth", 1)),
+            backend=backend,
             repeat=int(plan.get("repeat") or 1),
-        )  # fmt: skip
+        )
         created = int(seen.get("created_ms") or 0)
         for key, event in TIMED.items():
             at = seen.get(f"{key}_ms")
             if at is not None:
-                result.events.append(EventRecord(step_id, consumer["name"], event, index,
-                                                 created, (at - created) / 1000,
-                                                 seen.get("storage_class", "")))  # fmt: skip
+                result.events.append(
+                    EventRecord(
+                        step_id,
+                        consumer["name"],
+                        event,
+                        index,
+                        created,
+                        (at - created) / 1000,
+                        seen.get("storage_class", ""),
+                    )
+                )
         log = raw / PODS_DIR / f"{consumer['name']}.out"
         problem = seen.get("error", "")
         if not problem and log.exists():
@@ -52,14 +65,22 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                 result.records += records
                 continue
         why = problem or "the pod left no output"
-        result.records.append(failed_record(created, consumer["jobname"], context,
-                                            f"pod {consumer['name']}: {why}"))  # fmt: skip
+        result.records.append(
+            failed_record(created, consumer["jobname"], context, f"pod {consumer['name']}: {why}")
+        )
     bound = [e.seconds for e in result.events if e.event == TIMED["bound"] and e.seconds]
-    result.summary = {"namespace": pods.get("namespace"), "storage_class": pods.get(
-        "storage_class"), "pods": len(result.records),
+    result.summary = {
+        "namespace": pods.get("namespace"),
+        "storage_class": pods.get("storage_class"),
+        "pods": len(result.records),
         "pods_failed": sum(1 for r in result.records if r.error),
-        "pvc_bound_s_max": max(bound) if bound else None}  # fmt: skip
+        "pvc_bound_s_max": max(bound) if bound else None,
+    }
     if pods.get("namespace_left"):
-        result.warnings.append(Warning("k8s-namespace", f"namespace {pods['namespace']} was "
-                                       "still being deleted when the step ended"))  # fmt: skip
+        result.warnings.append(
+            Warning(
+                "k8s-namespace",
+                f"namespace {pods['namespace']} was still being deleted when the step ended",
+            )
+        )
     return result

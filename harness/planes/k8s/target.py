@@ -34,7 +34,7 @@ class KubernetesTarget:
     @property
     def db(self) -> K8sDatabaseTarget:
         if self._db is None:
-            from kubernetes import client  # noqa: PLC0415
+            from kubernetes import client
 
             apps = client.AppsV1Api(self.fio.core.api_client)
             self._db = K8sDatabaseTarget(self.spec, self.fio.core, apps, str(self.fio.kubeconfig))
@@ -46,8 +46,10 @@ class KubernetesTarget:
     def tool_versions(self) -> dict[str, str]:
         versions = self.fio.tool_versions()
         o = self.fio.options
-        engines = {getattr(w, "engine", "postgresql" if w.tool == "pgbench" else None)
-                   for w in self.spec.workloads}  # fmt: skip
+        engines = {
+            getattr(w, "engine", "postgresql" if w.tool == "pgbench" else None)
+            for w in self.spec.workloads
+        }
         if "mariadb" in engines:
             versions["mariadb image"] = o.mariadb_image
         if "postgresql" in engines:

@@ -142,8 +142,12 @@ class LocalDatabaseTarget:
         needed = max(size_bytes(w.file_total_size) for w in files) * max(self.spec.sweep)
         st = os.statvfs(self.path)
         available = st.f_bavail * st.f_frsize
-        require_space(f"{self.path}: not enough free space for the fileio workloads", needed,
-                      "largest file_total_size x most consumers", available)  # fmt: skip
+        require_space(
+            f"{self.path}: not enough free space for the fileio workloads",
+            needed,
+            "largest file_total_size x most consumers",
+            available,
+        )
 
     def tool_versions(self) -> dict[str, str]:
         versions = {}

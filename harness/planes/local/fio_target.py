@@ -84,8 +84,12 @@ class LocalFioTarget:
             # files volperf already made count as available: they are reused
             available += sum(p.stat().st_size for p in self._files_of_campaign() if p.exists())
             what = "free space"
-        require_space(f"{self.path}: not enough {what} for the campaign", needed,
-                      "largest size x most consumers", available)  # fmt: skip
+        require_space(
+            f"{self.path}: not enough {what} for the campaign",
+            needed,
+            "largest size x most consumers",
+            available,
+        )
 
     def _files_of_campaign(self) -> list[Path]:
         return list(self.path.glob(f"volperf-{self.spec.name}-c*.dat"))
@@ -159,8 +163,7 @@ class LocalFioTarget:
 
         job = render_job(step.workload, targets)
         with HostSampler(raw / "host.jsonl", device_for_path(self.path)) as sampler:
-            failure = run_measured(self.spec, step.workload, raw, job, stop, tick,
-                                   sampler=sampler)  # fmt: skip
+            failure = run_measured(self.spec, step.workload, raw, job, stop, tick, sampler=sampler)
         return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

@@ -20,9 +20,20 @@ WAIT_S = 300
 def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
     """The workload uuids of a task, from Rally's database (RuntimeError if it cannot)."""
     done = subprocess.run(
-        [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(rally_dir),
-         "--owner-ids-of", task_uuid], capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.planes.rally.runner",
+            "--rally-dir",
+            str(rally_dir),
+            "--owner-ids-of",
+            task_uuid,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     if done.returncode != 0:
         tail = " / ".join(done.stderr.strip().splitlines()[-2:])
         raise RuntimeError(f"Rally's database in {rally_dir} has no task {task_uuid}: {tail}")
@@ -32,8 +43,8 @@ def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
 def name_matcher(owners: list[str]) -> Callable[[str], bool]:
     """Whether a resource name is one Rally generated for one of these owners (workload
     uuids), in its scenarios' or its contexts' formats."""
-    from rally.common import utils  # noqa: PLC0415 - Rally only where a task ran
-    from rally.task import context, scenario  # noqa: PLC0415
+    from rally.common import utils
+    from rally.task import context, scenario
 
     def ours(name: str) -> bool:
         return bool(name) and any(
@@ -64,13 +75,14 @@ def remove_task_leftovers(conn: Any, owners: list[str]) -> list[str]:
     volumes = [v for v in conn.block_storage.volumes(all_projects=True) if left(v)]
     for volume in volumes:
         if volume.status not in ("available", "error"):
-            conn.block_storage.reset_volume_status(volume, status="available",
-                                                   attach_status="detached",
-                                                   migration_status=None)  # fmt: skip
+            conn.block_storage.reset_volume_status(
+                volume, status="available", attach_status="detached", migration_status=None
+            )
         conn.block_storage.delete_volume(volume, force=True)
         removed.append(f"volume {volume.name or ''} ({volume.id})")
-    _wait_gone(lambda: [v for v in conn.block_storage.volumes(all_projects=True) if left(v)],
-               "volumes")  # fmt: skip
+    _wait_gone(
+        lambda: [v for v in conn.block_storage.volumes(all_projects=True) if left(v)], "volumes"
+    )
     for user in [u for u in conn.identity.users() if ours(u.name)]:
         conn.identity.delete_user(user)
         removed.append(f"user {user.name}")

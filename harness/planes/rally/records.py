@@ -45,8 +45,17 @@ class RallyActionRecord:
 
 
 RALLY_COLUMNS = [f.name for f in fields(RallyActionRecord)]
-TABLE_HEADER = ["Action", "Min (sec)", "Median (sec)", "90%ile (sec)", "95%ile (sec)",
-                "Max (sec)", "Avg (sec)", "Success", "Count"]  # fmt: skip
+TABLE_HEADER = [
+    "Action",
+    "Min (sec)",
+    "Median (sec)",
+    "90%ile (sec)",
+    "95%ile (sec)",
+    "Max (sec)",
+    "Avg (sec)",
+    "Success",
+    "Count",
+]
 
 
 def load_export(path: Path) -> dict[str, Any]:
@@ -110,12 +119,17 @@ def _rows(element: dict[str, Any], depth: int, context: dict[str, Any]) -> list[
     name = element.get("display_name") or element.get("name", "?")
     row = RallyActionRecord(
         action=f" {'-' * depth}> {name}" if depth else name,
-        min_s=_number(data.get("min")), median_s=_number(data.get("median")),
-        p90_s=_number(data.get("90%ile")), p95_s=_number(data.get("95%ile")),
-        max_s=_number(data.get("max")), avg_s=_number(data.get("avg")),
-        success_pct=_percent(data.get("success")), count=int(data.get("iteration_count") or 0),
-        depth=depth, **context,
-    )  # fmt: skip
+        min_s=_number(data.get("min")),
+        median_s=_number(data.get("median")),
+        p90_s=_number(data.get("90%ile")),
+        p95_s=_number(data.get("95%ile")),
+        max_s=_number(data.get("max")),
+        avg_s=_number(data.get("avg")),
+        success_pct=_percent(data.get("success")),
+        count=int(data.get("iteration_count") or 0),
+        depth=depth,
+        **context,
+    )
     children = element.get("children", [])
     return [row, *(r for child in children for r in _rows(child, depth + 1, context))]
 

@@ -2,7 +2,8 @@
 starts it per step, so Rally's global state (oslo.config, its DB engine, its logging)
 stays out of volperf's process and a hung task can be stopped with a signal.
 
-    python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE --args JSON --out RAW
+    python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
+        --args JSON --out RAW
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
     python -m harness.planes.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
 
@@ -44,9 +45,9 @@ def rally_config(rally_dir: Path) -> Path:
 
 
 def open_api(rally_dir: Path) -> Any:
-    from rally import api as rally_api  # noqa: PLC0415 - Rally only in this process
-    from rally import plugins  # noqa: PLC0415
-    from rally.common import db  # noqa: PLC0415
+    from rally import api as rally_api
+    from rally import plugins
+    from rally.common import db
 
     api = rally_api.API(config_file=str(rally_config(rally_dir)), skip_db_check=True)
     if not db.schema.schema_revision():
@@ -56,7 +57,7 @@ def open_api(rally_dir: Path) -> Any:
 
 
 def ensure_env(api: Any, rally_dir: Path, name: str) -> None:
-    from rally import exceptions  # noqa: PLC0415
+    from rally import exceptions
 
     try:
         api.deployment.get(deployment=name)
@@ -69,13 +70,15 @@ def ensure_env(api: Any, rally_dir: Path, name: str) -> None:
 
 def render(api: Any, task_file: Path, args: dict[str, Any]) -> dict[str, Any]:
     text = task_file.read_text(encoding="utf-8")
-    rendered = api.task.render_template(task_template=text, template_dir=str(task_file.parent),
-                                        **args)  # fmt: skip
+    rendered = api.task.render_template(
+        task_template=text, template_dir=str(task_file.parent), **args
+    )
     return yaml.safe_load(rendered)
 
 
-def prepared(rally_dir: Path, env: str, task_file: Path,
-             args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+def prepared(
+    rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
     """Rally's API with the environment in place, and the task rendered with its args."""
     api = open_api(rally_dir)
     ensure_env(api, rally_dir, env)
@@ -102,8 +105,9 @@ def owner_ids(rally_dir: Path, task_uuid: str) -> int:
     return 0
 
 
-def run(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path,
-        tags: list[str]) -> int:  # fmt: skip
+def run(
+    rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path, tags: list[str]
+) -> int:
     api, config = prepared(rally_dir, env, task_file, args)
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
     task = api.task.create(deployment=env, tags=tags)
@@ -119,7 +123,7 @@ def run(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: P
     error = None
     try:
         api.task.start(deployment=env, config=config, task=uuid)
-    except Exception as exc:  # noqa: BLE001 - reported, and the reports still exported
+    except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         print(f"Rally task {uuid} failed: {error}", file=sys.stderr, flush=True)
     # html-static: the page carries its scripts, so it opens offline and from the docs
@@ -145,10 +149,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--args", default="{}", help="task args as JSON")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--tag", action="append", default=[])
-    parser.add_argument("--validate-only", action="store_true",
-                        help="render and validate the task, print it, run nothing")  # fmt: skip
-    parser.add_argument("--owner-ids-of", metavar="TASK_UUID",
-                        help="print the uuids in the names of what that task made")  # fmt: skip
+    parser.add_argument(
+        "--validate-only",
+        action="store_true",
+        help="render and validate the task, print it, run nothing",
+    )
+    parser.add_argument(
+        "--owner-ids-of",
+        metavar="TASK_UUID",
+        help="print the uuids in the names of what that task made",
+    )
     options = parser.parse_args(argv)
     if options.owner_ids_of:
         return owner_ids(options.rally_dir, options.owner_ids_of)
@@ -158,8 +168,14 @@ def main(argv: list[str] | None = None) -> int:
         return validate(options.rally_dir, options.env, options.task, json.loads(options.args))
     if options.out is None:
         parser.error("--out is needed to run a task")
-    return run(options.rally_dir, options.env, options.task, json.loads(options.args),
-               options.out, options.tag)  # fmt: skip
+    return run(
+        options.rally_dir,
+        options.env,
+        options.task,
+        json.loads(options.args),
+        options.out,
+        options.tag,
+    )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from harness.planes.rally.records import (
     runner_of,
     scenario_of,
     workloads,
-)  # fmt: skip
+)
 from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT
 from harness.records.aggregate import Warning
 
@@ -46,39 +46,60 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         total = int(workload.get("total_iteration_count") or 0)
         scenario = scenario_of(workload)
         verdicts = workload.get("sla_results", {}).get("sla", [])
-        slas = [{"criterion": s.get("criterion"), "success": s.get("success"),
-                 "detail": s.get("detail")} for s in verdicts]  # fmt: skip
+        slas = [
+            {
+                "criterion": s.get("criterion"),
+                "success": s.get("success"),
+                "detail": s.get("detail"),
+            }
+            for s in verdicts
+        ]
         here = (task.get("uuid"), scenario, runner.get("concurrency"))
         totals = [
             r
             for r in result.records
             if r.action == "total" and (r.task, r.scenario, r.concurrency) == here
         ]
-        summaries.append({
-            "total_median_s": totals[0].median_s if totals else None,
-            "total_p95_s": totals[0].p95_s if totals else None,
-            "scenario": scenario, "concurrency": runner.get("concurrency"),
-            "times": runner.get("times"), "iterations": total, "failed": failed,
-            "load_duration": workload.get("load_duration"),
-            "full_duration": workload.get("full_duration"),
-            "pass_sla": bool(workload.get("pass_sla")), "sla": slas,
-        })  # fmt: skip
+        summaries.append(
+            {
+                "total_median_s": totals[0].median_s if totals else None,
+                "total_p95_s": totals[0].p95_s if totals else None,
+                "scenario": scenario,
+                "concurrency": runner.get("concurrency"),
+                "times": runner.get("times"),
+                "iterations": total,
+                "failed": failed,
+                "load_duration": workload.get("load_duration"),
+                "full_duration": workload.get("full_duration"),
+                "pass_sla": bool(workload.get("pass_sla")),
+                "sla": slas,
+            }
+        )
         if failed:
             errors = sorted({_error(i) for i in workload.get("data", []) if i.get("error")})
             message = f"{scenario}: {failed} of {total} iterations failed: {'; '.join(errors[:3])}"
             result.warnings.append(Warning("rally-failures", message))
         for sla in slas:
             if not sla["success"]:
-                result.warnings.append(Warning("rally-sla", f"{scenario}: SLA {sla['criterion']} "
-                                               f"failed: {sla['detail']}"))  # fmt: skip
+                result.warnings.append(
+                    Warning(
+                        "rally-sla", f"{scenario}: SLA {sla['criterion']} failed: {sla['detail']}"
+                    )
+                )
     status = [t.get("status") for t in document["tasks"]]
-    result.summary = {"rally": {
-        "tasks": tasks, "status": status, "workloads": summaries,
-        "html": f"raw/{HTML_REPORT}" if (raw / HTML_REPORT).exists() else None,
-    }}  # fmt: skip
+    result.summary = {
+        "rally": {
+            "tasks": tasks,
+            "status": status,
+            "workloads": summaries,
+            "html": f"raw/{HTML_REPORT}" if (raw / HTML_REPORT).exists() else None,
+        }
+    }
     if any(s not in ("finished", None) for s in status):
-        message = (f"Rally task status {', '.join(map(str, status))} (aborted or crashed: "
-                   "figures cover part of the task)")  # fmt: skip
+        message = (
+            f"Rally task status {', '.join(map(str, status))} (aborted or crashed: "
+            "figures cover part of the task)"
+        )
         result.warnings.append(Warning("rally-task", message))
     return result
 

@@ -54,10 +54,25 @@ def task_file(task: str) -> Path:
 def rally_env_spec(region: Any) -> dict[str, Any]:
     """Rally's environment spec for an admin from a clouds.yaml entry."""
     auth = region.config["auth"]
-    admin = {key: auth[key] for key in ("username", "password", "project_name",
-             "user_domain_name", "project_domain_name") if auth.get(key)}  # fmt: skip
-    return {"openstack": {"auth_url": auth["auth_url"], "region_name": region.region_name or "",
-                          "https_insecure": not region.verify, "admin": admin}}  # fmt: skip
+    admin = {
+        key: auth[key]
+        for key in (
+            "username",
+            "password",
+            "project_name",
+            "user_domain_name",
+            "project_domain_name",
+        )
+        if auth.get(key)
+    }
+    return {
+        "openstack": {
+            "auth_url": auth["auth_url"],
+            "region_name": region.region_name or "",
+            "https_insecure": not region.verify,
+            "admin": admin,
+        }
+    }
 
 
 class RallyTarget:
@@ -102,9 +117,14 @@ class RallyTarget:
             key = f"{TASK_KIND}:{uuid}"
             if key not in store.created():
                 clouds = clouds_yaml(self.options)
-                store.record_created(key, kind=TASK_KIND, uuid=uuid, cloud=self.options.cloud,
-                                     clouds_yaml=str(clouds) if clouds else "",
-                                     rally_dir=str(self.rally_dir))  # fmt: skip
+                store.record_created(
+                    key,
+                    kind=TASK_KIND,
+                    uuid=uuid,
+                    cloud=self.options.cloud,
+                    clouds_yaml=str(clouds) if clouds else "",
+                    rally_dir=str(self.rally_dir),
+                )
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
@@ -113,12 +133,30 @@ class RallyTarget:
         assert isinstance(workload, RallyWorkload)
         raw = store.raw_dir(step.id)
         raw.mkdir(parents=True, exist_ok=True)
-        args = {**workload.args, "times": workload.times_at(step.concurrency),
-                "concurrency": step.concurrency}  # fmt: skip
-        argv = [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(self.rally_dir),
-                "--env", self.env, "--task", str(task_file(workload.task)),
-                "--args", json.dumps(args), "--out", str(raw),
-                "--tag", "volperf", "--tag", self.spec.name]  # fmt: skip
+        args = {
+            **workload.args,
+            "times": workload.times_at(step.concurrency),
+            "concurrency": step.concurrency,
+        }
+        argv = [
+            sys.executable,
+            "-m",
+            "harness.planes.rally.runner",
+            "--rally-dir",
+            str(self.rally_dir),
+            "--env",
+            self.env,
+            "--task",
+            str(task_file(workload.task)),
+            "--args",
+            json.dumps(args),
+            "--out",
+            str(raw),
+            "--tag",
+            "volperf",
+            "--tag",
+            self.spec.name,
+        ]
         command = Command(argv, raw / "runner.out", raw / "runner.err")
 
         def on_tick(elapsed: float) -> None:
@@ -132,11 +170,15 @@ class RallyTarget:
         if stop.is_set():
             return StepOutcome("interrupted", "stopped: the Rally task was aborted")
         if result.timed_out:
-            return StepOutcome("failed", f"the Rally task ran past {workload.timeout} s and was "
-                               "aborted")  # fmt: skip
+            return StepOutcome(
+                "failed", f"the Rally task ran past {workload.timeout} s and was aborted"
+            )
         if JSON_REPORT not in reports:
-            return StepOutcome("failed", f"the Rally runner exited {result.returncode} without "
-                               f"a report: {log_tail(raw / 'runner.err')}")  # fmt: skip
+            return StepOutcome(
+                "failed",
+                f"the Rally runner exited {result.returncode} without "
+                f"a report: {log_tail(raw / 'runner.err')}",
+            )
         notes = [] if result.returncode == 0 else [log_tail(raw / "runner.err")]
         return StepOutcome("done", notes=notes)
 

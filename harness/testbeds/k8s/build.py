@@ -32,9 +32,13 @@ KUBE_VERSION = "v1.32.4"
 FLAGS = ["-trimpath", "-ldflags", "-s -w"]
 # the version the binaries report (`kubectl get nodes`), as Kubernetes' own build sets it
 _VERSION = "k8s.io/component-base/version"
-KUBE_FLAGS = ["-trimpath", "-ldflags", f"-s -w -X {_VERSION}.gitVersion={KUBE_VERSION} "
-              f"-X {_VERSION}.gitMajor=1 -X {_VERSION}.gitMinor=32 "
-              f"-X {_VERSION}.gitTreeState=clean"]  # fmt: skip
+KUBE_FLAGS = [
+    "-trimpath",
+    "-ldflags",
+    f"-s -w -X {_VERSION}.gitVersion={KUBE_VERSION} "
+    f"-X {_VERSION}.gitMajor=1 -X {_VERSION}.gitMinor=32 "
+    f"-X {_VERSION}.gitTreeState=clean",
+]
 
 Say = Callable[[str], None]
 
@@ -54,23 +58,37 @@ def go_binary() -> str:
     seen = []
     candidates = [os.environ.get("VOLPERF_GO"), shutil.which("go")]
     cached = cache_root().parent / "go"
-    candidates += sorted((str(p) for p in cached.glob("*/root/usr/lib/go-*/bin/go")
-                          if (p.parents[5] / "complete").exists()), reverse=True)  # fmt: skip
+    candidates += sorted(
+        (
+            str(p)
+            for p in cached.glob("*/root/usr/lib/go-*/bin/go")
+            if (p.parents[5] / "complete").exists()
+        ),
+        reverse=True,
+    )
     for candidate in filter(None, candidates):
         version = _version_of(candidate)
         if version and _minor(version) >= MIN_GO_MINOR:
             return candidate
         seen.append(f"{candidate} ({version or 'does not run'})")
     found = f"found only {', '.join(seen)}" if seen else "no `go` on PATH"
-    raise TestbedError(f"the Kubernetes testbed is built with Go 1.{MIN_GO_MINOR} or newer: "
-                       f"{found}; tools/go-toolchain.sh fetches one into {cached} "
-                       "(tools/test.sh runs it), or set VOLPERF_GO")  # fmt: skip
+    raise TestbedError(
+        f"the Kubernetes testbed is built with Go 1.{MIN_GO_MINOR} or newer: "
+        f"{found}; tools/go-toolchain.sh fetches one into {cached} "
+        "(tools/test.sh runs it), or set VOLPERF_GO"
+    )
 
 
 def _version_of(go: str) -> str:
     try:
-        done = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True,
-                              timeout=60, check=True, env=go_environment())  # fmt: skip
+        done = subprocess.run(
+            [go, "env", "GOVERSION"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            env=go_environment(),
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return done.stdout.strip()
@@ -92,9 +110,14 @@ def binaries_key() -> str:
 
 
 def go_environment() -> dict[str, str]:
-    return {**os.environ, "GOMODCACHE": str(cache_root() / "gomodcache"),
-            "GONOSUMDB": "k8s.io,github.com/rancher", "GOFLAGS": "-mod=mod",
-            "CGO_ENABLED": "0", "GOTOOLCHAIN": "local"}  # fmt: skip
+    return {
+        **os.environ,
+        "GOMODCACHE": str(cache_root() / "gomodcache"),
+        "GONOSUMDB": "k8s.io,github.com/rancher",
+        "GOFLAGS": "-mod=mod",
+        "CGO_ENABLED": "0",
+        "GOTOOLCHAIN": "local",
+    }
 
 
 def _go(args: list[str], cwd: Path, log: Path, what: str, say: Say) -> None:
@@ -102,14 +125,23 @@ def _go(args: list[str], cwd: Path, log: Path, what: str, say: Say) -> None:
         out.write(f"\n$ go {' '.join(args)}\n")
         out.flush()
         try:
-            done = run_build([go_binary(), *args], f"building {what}", say, BUILD_TIMEOUT_S,
-                             cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                             env=go_environment())  # fmt: skip
+            done = run_build(
+                [go_binary(), *args],
+                f"building {what}",
+                say,
+                BUILD_TIMEOUT_S,
+                cwd=cwd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=go_environment(),
+            )
         except BuildTimeout as exc:
             raise TestbedError(f"{exc}; log in {log}") from None
     if done.returncode != 0:
-        raise TestbedError(f"building {what} failed (go exited {done.returncode}): "
-                           f"{log_tail(log)}; whole log in {log}")  # fmt: skip
+        raise TestbedError(
+            f"building {what} failed (go exited {done.returncode}): "
+            f"{log_tail(log)}; whole log in {log}"
+        )
 
 
 def ensure_binaries(say: Say) -> Path:
@@ -122,12 +154,19 @@ def ensure_binaries(say: Say) -> Path:
     work.mkdir(parents=True)
     shutil.copy(KBUILD / "go.mod", work / "go.mod")
     log = folder / "build.log"
-    say(f"building Kubernetes v1.32.4 and local-path-provisioner {LPP_VERSION} from the Go "
-        f"module proxy into {folder} (once per machine: about 8 minutes on 2 cores)")  # fmt: skip
+    say(
+        f"building Kubernetes v1.32.4 and local-path-provisioner {LPP_VERSION} from the Go "
+        f"module proxy into {folder} (once per machine: about 8 minutes on 2 cores)"
+    )
     for name in KUBE_COMMANDS:
         started = time.monotonic()
-        _go(["build", *KUBE_FLAGS, "-o", str(folder / name), f"k8s.io/kubernetes/cmd/{name}"],
-            work, log, name, say)  # fmt: skip
+        _go(
+            ["build", *KUBE_FLAGS, "-o", str(folder / name), f"k8s.io/kubernetes/cmd/{name}"],
+            work,
+            log,
+            name,
+            say,
+        )
         say(f"  {name} built in {time.monotonic() - started:.0f} s")
     started = time.monotonic()
     _go(
@@ -139,8 +178,13 @@ def ensure_binaries(say: Say) -> Path:
     shutil.copytree(source, lpp)
     for path in [lpp, *lpp.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o200)  # the module cache is read-only
-    _go(["build", *FLAGS, "-o", str(folder / "local-path-provisioner"), "."], lpp, log,
-        "local-path-provisioner", say)  # fmt: skip
+    _go(
+        ["build", *FLAGS, "-o", str(folder / "local-path-provisioner"), "."],
+        lpp,
+        log,
+        "local-path-provisioner",
+        say,
+    )
     say(f"  local-path-provisioner built in {time.monotonic() - started:.0f} s")
     shutil.rmtree(work)
     shutil.rmtree(lpp)

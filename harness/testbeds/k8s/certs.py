@@ -46,9 +46,13 @@ def _name(common_name: str, organization: str | None = None) -> x509.Name:
 
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey) -> None:
     path.touch(mode=0o600)
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                       serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption()))  # fmt: skip
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
 
 
 def _write_cert(path: Path, cert: x509.Certificate) -> None:
@@ -66,12 +70,16 @@ def _sign(
     names: list[str] | None = None,
 ) -> x509.Certificate:
     now = datetime.datetime.now(datetime.UTC)
-    builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - datetime.timedelta(minutes=5))
-               .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=None),
-                              critical=True))  # fmt: skip
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
     if usages:
         builder = builder.add_extension(x509.ExtendedKeyUsage(usages), critical=False)
     if names:
@@ -95,24 +103,54 @@ def make_pki(pki: Path, node: str, node_ip: str) -> None:
     ca_name = _name("volperf-testbed-ca")
     _write_key(pki / "ca.key", ca_key)
     _write_cert(pki / "ca.crt", _sign(ca_name, ca_key, ca_name, ca_key, ca=True))
-    serving = [("apiserver", ["127.0.0.1", "localhost", "kubernetes", "kubernetes.default",
-                              "kubernetes.default.svc", SERVICE_IP]),
-               ("kubelet-serving", ["127.0.0.1", "localhost", node, node_ip])]  # fmt: skip
+    serving = [
+        (
+            "apiserver",
+            [
+                "127.0.0.1",
+                "localhost",
+                "kubernetes",
+                "kubernetes.default",
+                "kubernetes.default.svc",
+                SERVICE_IP,
+            ],
+        ),
+        ("kubelet-serving", ["127.0.0.1", "localhost", node, node_ip]),
+    ]
     for stem, names in serving:
         key = ec.generate_private_key(ec.SECP256R1())
         _write_key(pki / f"{stem}.key", key)
-        _write_cert(pki / f"{stem}.crt", _sign(_name(stem), key, ca_name, ca_key,
-                    usages=[ExtendedKeyUsageOID.SERVER_AUTH], names=names))  # fmt: skip
+        _write_cert(
+            pki / f"{stem}.crt",
+            _sign(
+                _name(stem),
+                key,
+                ca_name,
+                ca_key,
+                usages=[ExtendedKeyUsageOID.SERVER_AUTH],
+                names=names,
+            ),
+        )
     for client in clients(node):
         key = ec.generate_private_key(ec.SECP256R1())
         _write_key(pki / f"{client.name}.key", key)
-        _write_cert(pki / f"{client.name}.crt", _sign(
-            _name(client.common_name, client.organization), key, ca_name, ca_key,
-            usages=[ExtendedKeyUsageOID.CLIENT_AUTH]))  # fmt: skip
+        _write_cert(
+            pki / f"{client.name}.crt",
+            _sign(
+                _name(client.common_name, client.organization),
+                key,
+                ca_name,
+                ca_key,
+                usages=[ExtendedKeyUsageOID.CLIENT_AUTH],
+            ),
+        )
     service_accounts = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     _write_key(pki / "sa.key", service_accounts)
-    (pki / "sa.pub").write_bytes(service_accounts.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))  # fmt: skip
+    (pki / "sa.pub").write_bytes(
+        service_accounts.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
 
 
 def write_kubeconfig(path: Path, pki: Path, client: str, server: str) -> None:
@@ -122,13 +160,27 @@ def write_kubeconfig(path: Path, pki: Path, client: str, server: str) -> None:
         return base64.b64encode((pki / name).read_bytes()).decode()
 
     config = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "volperf-testbed",
-        "clusters": [{"name": "volperf-testbed", "cluster": {
-            "server": server, "certificate-authority-data": b64("ca.crt")}}],
-        "users": [{"name": client, "user": {"client-certificate-data": b64(f"{client}.crt"),
-                                            "client-key-data": b64(f"{client}.key")}}],
-        "contexts": [{"name": "volperf-testbed", "context": {
-            "cluster": "volperf-testbed", "user": client}}],
-    }  # fmt: skip
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "volperf-testbed",
+        "clusters": [
+            {
+                "name": "volperf-testbed",
+                "cluster": {"server": server, "certificate-authority-data": b64("ca.crt")},
+            }
+        ],
+        "users": [
+            {
+                "name": client,
+                "user": {
+                    "client-certificate-data": b64(f"{client}.crt"),
+                    "client-key-data": b64(f"{client}.key"),
+                },
+            }
+        ],
+        "contexts": [
+            {"name": "volperf-testbed", "context": {"cluster": "volperf-testbed", "user": client}}
+        ],
+    }
     path.touch(mode=0o600)
     path.write_text(yaml.safe_dump(config, sort_keys=False))

@@ -33,8 +33,15 @@ class Layout:
 
     @property
     def ports(self) -> dict[str, int]:
-        names = ("apiserver", "etcd", "etcd-peer", "kubelet", "kubelet-healthz",
-                 "controller-manager", "scheduler")  # fmt: skip
+        names = (
+            "apiserver",
+            "etcd",
+            "etcd-peer",
+            "kubelet",
+            "kubelet-healthz",
+            "controller-manager",
+            "scheduler",
+        )
         return {name: self.base_port + i for i, name in enumerate(names)}
 
     @property
@@ -91,47 +98,91 @@ state = "{s}/run/containerd"
 
 
 def cni_config(layout: Layout) -> str:
-    return json.dumps({
-        "cniVersion": "0.4.0", "name": "volperf",
-        "plugins": [{"type": "bridge", "bridge": BRIDGE, "isGateway": True, "ipMasq": False,
-                     "ipam": {"type": "host-local", "ranges": [[{"subnet": POD_CIDR}]],
-                              "routes": [{"dst": "0.0.0.0/0"}],
-                              "dataDir": str(layout.path("data", "cni-ipam"))}},
-                    {"type": "loopback"}],
-    }, indent=2)  # fmt: skip
+    return json.dumps(
+        {
+            "cniVersion": "0.4.0",
+            "name": "volperf",
+            "plugins": [
+                {
+                    "type": "bridge",
+                    "bridge": BRIDGE,
+                    "isGateway": True,
+                    "ipMasq": False,
+                    "ipam": {
+                        "type": "host-local",
+                        "ranges": [[{"subnet": POD_CIDR}]],
+                        "routes": [{"dst": "0.0.0.0/0"}],
+                        "dataDir": str(layout.path("data", "cni-ipam")),
+                    },
+                },
+                {"type": "loopback"},
+            ],
+        },
+        indent=2,
+    )
 
 
 def kubelet_config(layout: Layout) -> str:
     pki = layout.pki
     config = {
-        "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
-        "address": NODE_IP, "port": layout.ports["kubelet"],
-        "healthzBindAddress": "127.0.0.1", "healthzPort": layout.ports["kubelet-healthz"],
+        "apiVersion": "kubelet.config.k8s.io/v1beta1",
+        "kind": "KubeletConfiguration",
+        "address": NODE_IP,
+        "port": layout.ports["kubelet"],
+        "healthzBindAddress": "127.0.0.1",
+        "healthzPort": layout.ports["kubelet-healthz"],
         "readOnlyPort": 0,
-        "authentication": {"anonymous": {"enabled": False}, "webhook": {"enabled": True},
-                           "x509": {"clientCAFile": str(pki / "ca.crt")}},
+        "authentication": {
+            "anonymous": {"enabled": False},
+            "webhook": {"enabled": True},
+            "x509": {"clientCAFile": str(pki / "ca.crt")},
+        },
         "authorization": {"mode": "Webhook"},
         "tlsCertFile": str(pki / "kubelet-serving.crt"),
         "tlsPrivateKeyFile": str(pki / "kubelet-serving.key"),
-        "cgroupDriver": "cgroupfs", "failCgroupV1": False, "failSwapOn": False,
+        "cgroupDriver": "cgroupfs",
+        "failCgroupV1": False,
+        "failSwapOn": False,
         # local images cannot be pulled again: never collect them
-        "imageGCHighThresholdPercent": 100, "imageGCLowThresholdPercent": 99,
-        "evictionHard": {"memory.available": "1%", "nodefs.available": "1%",
-                         "imagefs.available": "1%", "nodefs.inodesFree": "1%"},
-        "serializeImagePulls": False, "resolvConf": "/etc/resolv.conf",
+        "imageGCHighThresholdPercent": 100,
+        "imageGCLowThresholdPercent": 99,
+        "evictionHard": {
+            "memory.available": "1%",
+            "nodefs.available": "1%",
+            "imagefs.available": "1%",
+            "nodefs.inodesFree": "1%",
+        },
+        "serializeImagePulls": False,
+        "resolvConf": "/etc/resolv.conf",
         "containerRuntimeEndpoint": f"unix://{layout.socket}",
-        "staticPodPath": "", "maxPods": 250,
-    }  # fmt: skip
+        "staticPodPath": "",
+        "maxPods": 250,
+    }
     return yaml.safe_dump(config)
 
 
 def etcd_command(layout: Layout) -> list[str]:
     client = f"http://127.0.0.1:{layout.ports['etcd']}"
     peer = f"http://127.0.0.1:{layout.ports['etcd-peer']}"
-    return ["etcd", "--name", "volperf", "--data-dir", str(layout.path("data", "etcd")),
-            "--listen-client-urls", client, "--advertise-client-urls", client,
-            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-            "--initial-cluster", f"volperf={peer}", "--log-level", "warn"]  # fmt: skip
+    return [
+        "etcd",
+        "--name",
+        "volperf",
+        "--data-dir",
+        str(layout.path("data", "etcd")),
+        "--listen-client-urls",
+        client,
+        "--advertise-client-urls",
+        client,
+        "--listen-peer-urls",
+        peer,
+        "--initial-advertise-peer-urls",
+        peer,
+        "--initial-cluster",
+        f"volperf={peer}",
+        "--log-level",
+        "warn",
+    ]
 
 
 def containerd_command(layout: Layout) -> list[str]:
@@ -140,78 +191,115 @@ def containerd_command(layout: Layout) -> list[str]:
 
 def apiserver_command(layout: Layout, bin_dir: Path) -> list[str]:
     pki = layout.pki
-    return [str(bin_dir / "kube-apiserver"),
-            f"--etcd-servers=http://127.0.0.1:{layout.ports['etcd']}",
-            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-            f"--secure-port={layout.ports['apiserver']}",
-            f"--service-cluster-ip-range={SERVICE_CIDR}",
-            f"--tls-cert-file={pki / 'apiserver.crt'}",
-            f"--tls-private-key-file={pki / 'apiserver.key'}",
-            f"--client-ca-file={pki / 'ca.crt'}",
-            f"--kubelet-client-certificate={pki / 'apiserver-kubelet.crt'}",
-            f"--kubelet-client-key={pki / 'apiserver-kubelet.key'}",
-            f"--kubelet-certificate-authority={pki / 'ca.crt'}",
-            "--kubelet-preferred-address-types=InternalIP,Hostname",
-            "--service-account-issuer=https://kubernetes.default.svc",
-            f"--service-account-key-file={pki / 'sa.pub'}",
-            f"--service-account-signing-key-file={pki / 'sa.key'}",
-            "--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction",
-            "--allow-privileged=true", "--profiling=false",
-            f"--cert-dir={layout.path('data', 'apiserver')}"]  # fmt: skip
+    return [
+        str(bin_dir / "kube-apiserver"),
+        f"--etcd-servers=http://127.0.0.1:{layout.ports['etcd']}",
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        f"--secure-port={layout.ports['apiserver']}",
+        f"--service-cluster-ip-range={SERVICE_CIDR}",
+        f"--tls-cert-file={pki / 'apiserver.crt'}",
+        f"--tls-private-key-file={pki / 'apiserver.key'}",
+        f"--client-ca-file={pki / 'ca.crt'}",
+        f"--kubelet-client-certificate={pki / 'apiserver-kubelet.crt'}",
+        f"--kubelet-client-key={pki / 'apiserver-kubelet.key'}",
+        f"--kubelet-certificate-authority={pki / 'ca.crt'}",
+        "--kubelet-preferred-address-types=InternalIP,Hostname",
+        "--service-account-issuer=https://kubernetes.default.svc",
+        f"--service-account-key-file={pki / 'sa.pub'}",
+        f"--service-account-signing-key-file={pki / 'sa.key'}",
+        "--authorization-mode=Node,RBAC",
+        "--enable-admission-plugins=NodeRestriction",
+        "--allow-privileged=true",
+        "--profiling=false",
+        f"--cert-dir={layout.path('data', 'apiserver')}",
+    ]
 
 
 def controller_manager_command(layout: Layout, bin_dir: Path) -> list[str]:
     pki, kubeconfig = layout.pki, layout.kubeconfig("controller-manager")
-    return [str(bin_dir / "kube-controller-manager"),
-            f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
-            f"--authorization-kubeconfig={kubeconfig}",
-            "--bind-address=127.0.0.1", f"--secure-port={layout.ports['controller-manager']}",
-            "--leader-elect=false", "--use-service-account-credentials=true",
-            f"--cluster-signing-cert-file={pki / 'ca.crt'}",
-            f"--cluster-signing-key-file={pki / 'ca.key'}",
-            f"--root-ca-file={pki / 'ca.crt'}",
-            f"--service-account-private-key-file={pki / 'sa.key'}",
-            f"--cert-dir={layout.path('data', 'controller-manager')}",
-            "--profiling=false"]  # fmt: skip
+    return [
+        str(bin_dir / "kube-controller-manager"),
+        f"--kubeconfig={kubeconfig}",
+        f"--authentication-kubeconfig={kubeconfig}",
+        f"--authorization-kubeconfig={kubeconfig}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={layout.ports['controller-manager']}",
+        "--leader-elect=false",
+        "--use-service-account-credentials=true",
+        f"--cluster-signing-cert-file={pki / 'ca.crt'}",
+        f"--cluster-signing-key-file={pki / 'ca.key'}",
+        f"--root-ca-file={pki / 'ca.crt'}",
+        f"--service-account-private-key-file={pki / 'sa.key'}",
+        f"--cert-dir={layout.path('data', 'controller-manager')}",
+        "--profiling=false",
+    ]
 
 
 def scheduler_command(layout: Layout, bin_dir: Path) -> list[str]:
     kubeconfig = layout.kubeconfig("scheduler")
-    return [str(bin_dir / "kube-scheduler"),
-            f"--kubeconfig={kubeconfig}", f"--authentication-kubeconfig={kubeconfig}",
-            f"--authorization-kubeconfig={kubeconfig}",
-            "--bind-address=127.0.0.1", f"--secure-port={layout.ports['scheduler']}",
-            "--leader-elect=false", "--profiling=false",
-            f"--cert-dir={layout.path('data', 'scheduler')}"]  # fmt: skip
+    return [
+        str(bin_dir / "kube-scheduler"),
+        f"--kubeconfig={kubeconfig}",
+        f"--authentication-kubeconfig={kubeconfig}",
+        f"--authorization-kubeconfig={kubeconfig}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={layout.ports['scheduler']}",
+        "--leader-elect=false",
+        "--profiling=false",
+        f"--cert-dir={layout.path('data', 'scheduler')}",
+    ]
 
 
 def kubelet_command(layout: Layout, bin_dir: Path) -> list[str]:
-    return [str(bin_dir / "kubelet"),
-            f"--config={layout.path('etc', 'kubelet-config.yaml')}",
-            f"--kubeconfig={layout.kubeconfig('kubelet')}",
-            f"--root-dir={layout.path('data', 'kubelet')}",
-            f"--hostname-override={NODE}", f"--node-ip={NODE_IP}",
-            f"--cert-dir={layout.path('data', 'kubelet-pki')}"]  # fmt: skip
+    return [
+        str(bin_dir / "kubelet"),
+        f"--config={layout.path('etc', 'kubelet-config.yaml')}",
+        f"--kubeconfig={layout.kubeconfig('kubelet')}",
+        f"--root-dir={layout.path('data', 'kubelet')}",
+        f"--hostname-override={NODE}",
+        f"--node-ip={NODE_IP}",
+        f"--cert-dir={layout.path('data', 'kubelet-pki')}",
+    ]
 
 
 def lpp_command(layout: Layout, bin_dir: Path) -> list[str]:
-    return [str(bin_dir / "local-path-provisioner"), "start",
-            f"--kubeconfig={layout.kubeconfig('admin')}",
-            f"--config={layout.path('etc', 'local-path', 'config.json')}",
-            f"--helper-pod-file={layout.path('etc', 'local-path', 'helperPod.yaml')}",
-            f"--namespace={LPP_NAMESPACE}", f"--configmap-name={LPP_CONFIGMAP}",
-            f"--service-account-name={LPP_ACCOUNT}", f"--helper-image={FIO}"]  # fmt: skip
+    return [
+        str(bin_dir / "local-path-provisioner"),
+        "start",
+        f"--kubeconfig={layout.kubeconfig('admin')}",
+        f"--config={layout.path('etc', 'local-path', 'config.json')}",
+        f"--helper-pod-file={layout.path('etc', 'local-path', 'helperPod.yaml')}",
+        f"--namespace={LPP_NAMESPACE}",
+        f"--configmap-name={LPP_CONFIGMAP}",
+        f"--service-account-name={LPP_ACCOUNT}",
+        f"--helper-image={FIO}",
+    ]
 
 
 def lpp_files(layout: Layout) -> dict[str, str]:
     """config.json and the helper pod: volumes under data/local-path, made and removed by a
     pod of the local fio image (the default, busybox, cannot be pulled here)."""
-    config = {"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES",
-                               "paths": [str(layout.path("data", "local-path"))]}]}  # fmt: skip
-    helper = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "helper-pod"},
-              "spec": {"priorityClassName": "system-node-critical",
-                       "containers": [{"name": "helper-pod", "image": FIO,
-                                       "imagePullPolicy": "Never"}]}}  # fmt: skip
-    return {"config.json": json.dumps(config), "helperPod.yaml": yaml.safe_dump(helper),
-            "setup": '#!/bin/sh\nset -eu\nmkdir -m 0777 -p "$VOL_DIR"\n',
-            "teardown": '#!/bin/sh\nset -eu\nrm -rf "$VOL_DIR"\n'}  # fmt: skip
+    config = {
+        "nodePathMap": [
+            {
+                "node": "DEFAULT_PATH_FOR_NON_LISTED_NODES",
+                "paths": [str(layout.path("data", "local-path"))],
+            }
+        ]
+    }
+    helper = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "helper-pod"},
+        "spec": {
+            "priorityClassName": "system-node-critical",
+            "containers": [{"name": "helper-pod", "image": FIO, "imagePullPolicy": "Never"}],
+        },
+    }
+    return {
+        "config.json": json.dumps(config),
+        "helperPod.yaml": yaml.safe_dump(helper),
+        "setup": '#!/bin/sh\nset -eu\nmkdir -m 0777 -p "$VOL_DIR"\n',
+        "teardown": '#!/bin/sh\nset -eu\nrm -rf "$VOL_DIR"\n',
+    }

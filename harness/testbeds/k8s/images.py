@@ -43,9 +43,21 @@ DEBOOTSTRAP_TIMEOUT_S = 1800
 Say = Callable[[str], None]
 # what a container never needs: package lists and caches, docs, translations, the data
 # directory the package made (volperf initializes its own on the PVC)
-DROPPED = ("var/cache/apt", "var/lib/apt/lists", "usr/share/doc", "usr/share/man",
-           "usr/share/locale", "usr/share/info", "var/lib/mysql", "var/lib/postgresql",
-           "var/log", "dev", "proc", "sys", "run")  # fmt: skip
+DROPPED = (
+    "var/cache/apt",
+    "var/lib/apt/lists",
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/locale",
+    "usr/share/info",
+    "var/lib/mysql",
+    "var/lib/postgresql",
+    "var/log",
+    "dev",
+    "proc",
+    "sys",
+    "run",
+)
 PAUSE_C = r"""
 #include <signal.h>
 #include <unistd.h>
@@ -75,8 +87,9 @@ def _run(argv: list[str], what: str, say: Say, timeout: float = 600) -> None:
     except BuildTimeout as exc:
         raise TestbedError(str(exc)) from None
     if done.returncode != 0:
-        raise TestbedError(f"{what}: {' '.join(argv[:3])} exited {done.returncode}: "
-                           f"{done.stderr.strip()[-500:]}")  # fmt: skip
+        raise TestbedError(
+            f"{what}: {' '.join(argv[:3])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
 
 
 def build_pause(root: Path, say: Say) -> None:
@@ -111,8 +124,9 @@ def build_fio(root: Path, say: Say) -> None:
         raise TestbedError("the fio image needs busybox-static (tools/debian-packages.txt)")
     (root / "bin").mkdir()
     shutil.copy2(busybox, root / "bin" / "busybox")
-    applets = subprocess.run([str(busybox), "--list"], capture_output=True, text=True,
-                             check=True).stdout.split()  # fmt: skip
+    applets = subprocess.run(
+        [str(busybox), "--list"], capture_output=True, text=True, check=True
+    ).stdout.split()
     for applet in applets:
         link = root / "bin" / applet
         if not link.exists():
@@ -137,10 +151,20 @@ def debootstrap(root: Path, packages: list[str], debs: Path, say: Say) -> None:
         raise TestbedError("the database images need debootstrap (tools/debian-packages.txt)")
     debs.mkdir(parents=True, exist_ok=True)
     try:
-        _run(["debootstrap", "--variant=minbase", f"--cache-dir={debs}",
-              f"--include={','.join(packages)}", SUITE, str(root), debian_mirror()],
-             f"debootstrap of {', '.join(packages)} from {debian_mirror()}",
-             say, DEBOOTSTRAP_TIMEOUT_S)  # fmt: skip
+        _run(
+            [
+                "debootstrap",
+                "--variant=minbase",
+                f"--cache-dir={debs}",
+                f"--include={','.join(packages)}",
+                SUITE,
+                str(root),
+                debian_mirror(),
+            ],
+            f"debootstrap of {', '.join(packages)} from {debian_mirror()}",
+            say,
+            DEBOOTSTRAP_TIMEOUT_S,
+        )
     finally:  # a failed debootstrap can leave its /proc mounted: never remove through it
         unmount_under(root)
     for name in DROPPED:
@@ -150,7 +174,7 @@ def debootstrap(root: Path, packages: list[str], debs: Path, say: Say) -> None:
 
 
 def _debs() -> Path:
-    from harness.testbeds.k8s.build import cache_root  # noqa: PLC0415 - no cycle at import
+    from harness.testbeds.k8s.build import cache_root
 
     return cache_root() / "debs"
 
@@ -214,26 +238,41 @@ def write_archive(image: Image, root: Path, archive: Path) -> None:
     """An OCI image layout archive of root/ as a single layer, named for containerd."""
     layer = archive.with_suffix(".layer")
     layer_digest = _layer(root, layer, image.keep_owners)
-    config = {"architecture": "amd64", "os": "linux",
-              "config": {"Entrypoint": image.entrypoint,
-                         "Env": ["PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"]},
-              "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_digest}"]}}  # fmt: skip
+    config = {
+        "architecture": "amd64",
+        "os": "linux",
+        "config": {
+            "Entrypoint": image.entrypoint,
+            "Env": ["PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"],
+        },
+        "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_digest}"]},
+    }
     partial = archive.with_suffix(".partial")
     with tarfile.open(partial, "w", format=tarfile.PAX_FORMAT) as tar:
-        layer_ref = {"mediaType": "application/vnd.oci.image.layer.v1.tar",
-                     **_file_blob(tar, layer, layer_digest)}  # fmt: skip
-        config_ref = {"mediaType": "application/vnd.oci.image.config.v1+json",
-                      **_blob(tar, json.dumps(config).encode())}  # fmt: skip
-        manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-                    "config": config_ref, "layers": [layer_ref]}  # fmt: skip
-        manifest_ref = {"mediaType": manifest["mediaType"],
-                        **_blob(tar, json.dumps(manifest).encode()),
-                        "annotations": {"io.containerd.image.name": image.name,
-                                        "org.opencontainers.image.ref.name":
-                                        image.name.rsplit(":", 1)[1]}}  # fmt: skip
+        layer_ref = {
+            "mediaType": "application/vnd.oci.image.layer.v1.tar",
+            **_file_blob(tar, layer, layer_digest),
+        }
+        config_ref = {
+            "mediaType": "application/vnd.oci.image.config.v1+json",
+            **_blob(tar, json.dumps(config).encode()),
+        }
+        manifest = {
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": config_ref,
+            "layers": [layer_ref],
+        }
+        manifest_ref = {
+            "mediaType": manifest["mediaType"],
+            **_blob(tar, json.dumps(manifest).encode()),
+            "annotations": {
+                "io.containerd.image.name": image.name,
+                "org.opencontainers.image.ref.name": image.name.rsplit(":", 1)[1],
+            },
+        }
         index = {"schemaVersion": 2, "manifests": [manifest_ref]}
-        for name, data in (("oci-layout", {"imageLayoutVersion": "1.0.0"}),
-                           ("index.json", index)):  # fmt: skip
+        for name, data in (("oci-layout", {"imageLayoutVersion": "1.0.0"}), ("index.json", index)):
             text = json.dumps(data).encode()
             info = _reset(tarfile.TarInfo(name))
             info.size = len(text)

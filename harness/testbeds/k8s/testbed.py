@@ -40,8 +40,15 @@ MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
 STATIC_PVS = 32  # enough for every scenario at small scale; `up` again makes used ones anew
 STATIC_PV_SIZE = "2Gi"
-DAEMON_ORDER = ("etcd", "containerd", "kube-apiserver", "kube-controller-manager",
-                "kube-scheduler", "kubelet", "local-path-provisioner")  # fmt: skip
+DAEMON_ORDER = (
+    "etcd",
+    "containerd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kubelet",
+    "local-path-provisioner",
+)
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 Progress = Callable[[str], None]
@@ -68,8 +75,9 @@ class K8sTestbed:
     # processes
     def daemons(self) -> list[Daemon]:
         run = self.state / "run"
-        return [Daemon(name, run / f"{name}.pid", str(self.state), group=True)
-                for name in DAEMON_ORDER]  # fmt: skip
+        return [
+            Daemon(name, run / f"{name}.pid", str(self.state), group=True) for name in DAEMON_ORDER
+        ]
 
     def _daemon(self, name: str) -> Daemon:
         return next(d for d in self.daemons() if d.name == name)
@@ -79,10 +87,15 @@ class K8sTestbed:
             return
         log = self.state / "log" / f"{name}.log"
         with log.open("ab") as out:
-            process = subprocess.Popen(  # noqa: S603 - argv list
-                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, **(env or {})}, cwd=self.state, start_new_session=True,
-            )  # fmt: skip
+            process = subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, **(env or {})},
+                cwd=self.state,
+                start_new_session=True,
+            )
         (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
 
     # up
@@ -95,8 +108,10 @@ class K8sTestbed:
             raise TestbedError("the Kubernetes testbed runs containers: run as root")
         missing = [p for p in ("etcd", "containerd", "runc") if shutil.which(p) is None]
         if missing or not Path(configs.CNI_BIN, "bridge").exists():
-            raise TestbedError(f"missing {', '.join(missing) or 'CNI plugins'}: install "
-                               "tools/debian-packages.txt (tools/setup.sh)")  # fmt: skip
+            raise TestbedError(
+                f"missing {', '.join(missing) or 'CNI plugins'}: install "
+                "tools/debian-packages.txt (tools/setup.sh)"
+            )
         bin_dir = ensure_binaries(say)
         archives = images.ensure_images(cache_root() / "images", say)
         started = time.monotonic()
@@ -119,8 +134,12 @@ class K8sTestbed:
         for archive in archives:
             self._ctr("images", "import", "--no-unpack", str(archive))
         self._start("kube-apiserver", configs.apiserver_command(layout, bin_dir))
-        self._wait("kube-apiserver /readyz", lambda: self._get("/readyz") == "ok", timeout,
-                   "kube-apiserver")  # fmt: skip
+        self._wait(
+            "kube-apiserver /readyz",
+            lambda: self._get("/readyz") == "ok",
+            timeout,
+            "kube-apiserver",
+        )
         self._start("kube-controller-manager", configs.controller_manager_command(layout, bin_dir))
         self._start("kube-scheduler", configs.scheduler_command(layout, bin_dir))
         self._start("kubelet", configs.kubelet_command(layout, bin_dir))
@@ -145,8 +164,10 @@ class K8sTestbed:
         if not bridge_there:
             delete_bridge(BRIDGE)
         if stopped:
-            say(f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept for "
-                f"diagnosis: logs in {self.state / 'log'}")  # fmt: skip
+            say(
+                f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept for "
+                f"diagnosis: logs in {self.state / 'log'}"
+            )
 
     def _prepare(self) -> None:
         layout = self.layout
@@ -158,17 +179,27 @@ class K8sTestbed:
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
             self.marker.write_text(json.dumps(record))
-        for sub in ("run", "log", "etc/containerd", "etc/cni/net.d", "etc/local-path",
-                    "data/local-path", "data/cni-ipam"):  # fmt: skip
+        for sub in (
+            "run",
+            "log",
+            "etc/containerd",
+            "etc/cni/net.d",
+            "etc/local-path",
+            "data/local-path",
+            "data/cni-ipam",
+        ):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
         make_pki(layout.pki, NODE, NODE_IP)
         for client in clients(NODE):
             if client.name != "apiserver-kubelet":
-                write_kubeconfig(layout.kubeconfig(client.name), layout.pki, client.name,
-                                 layout.server)  # fmt: skip
-        files = {"etc/containerd/config.toml": configs.containerd_config(layout),
-                 "etc/cni/net.d/10-volperf.conflist": configs.cni_config(layout),
-                 "etc/kubelet-config.yaml": configs.kubelet_config(layout)}  # fmt: skip
+                write_kubeconfig(
+                    layout.kubeconfig(client.name), layout.pki, client.name, layout.server
+                )
+        files = {
+            "etc/containerd/config.toml": configs.containerd_config(layout),
+            "etc/cni/net.d/10-volperf.conflist": configs.cni_config(layout),
+            "etc/kubelet-config.yaml": configs.kubelet_config(layout),
+        }
         files |= {f"etc/local-path/{k}": v for k, v in configs.lpp_files(layout).items()}
         for name, text in files.items():
             (self.state / name).write_text(text)
@@ -187,14 +218,18 @@ class K8sTestbed:
 
     def _get(self, path: str) -> str:
         try:
-            with urllib.request.urlopen(self.layout.server + path, context=self._ssl(),  # noqa: S310
-                                        timeout=5) as answer:  # fmt: skip
+            with urllib.request.urlopen(
+                self.layout.server + path,
+                context=self._ssl(),
+                timeout=5,
+            ) as answer:
                 return answer.read().decode()
         except (urllib.error.URLError, OSError):
             return ""
 
-    def _wait(self, what: str, ready: Callable[[], bool], timeout: float,
-              daemon: str | None = None) -> None:  # fmt: skip
+    def _wait(
+        self, what: str, ready: Callable[[], bool], timeout: float, daemon: str | None = None
+    ) -> None:
         """Poll until ready, for at most ``timeout`` s from now; a ``daemon`` that exits
         meanwhile ends the wait with its log's last words."""
         deadline = time.monotonic() + timeout
@@ -203,29 +238,30 @@ class K8sTestbed:
                 log = self.state / "log" / f"{daemon}.log"
                 raise TestbedError(f"{daemon} exited: {log_tail(log)}; log in {log}")
             if time.monotonic() > deadline:
-                raise TestbedError(f"{what}: not ready within {timeout:.0f} s; logs in "
-                                   f"{self.state / 'log'}")  # fmt: skip
+                raise TestbedError(
+                    f"{what}: not ready within {timeout:.0f} s; logs in {self.state / 'log'}"
+                )
             time.sleep(0.5)
 
     def client(self) -> Any:
-        from kubernetes import client, config  # noqa: PLC0415
+        from kubernetes import client, config
 
         return client.ApiClient(config.new_client_from_config(str(self.kubeconfig)).configuration)
 
     def _node_ready(self) -> bool:
-        from kubernetes import client  # noqa: PLC0415
+        from kubernetes import client
 
         try:
             node = client.CoreV1Api(self.client()).read_node(NODE)
-        except Exception:  # noqa: BLE001 - not registered yet
+        except Exception:
             return False
         return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or [])
 
     def _apply_storage(self) -> None:
         """StorageClasses local-path (dynamic) and local-static (pre-made PVs), and what
         the provisioner needs in the cluster (its namespace, account, ConfigMap)."""
-        from kubernetes import client  # noqa: PLC0415
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+        from kubernetes import client
+        from kubernetes.client.exceptions import ApiException
 
         api = self.client()
         core, storage = client.CoreV1Api(api), client.StorageV1Api(api)
@@ -235,27 +271,41 @@ class K8sTestbed:
                 call(*args)
 
         create(core.create_namespace, {"metadata": {"name": configs.LPP_NAMESPACE}})
-        create(core.create_namespaced_service_account, configs.LPP_NAMESPACE,
-               {"metadata": {"name": configs.LPP_ACCOUNT}})  # fmt: skip
-        create(core.create_namespaced_config_map, configs.LPP_NAMESPACE,
-               {"metadata": {"name": configs.LPP_CONFIGMAP},
-                "data": configs.lpp_files(self.layout)})  # fmt: skip
-        for name, provisioner in (("local-path", "rancher.io/local-path"),
-                                  ("local-static", "kubernetes.io/no-provisioner")):  # fmt: skip
-            create(storage.create_storage_class, {
-                "metadata": {"name": name, "labels": {"volperf": "testbed"}},
-                "provisioner": provisioner, "volumeBindingMode": "WaitForFirstConsumer",
-                "reclaimPolicy": "Delete" if name == "local-path" else "Retain"})  # fmt: skip
+        create(
+            core.create_namespaced_service_account,
+            configs.LPP_NAMESPACE,
+            {"metadata": {"name": configs.LPP_ACCOUNT}},
+        )
+        create(
+            core.create_namespaced_config_map,
+            configs.LPP_NAMESPACE,
+            {"metadata": {"name": configs.LPP_CONFIGMAP}, "data": configs.lpp_files(self.layout)},
+        )
+        for name, provisioner in (
+            ("local-path", "rancher.io/local-path"),
+            ("local-static", "kubernetes.io/no-provisioner"),
+        ):
+            create(
+                storage.create_storage_class,
+                {
+                    "metadata": {"name": name, "labels": {"volperf": "testbed"}},
+                    "provisioner": provisioner,
+                    "volumeBindingMode": "WaitForFirstConsumer",
+                    "reclaimPolicy": "Delete" if name == "local-path" else "Retain",
+                },
+            )
         self.refresh_static_pvs()
 
     def refresh_static_pvs(self) -> list[str]:
         """Make the static local PVs that are missing, and again those released by a PVC
         (their data wiped): the class can be used over and over."""
-        from kubernetes import client  # noqa: PLC0415
+        from kubernetes import client
 
         core = client.CoreV1Api(self.client())
-        existing = {pv.metadata.name: pv for pv in core.list_persistent_volume(
-            label_selector="volperf-static=true").items}  # fmt: skip
+        existing = {
+            pv.metadata.name: pv
+            for pv in core.list_persistent_volume(label_selector="volperf-static=true").items
+        }
         made = []
         for index in range(1, STATIC_PVS + 1):
             name = f"volperf-static-{index:02d}"
@@ -265,26 +315,50 @@ class K8sTestbed:
                 continue
             if pv is not None:
                 core.delete_persistent_volume(name)
-                self._wait(f"PV {name} deleted", lambda n=name: n not in {
-                    p.metadata.name for p in core.list_persistent_volume().items},
-                    60)  # fmt: skip
+                self._wait(
+                    f"PV {name} deleted",
+                    lambda n=name: (
+                        n not in {p.metadata.name for p in core.list_persistent_volume().items}
+                    ),
+                    60,
+                )
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
-            core.create_persistent_volume({
-                "metadata": {"name": name, "labels": {"volperf-static": "true"}},
-                "spec": {"capacity": {"storage": STATIC_PV_SIZE},
-                         "accessModes": ["ReadWriteOnce"], "volumeMode": "Filesystem",
-                         "persistentVolumeReclaimPolicy": "Retain",
-                         "storageClassName": "local-static", "local": {"path": str(folder)},
-                         "nodeAffinity": {"required": {"nodeSelectorTerms": [
-                             {"matchExpressions": [{"key": "kubernetes.io/hostname",
-                                                    "operator": "In", "values": [NODE]}]},
-                         ]}}}})  # fmt: skip
+            core.create_persistent_volume(
+                {
+                    "metadata": {"name": name, "labels": {"volperf-static": "true"}},
+                    "spec": {
+                        "capacity": {"storage": STATIC_PV_SIZE},
+                        "accessModes": ["ReadWriteOnce"],
+                        "volumeMode": "Filesystem",
+                        "persistentVolumeReclaimPolicy": "Retain",
+                        "storageClassName": "local-static",
+                        "local": {"path": str(folder)},
+                        "nodeAffinity": {
+                            "required": {
+                                "nodeSelectorTerms": [
+                                    {
+                                        "matchExpressions": [
+                                            {
+                                                "key": "kubernetes.io/hostname",
+                                                "operator": "In",
+                                                "values": [NODE],
+                                            }
+                                        ]
+                                    },
+                                ]
+                            }
+                        },
+                    },
+                }
+            )
             made.append(name)
 
         def available() -> bool:  # the PV controller moves new PVs from Pending
-            phases = {pv.status.phase for pv in core.list_persistent_volume(
-                label_selector="volperf-static=true").items}  # fmt: skip
+            phases = {
+                pv.status.phase
+                for pv in core.list_persistent_volume(label_selector="volperf-static=true").items
+            }
             return phases <= {"Available", "Bound"}
 
         self._wait("the static PVs Available", available, 60)
@@ -292,17 +366,24 @@ class K8sTestbed:
 
     # status / down
     def status(self) -> dict[str, Any]:
-        daemons = [{"name": d.name, "pid": d.pid(), "rss_kib": d.group_rss_kib()}
-                   for d in self.daemons()]  # fmt: skip
+        daemons = [
+            {"name": d.name, "pid": d.pid(), "rss_kib": d.group_rss_kib()} for d in self.daemons()
+        ]
         ready = self.marker.exists() and all(d["pid"] for d in daemons)
-        return {"state": str(self.state), "exists": self.marker.exists(), "daemons": daemons,
-                "kubeconfig": str(self.kubeconfig), "ports": self.layout.ports,
-                "ready": ready and self._get("/readyz") == "ok" and self._node_ready()}  # fmt: skip
+        return {
+            "state": str(self.state),
+            "exists": self.marker.exists(),
+            "daemons": daemons,
+            "kubeconfig": str(self.kubeconfig),
+            "ports": self.layout.ports,
+            "ready": ready and self._get("/readyz") == "ok" and self._node_ready(),
+        }
 
     def down(self, purge: bool, say: Progress) -> list[str]:
         if purge and self.state.exists() and not self.marker.exists():
-            raise TestbedError(f"{self.state} has no {MARKER}: not a volperf Kubernetes "
-                               "testbed, not purged")  # fmt: skip
+            raise TestbedError(
+                f"{self.state} has no {MARKER}: not a volperf Kubernetes testbed, not purged"
+            )
         stopped = []
         daemons = {d.name: d for d in self.daemons()}
         if daemons["kubelet"].stop():  # first: it would start the pods again
@@ -326,12 +407,14 @@ class K8sTestbed:
         return stopped
 
     def usage(self) -> list[str]:
-        return [f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
-                "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
-                f"local-static ({STATIC_PVS} pre-made local PVs of {STATIC_PV_SIZE})",
-                f"images (imagePullPolicy: Never): {images.FIO}, {images.MARIADB}, "
-                f"{images.POSTGRESQL}, {images.PAUSE}",
-                "no kube-proxy or cluster DNS: pod IPs work, Services do not"]  # fmt: skip
+        return [
+            f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
+            "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
+            f"local-static ({STATIC_PVS} pre-made local PVs of {STATIC_PV_SIZE})",
+            f"images (imagePullPolicy: Never): {images.FIO}, {images.MARIADB}, "
+            f"{images.POSTGRESQL}, {images.PAUSE}",
+            "no kube-proxy or cluster DNS: pod IPs work, Services do not",
+        ]
 
 
 def _kubepods() -> list[Path]:
@@ -345,8 +428,12 @@ def _kubepods() -> list[Path]:
 def kill_pod_processes() -> int:
     killed: set[int] = set()
     for _ in range(3):
-        pids = {int(line) for cgroup in _kubepods() for procs in cgroup.rglob("cgroup.procs")
-                for line in _read_lines(procs)}  # fmt: skip
+        pids = {
+            int(line)
+            for cgroup in _kubepods()
+            for procs in cgroup.rglob("cgroup.procs")
+            for line in _read_lines(procs)
+        }
         if not pids:
             break
         for pid in pids:
@@ -380,8 +467,9 @@ def make_bridge(name: str, address: str) -> None:
     """The pod bridge with the node's address (the CNI bridge plugin then uses it)."""
     if not Path("/sys/class/net", name).exists():
         _ip("link", "add", name, "type", "bridge")
-    shown = subprocess.run(["ip", "-o", "addr", "show", "dev", name], capture_output=True,
-                           text=True, check=False).stdout  # fmt: skip
+    shown = subprocess.run(
+        ["ip", "-o", "addr", "show", "dev", name], capture_output=True, text=True, check=False
+    ).stdout
     if f" {address} " not in shown:
         _ip("addr", "add", address, "dev", name)
     _ip("link", "set", name, "up")
@@ -400,8 +488,9 @@ def delete_bridge(name: str) -> None:
 
 def remove_kubepods_cgroups() -> None:
     for cgroup in _kubepods():
-        for folder in sorted((p for p in cgroup.rglob("*") if p.is_dir()),
-                             key=lambda p: len(p.parts), reverse=True):  # fmt: skip
+        for folder in sorted(
+            (p for p in cgroup.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True
+        ):
             with contextlib.suppress(OSError):
                 folder.rmdir()
         with contextlib.suppress(OSError):

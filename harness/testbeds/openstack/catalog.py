@@ -39,9 +39,11 @@ def register(conn: Any, ports: dict[str, int], passwords: dict[str, str]) -> Non
         for interface in ("public", "internal"):
             if interface not in existing:
                 identity.create_endpoint(
-                    service_id=service.id, interface=interface, region_id="RegionOne",
+                    service_id=service.id,
+                    interface=interface,
+                    region_id="RegionOne",
                     url=f"http://127.0.0.1:{ports[port_key]}{path}",
-                )  # fmt: skip
+                )
     _heat_domain(identity, passwords["heat_domain_admin"], admin_role)
     for role in ("heat_stack_owner", "heat_stack_user", "member"):
         identity.find_role(role) or identity.create_role(name=role)
@@ -59,8 +61,14 @@ def _heat_domain(identity: Any, password: str, admin_role: Any) -> None:
 
 def image_and_flavors(conn: Any) -> None:
     if conn.image.find_image(IMAGE_NAME) is None:
-        conn.create_image(IMAGE_NAME, data=b"\0" * (1 << 20), disk_format="raw",
-                          container_format="bare", visibility="public", wait=True)  # fmt: skip
+        conn.create_image(
+            IMAGE_NAME,
+            data=b"\0" * (1 << 20),
+            disk_format="raw",
+            container_format="bare",
+            visibility="public",
+            wait=True,
+        )
     for name, (ram, disk) in FLAVORS.items():
         if conn.compute.find_flavor(name) is None:
             conn.compute.create_flavor(name=name, ram=ram, vcpus=1, disk=disk)

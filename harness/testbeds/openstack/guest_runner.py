@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-BANNER = ("volperf local guest runner (TEST STAND-IN: the testbed's fake virt driver boots no "
-          "VM; each cinder-fio server's own user_data agent runs on this host, on the server's "
-          "Cinder volume through fio's rbd engine, and signals the real Heat)")  # fmt: skip
+BANNER = (
+    "volperf local guest runner (TEST STAND-IN: the testbed's fake virt driver boots no "
+    "VM; each cinder-fio server's own user_data agent runs on this host, on the server's "
+    "Cinder volume through fio's rbd engine, and signals the real Heat)"
+)
 METADATA = ("volperf", "cinder-fio")
 POLL_S = 1.0
 GUESTS_DIR = "guests"
@@ -58,13 +60,15 @@ class GuestRunner:
 
     def _servers(self) -> dict[str, Any]:
         key, value = METADATA
-        return {s.id: s for s in self.conn.compute.servers(details=True, all_projects=True)
-                if (s.metadata or {}).get(key) == value}  # fmt: skip
+        return {
+            s.id: s
+            for s in self.conn.compute.servers(details=True, all_projects=True)
+            if (s.metadata or {}).get(key) == value
+        }
 
     @staticmethod
     def _alive(server: Any) -> bool:
-        return server.status == "ACTIVE" and not server.task_state and bool(
-            server.attached_volumes)  # fmt: skip
+        return server.status == "ACTIVE" and not server.task_state and bool(server.attached_volumes)
 
     def poll(self) -> int:
         """Start the agents of servers ready for them, stop those whose server went; the
@@ -100,10 +104,15 @@ class GuestRunner:
         script.write_bytes(base64.b64decode(server.user_data))
         env = {**self.agent_env, "TMPDIR": str(folder / "tmp")}
         with (folder / "agent.log").open("wb") as log:
-            process = subprocess.Popen(  # noqa: S603 - the server's own agent, on purpose
-                ["/bin/sh", str(script)], stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, env=env, cwd=folder, start_new_session=True,
-            )  # fmt: skip
+            process = subprocess.Popen(
+                ["/bin/sh", str(script)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=folder,
+                start_new_session=True,
+            )
         self.running[server.id] = Agent(server.id, server.name, process, folder)
         self.say(f"{server.name}: agent started for server {server.id} (test stand-in)")
 
@@ -125,7 +134,7 @@ class GuestRunner:
             while not stop.is_set():
                 try:
                     active = self.poll()
-                except Exception as exc:  # noqa: BLE001 - a blip of the cloud: try again
+                except Exception as exc:
                     self.say(f"polling the cloud failed: {type(exc).__name__}: {exc}")
                     active = -1
                 if once and active == 0:
@@ -137,18 +146,24 @@ class GuestRunner:
 
 def agent_environment(ceph_conf: Path, rbd_user: str, rbd_pool: str) -> dict[str, str]:
     """What the agent gets instead of a VM's: PATH, and where the volumes' images are."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "CEPH_CONF": str(ceph_conf),
-            "RBD_USER": rbd_user, "RBD_POOL": rbd_pool, "LANG": "C.UTF-8"}  # fmt: skip
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "CEPH_CONF": str(ceph_conf),
+        "RBD_USER": rbd_user,
+        "RBD_POOL": rbd_pool,
+        "LANG": "C.UTF-8",
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harness.testbeds.ceph import CINDER_USER, POOL  # noqa: PLC0415
-    from harness.testbeds.openstack.testbed import OpenStackTestbed  # noqa: PLC0415
+    from harness.testbeds.ceph import CINDER_USER, POOL
+    from harness.testbeds.openstack.testbed import OpenStackTestbed
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state", type=Path, required=True, help="the testbed's state dir")
-    parser.add_argument("--once", action="store_true",
-                        help="run the agents of the servers ready now, then exit")  # fmt: skip
+    parser.add_argument(
+        "--once", action="store_true", help="run the agents of the servers ready now, then exit"
+    )
     args = parser.parse_args(argv)
     testbed = OpenStackTestbed(args.state)
     stop = threading.Event()

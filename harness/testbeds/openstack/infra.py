@@ -47,8 +47,9 @@ def mariadb(state: Path) -> TestbedMariaDB:
         "innodb_buffer_pool_size": "256M",
         "character_set_server": "utf8mb4",
     }
-    return TestbedMariaDB("openstack", state / "data" / "mysql", state / "run" / "mysql",
-                          options, START_TIMEOUT_S)  # fmt: skip
+    return TestbedMariaDB(
+        "openstack", state / "data" / "mysql", state / "run" / "mysql", options, START_TIMEOUT_S
+    )
 
 
 def start_mariadb(server: TestbedMariaDB, pid_file: Path) -> None:
@@ -97,11 +98,15 @@ def start_rabbitmq(state: Path, ports: dict[str, int], password: str, log: Path)
     )
     config.chmod(0o600)
     with log.open("ab") as out:
-        process = subprocess.Popen(  # noqa: S603 - fixed argv
-            [str(RABBIT_SERVER)], env=rabbit_environment(state, ports), cwd=base,
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(
+            [str(RABBIT_SERVER)],
+            env=rabbit_environment(state, ports),
+            cwd=base,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
-        )  # fmt: skip
+        )
     deadline = time.monotonic() + START_TIMEOUT_S
     while not port_open(ports["amqp"]):
         if process.poll() is not None:
@@ -113,8 +118,13 @@ def start_rabbitmq(state: Path, ports: dict[str, int], password: str, log: Path)
 
 def stop_epmd(state: Path, ports: dict[str, int]) -> None:
     """The testbed's own epmd (its port is the testbed's), once its broker is gone."""
-    subprocess.run(["epmd", "-kill"], env=rabbit_environment(state, ports),  # noqa: S607
-                   capture_output=True, check=False, timeout=30)  # fmt: skip
+    subprocess.run(
+        ["epmd", "-kill"],
+        env=rabbit_environment(state, ports),
+        capture_output=True,
+        check=False,
+        timeout=30,
+    )
 
 
 def port_open(port: int) -> bool:

@@ -7,8 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-PORT_NAMES = ("keystone", "glance", "placement", "nova", "neutron", "cinder", "heat",
-              "amqp", "amqp_dist", "epmd")  # fmt: skip
+PORT_NAMES = (
+    "keystone",
+    "glance",
+    "placement",
+    "nova",
+    "neutron",
+    "cinder",
+    "heat",
+    "amqp",
+    "amqp_dist",
+    "epmd",
+)
 DEFAULT_BASE_PORT = 41000
 
 
@@ -27,13 +37,28 @@ class Api:
 
     def command(self, venv: Path, state: Path, port: int) -> list[str]:
         argv = [
-            str(venv / "bin" / "uwsgi"), "--http-socket", f"127.0.0.1:{port}",
-            "--module", self.module, "--virtualenv", str(venv), "--master",
-            "--processes", str(self.processes), "--threads", "4", "--enable-threads",
-            "--lazy-apps", "--die-on-term", "--buffer-size", "65535",
-            "--add-header", "Connection: close",
-            "--chdir", str(state),  # also what marks the process as this testbed's
-        ]  # fmt: skip
+            str(venv / "bin" / "uwsgi"),
+            "--http-socket",
+            f"127.0.0.1:{port}",
+            "--module",
+            self.module,
+            "--virtualenv",
+            str(venv),
+            "--master",
+            "--processes",
+            str(self.processes),
+            "--threads",
+            "4",
+            "--enable-threads",
+            "--lazy-apps",
+            "--die-on-term",
+            "--buffer-size",
+            "65535",
+            "--add-header",
+            "Connection: close",
+            "--chdir",
+            str(state),  # also what marks the process as this testbed's
+        ]
         if self.shim:
             argv += ["--pythonpath", str(Path(__file__).with_name("wsgi"))]
         if self.config_argv:
@@ -57,11 +82,22 @@ APIS = (
     Api("cinder-api", "cinder.wsgi.api:application", config_argv="cinder/cinder.conf"),
     Api("heat-api", "heat.wsgi.api:application", 1, config_argv="heat/heat.conf"),
 )
-API_PORT = {"keystone": "keystone", "glance-api": "glance", "placement-api": "placement",
-            "nova-api": "nova", "neutron-api": "neutron", "cinder-api": "cinder",
-            "heat-api": "heat"}  # fmt: skip
-CONFIG_DIRS = {"keystone": "keystone", "glance-api": "glance", "placement-api": "placement",
-               "nova-api": "nova", "neutron-api": "neutron"}  # fmt: skip
+API_PORT = {
+    "keystone": "keystone",
+    "glance-api": "glance",
+    "placement-api": "placement",
+    "nova-api": "nova",
+    "neutron-api": "neutron",
+    "cinder-api": "cinder",
+    "heat-api": "heat",
+}
+CONFIG_DIRS = {
+    "keystone": "keystone",
+    "glance-api": "glance",
+    "placement-api": "placement",
+    "nova-api": "nova",
+    "neutron-api": "neutron",
+}
 
 # name -> (program, config files under etc/)
 DAEMONS = {

@@ -42,7 +42,7 @@ from harness.testbeds.openstack.services import (
     DEFAULT_BASE_PORT,
     daemon_command,
     ports_from_base,
-)  # fmt: skip
+)
 from harness.testbeds.openstack.venv import ensure_venv
 
 MARKER = "testbed.json"
@@ -50,10 +50,28 @@ GUEST_RUNNER = "guest-runner"
 READY_TIMEOUT_S = 600
 COMMAND_TIMEOUT_S = 600
 CLOUD = "volperf-testbed"
-DATABASES = ("keystone", "glance", "placement", "nova_api", "nova", "nova_cell0", "neutron",
-             "cinder", "heat")  # fmt: skip
-PASSWORD_NAMES = ("admin", "rabbit", "glance", "placement", "nova", "neutron", "cinder", "heat",
-                  "heat_domain_admin")  # fmt: skip
+DATABASES = (
+    "keystone",
+    "glance",
+    "placement",
+    "nova_api",
+    "nova",
+    "nova_cell0",
+    "neutron",
+    "cinder",
+    "heat",
+)
+PASSWORD_NAMES = (
+    "admin",
+    "rabbit",
+    "glance",
+    "placement",
+    "nova",
+    "neutron",
+    "cinder",
+    "heat",
+    "heat_domain_admin",
+)
 CONFIG_FILES = {  # template -> file under etc/
     "keystone.conf.j2": "keystone/keystone.conf",
     "glance-api.conf.j2": "glance/glance-api.conf",
@@ -64,8 +82,13 @@ CONFIG_FILES = {  # template -> file under etc/
     "cinder.conf.j2": "cinder/cinder.conf",
     "heat.conf.j2": "heat/heat.conf",
 }
-PASTE_FILES = ("nova/api-paste.ini", "neutron/api-paste.ini", "glance/glance-api-paste.ini",
-               "heat/api-paste.ini", "cinder/api-paste.ini")  # fmt: skip
+PASTE_FILES = (
+    "nova/api-paste.ini",
+    "neutron/api-paste.ini",
+    "glance/glance-api-paste.ini",
+    "heat/api-paste.ini",
+    "cinder/api-paste.ini",
+)
 # services whose registration with their peers `up` waits for: (binary, listing)
 COMPUTE_SERVICES = ("nova-conductor", "nova-scheduler", "nova-compute")
 VOLUME_SERVICES = ("cinder-scheduler", "cinder-volume")
@@ -79,10 +102,12 @@ class OpenStackTestbed:
         self.marker = state / MARKER
         self._record = self._load()
         self._since: dict[str, str] = {}  # when (UTC, ISO) this `up` started each
-        self.ceph_state = Path(self._record.get("ceph_state") or ceph_state
-                               or default_state_dir("ceph"))  # fmt: skip
+        self.ceph_state = Path(
+            self._record.get("ceph_state") or ceph_state or default_state_dir("ceph")
+        )
         self.ports: dict[str, int] = self._record.get("ports") or ports_from_base(
-            base_port or DEFAULT_BASE_PORT)  # fmt: skip
+            base_port or DEFAULT_BASE_PORT
+        )
 
     # paths
     @property
@@ -115,8 +140,10 @@ class OpenStackTestbed:
     def daemons(self) -> list[Daemon]:
         run = self.state / "run"
         marker = str(self.state)
-        found = [Daemon("mariadb", run / "mariadb.pid", marker, group=True),
-                 Daemon("rabbitmq", run / "rabbitmq.pid", marker)]  # fmt: skip
+        found = [
+            Daemon("mariadb", run / "mariadb.pid", marker, group=True),
+            Daemon("rabbitmq", run / "rabbitmq.pid", marker),
+        ]
         found += [Daemon(api.name, run / f"{api.name}.pid", marker, group=True) for api in APIS]
         found += [Daemon(name, run / f"{name}.pid", marker, group=True) for name in DAEMONS]
         return found + [Daemon(GUEST_RUNNER, run / f"{GUEST_RUNNER}.pid", marker, group=True)]
@@ -127,10 +154,15 @@ class OpenStackTestbed:
     def _start(self, name: str, argv: list[str], env: dict[str, str]) -> None:
         log = self.state / "log" / f"{name}.out"
         with log.open("ab") as out:
-            process = subprocess.Popen(  # noqa: S603 - argv list
-                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=env, cwd=self.state, start_new_session=True,
-            )  # fmt: skip
+            process = subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=self.state,
+                start_new_session=True,
+            )
         (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
         self._since[name] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
@@ -163,8 +195,10 @@ class OpenStackTestbed:
             if not ceph_before:
                 stopped += ceph.down(progress=lambda _: None)
             if stopped:
-                say(f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
-                    f"for diagnosis: logs in {self.state / 'log'}")  # fmt: skip
+                say(
+                    f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
+                    f"for diagnosis: logs in {self.state / 'log'}"
+                )
             raise
         say(f"OpenStack ready in {time.monotonic() - started:.0f} s")
 
@@ -200,8 +234,10 @@ class OpenStackTestbed:
         if self._daemon(GUEST_RUNNER).pid() is not None:
             return
         self._start(GUEST_RUNNER, guest_runner_command(self.state), dict(os.environ))
-        say(f"started the local guest runner, a TEST STAND-IN for the VMs' fio agents (log "
-            f"{self.state / 'log' / (GUEST_RUNNER + '.out')})")  # fmt: skip
+        say(
+            f"started the local guest runner, a TEST STAND-IN for the VMs' fio agents (log "
+            f"{self.state / 'log' / (GUEST_RUNNER + '.out')})"
+        )
 
     def stop_guest_runner(self) -> bool:
         return self._daemon(GUEST_RUNNER).stop()
@@ -210,16 +246,27 @@ class OpenStackTestbed:
         if not self.marker.exists():
             self.state.mkdir(parents=True, exist_ok=True)
             self._record = {
-                "kind": "openstack", "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "ports": self.ports, "ceph_state": str(self.ceph_state),
+                "kind": "openstack",
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "ports": self.ports,
+                "ceph_state": str(self.ceph_state),
                 "passwords": {name: secrets.token_hex(12) for name in PASSWORD_NAMES},
-            }  # fmt: skip
+            }
             self._save()
         self._record["venv"] = str(venv)
         self._save()
-        for sub in ("etc", "run", "log", "bin", "data/glance/images", "data/nova/instances",
-                    "data/cinder/conversion", "log/rabbitmq", "etc/keystone/fernet-keys",
-                    "etc/keystone/credential-keys"):  # fmt: skip
+        for sub in (
+            "etc",
+            "run",
+            "log",
+            "bin",
+            "data/glance/images",
+            "data/nova/instances",
+            "data/cinder/conversion",
+            "log/rabbitmq",
+            "etc/keystone/fernet-keys",
+            "etc/keystone/credential-keys",
+        ):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
         self._write_configs(venv)
         _write_sudo(self.state / "bin" / "sudo")
@@ -235,18 +282,23 @@ class OpenStackTestbed:
     def _write_configs(self, venv: Path) -> None:
         templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
-            undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-        )  # fmt: skip
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+        )
         socket_path = infra.mariadb(self.state).socket
         passwords = self._record["passwords"]
         values = {
-            "etc": self.etc, "log": self.state / "log", "data": self.state / "data",
-            "venv": venv, "keystone_url": self.keystone_url, "passwords": passwords,
+            "etc": self.etc,
+            "log": self.state / "log",
+            "data": self.state / "data",
+            "venv": venv,
+            "keystone_url": self.keystone_url,
+            "passwords": passwords,
             "db": lambda name: infra.database_url(socket_path, name),
             "transport_url": f"rabbit://{infra.RABBIT_USER}:{passwords['rabbit']}"
-                             f"@127.0.0.1:{self.ports['amqp']}/",
+            f"@127.0.0.1:{self.ports['amqp']}/",
             "ceph": {"conf": self._ceph_conf(), "user": CINDER_USER, "pool": POOL},
-        }  # fmt: skip
+        }
         for template, target in CONFIG_FILES.items():
             path = self.etc / target
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -263,8 +315,12 @@ class OpenStackTestbed:
             server.create(list(DATABASES))
         if self._daemon("rabbitmq").pid() is None:
             say("starting RabbitMQ")
-            infra.start_rabbitmq(self.state, self.ports, self._record["passwords"]["rabbit"],
-                                 self.state / "log" / "rabbitmq.out")  # fmt: skip
+            infra.start_rabbitmq(
+                self.state,
+                self.ports,
+                self._record["passwords"]["rabbit"],
+                self.state / "log" / "rabbitmq.out",
+            )
 
     def _sync_databases(self, venv: Path, env: dict[str, str], say: Progress) -> None:
         say("creating the services' database schemas (about a minute)")
@@ -276,38 +332,96 @@ class OpenStackTestbed:
         chains = {
             "keystone": [
                 [bin_ / "keystone-manage", *keystone, "db_sync"],
-                [bin_ / "keystone-manage", *keystone, "fernet_setup", "--keystone-user", "root",
-                 "--keystone-group", "root"],
-                [bin_ / "keystone-manage", *keystone, "credential_setup", "--keystone-user",
-                 "root", "--keystone-group", "root"],
-                [bin_ / "keystone-manage", *keystone, "bootstrap",  # password from env
-                 "--bootstrap-region-id", "RegionOne",
-                 "--bootstrap-admin-url", f"{self.keystone_url}/v3/",
-                 "--bootstrap-internal-url", f"{self.keystone_url}/v3/",
-                 "--bootstrap-public-url", f"{self.keystone_url}/v3/"],
+                [
+                    bin_ / "keystone-manage",
+                    *keystone,
+                    "fernet_setup",
+                    "--keystone-user",
+                    "root",
+                    "--keystone-group",
+                    "root",
+                ],
+                [
+                    bin_ / "keystone-manage",
+                    *keystone,
+                    "credential_setup",
+                    "--keystone-user",
+                    "root",
+                    "--keystone-group",
+                    "root",
+                ],
+                [
+                    bin_ / "keystone-manage",
+                    *keystone,
+                    "bootstrap",  # password from env
+                    "--bootstrap-region-id",
+                    "RegionOne",
+                    "--bootstrap-admin-url",
+                    f"{self.keystone_url}/v3/",
+                    "--bootstrap-internal-url",
+                    f"{self.keystone_url}/v3/",
+                    "--bootstrap-public-url",
+                    f"{self.keystone_url}/v3/",
+                ],
             ],
-            "glance": [[bin_ / "glance-manage", "--config-file",
-                        str(etc / "glance/glance-api.conf"), "db_sync"]],
-            "placement": [[bin_ / "placement-manage", "--config-file",
-                           str(etc / "placement/placement.conf"), "db", "sync"]],
+            "glance": [
+                [
+                    bin_ / "glance-manage",
+                    "--config-file",
+                    str(etc / "glance/glance-api.conf"),
+                    "db_sync",
+                ]
+            ],
+            "placement": [
+                [
+                    bin_ / "placement-manage",
+                    "--config-file",
+                    str(etc / "placement/placement.conf"),
+                    "db",
+                    "sync",
+                ]
+            ],
             "nova": [
                 [bin_ / "nova-manage", *nova, "api_db", "sync"],
-                [bin_ / "nova-manage", *nova, "cell_v2", "map_cell0", "--database_connection",
-                 infra.database_url(socket_path, "nova_cell0")],
+                [
+                    bin_ / "nova-manage",
+                    *nova,
+                    "cell_v2",
+                    "map_cell0",
+                    "--database_connection",
+                    infra.database_url(socket_path, "nova_cell0"),
+                ],
                 [bin_ / "nova-manage", *nova, "cell_v2", "create_cell", "--name", "cell1"],
                 [bin_ / "nova-manage", *nova, "db", "sync"],
             ],
-            "neutron": [[bin_ / "neutron-db-manage", "--config-file",
-                         str(etc / "neutron/neutron.conf"), "--config-file",
-                         str(etc / "neutron/ml2_conf.ini"), "upgrade", "heads"]],
-            "cinder": [[bin_ / "cinder-manage", "--config-file", str(etc / "cinder/cinder.conf"),
-                        "db", "sync"]],
-            "heat": [[bin_ / "heat-manage", "--config-file", str(etc / "heat/heat.conf"),
-                      "db_sync"]],
-        }  # fmt: skip
+            "neutron": [
+                [
+                    bin_ / "neutron-db-manage",
+                    "--config-file",
+                    str(etc / "neutron/neutron.conf"),
+                    "--config-file",
+                    str(etc / "neutron/ml2_conf.ini"),
+                    "upgrade",
+                    "heads",
+                ]
+            ],
+            "cinder": [
+                [
+                    bin_ / "cinder-manage",
+                    "--config-file",
+                    str(etc / "cinder/cinder.conf"),
+                    "db",
+                    "sync",
+                ]
+            ],
+            "heat": [
+                [bin_ / "heat-manage", "--config-file", str(etc / "heat/heat.conf"), "db_sync"]
+            ],
+        }
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            futures = [pool.submit(self._run_chain, name, chain, env)
-                       for name, chain in chains.items()]  # fmt: skip
+            futures = [
+                pool.submit(self._run_chain, name, chain, env) for name, chain in chains.items()
+            ]
             for future in futures:
                 future.result()
         self._record["databases_synced"] = True
@@ -317,18 +431,25 @@ class OpenStackTestbed:
         log = self.state / "log" / f"setup-{name}.log"
         for argv in chain:
             with log.open("ab") as out:
-                done = subprocess.run(  # noqa: S603 - argv list
-                    [str(a) for a in argv], stdout=out, stderr=subprocess.STDOUT, env=env,
-                    cwd=self.state, timeout=COMMAND_TIMEOUT_S, check=False,
-                )  # fmt: skip
+                done = subprocess.run(
+                    [str(a) for a in argv],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    cwd=self.state,
+                    timeout=COMMAND_TIMEOUT_S,
+                    check=False,
+                )
             if done.returncode != 0:
                 tail = log_tail(log)
                 step = " ".join([Path(argv[0]).name, *map(str, argv[-2:])])
-                raise TestbedError(f"{name} setup `{step}` failed (exit {done.returncode}): "
-                                   f"{tail} (log {log})")  # fmt: skip
+                raise TestbedError(
+                    f"{name} setup `{step}` failed (exit {done.returncode}): {tail} (log {log})"
+                )
 
-    def _start_apis(self, venv: Path, env: dict[str, str], names: tuple[str, ...],
-                    say: Progress) -> None:  # fmt: skip
+    def _start_apis(
+        self, venv: Path, env: dict[str, str], names: tuple[str, ...], say: Progress
+    ) -> None:
         for api in APIS:
             if api.name not in names or self._daemon(api.name).pid() is not None:
                 continue
@@ -338,8 +459,9 @@ class OpenStackTestbed:
             if api.name == "neutron-api":
                 api_env["OS_NEUTRON_CONFIG_FILES"] = "neutron.conf;ml2_conf.ini"
             say(f"starting {api.name} on 127.0.0.1:{self.ports[API_PORT[api.name]]}")
-            self._start(api.name, api.command(venv, self.state, self.ports[API_PORT[api.name]]),
-                        api_env)  # fmt: skip
+            self._start(
+                api.name, api.command(venv, self.state, self.ports[API_PORT[api.name]]), api_env
+            )
 
     def _wait_http(self, name: str, url: str, timeout: float) -> None:
         """Until ``url`` answers, for at most ``timeout`` s from now."""
@@ -353,8 +475,7 @@ class OpenStackTestbed:
                 raise TestbedError(f"{name} did not answer at {url} within {timeout:.0f} s")
             time.sleep(0.5)
 
-    def _wait_ready(self, venv: Path, env: dict[str, str], say: Progress,
-                    timeout: float) -> None:  # fmt: skip
+    def _wait_ready(self, venv: Path, env: dict[str, str], say: Progress, timeout: float) -> None:
         say("waiting for every API to answer")
         for api in APIS:
             port = self.ports[API_PORT[api.name]]
@@ -370,8 +491,10 @@ class OpenStackTestbed:
                 if name in DAEMONS and self._daemon(name).pid() is None:
                     raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.log")
             if time.monotonic() > deadline:
-                raise TestbedError(f"not up within {timeout:.0f} s: {', '.join(missing)} (logs in "
-                                   f"{self.state / 'log'})")  # fmt: skip
+                raise TestbedError(
+                    f"not up within {timeout:.0f} s: {', '.join(missing)} (logs in "
+                    f"{self.state / 'log'})"
+                )
             time.sleep(2)
         nova_manage = [venv / "bin" / "nova-manage", "--config-file", self.etc / "nova/nova.conf"]
         self._run_chain("discover-hosts", [[*nova_manage, "cell_v2", "discover_hosts"]], env)
@@ -387,13 +510,17 @@ class OpenStackTestbed:
             response = conn.orchestration.get("/services")
             for service in response.json().get("services", []):
                 if service.get("status") == "up":
-                    reported[service["binary"]] = max(reported.get(service["binary"], ""),
-                                                      service.get("updated_at") or "")  # fmt: skip
-        except Exception:  # noqa: BLE001 - an API still starting: try again
+                    reported[service["binary"]] = max(
+                        reported.get(service["binary"], ""), service.get("updated_at") or ""
+                    )
+        except Exception:
             pass
         wanted = (*COMPUTE_SERVICES, *VOLUME_SERVICES, "heat-engine")
-        down = [name for name in wanted
-                if name not in reported or reported[name] < self._since.get(name, "")]  # fmt: skip
+        down = [
+            name
+            for name in wanted
+            if name not in reported or reported[name] < self._since.get(name, "")
+        ]
         if "cinder-volume" not in down and not self._backend_reported(conn):
             # until cinder-volume's first capability report reaches the scheduler, every
             # volume create fails ("No valid backend"): seen on a fresh testbed
@@ -404,21 +531,27 @@ class OpenStackTestbed:
     def _backend_reported(conn: Any) -> bool:
         try:
             return any(pool.name.endswith("#ceph") for pool in conn.block_storage.backend_pools())
-        except Exception:  # noqa: BLE001 - the API still starting: not yet
+        except Exception:
             return False
 
     # clients
     def cloud_config(self) -> dict[str, Any]:
         return {
-            "auth": {"auth_url": f"{self.keystone_url}/v3", "username": "admin",
-                     "password": self._record["passwords"]["admin"], "project_name": "admin",
-                     "user_domain_name": "Default", "project_domain_name": "Default"},
-            "region_name": "RegionOne", "identity_api_version": 3,
-        }  # fmt: skip
+            "auth": {
+                "auth_url": f"{self.keystone_url}/v3",
+                "username": "admin",
+                "password": self._record["passwords"]["admin"],
+                "project_name": "admin",
+                "user_domain_name": "Default",
+                "project_domain_name": "Default",
+            },
+            "region_name": "RegionOne",
+            "identity_api_version": 3,
+        }
 
     def connection(self) -> Any:
         try:
-            import openstack  # noqa: PLC0415 - optional dependency
+            import openstack
         except ImportError as exc:
             raise TestbedError("openstacksdk is missing: pip install 'volperf[rally]'") from exc
         return openstack.connect(**self.cloud_config(), api_timeout=60)
@@ -427,12 +560,19 @@ class OpenStackTestbed:
         self.clouds_yaml.write_text(yaml.safe_dump({"clouds": {CLOUD: self.cloud_config()}}))
         self.clouds_yaml.chmod(0o600)
         auth = self.cloud_config()["auth"]
-        lines = [f"export OS_AUTH_URL={auth['auth_url']}", "export OS_USERNAME=admin",
-                 f"export OS_PASSWORD={auth['password']}", "export OS_PROJECT_NAME=admin",
-                 "export OS_USER_DOMAIN_NAME=Default", "export OS_PROJECT_DOMAIN_NAME=Default",
-                 "export OS_REGION_NAME=RegionOne", "export OS_IDENTITY_API_VERSION=3"]  # fmt: skip
-        self.openrc.write_text("# written by `volperf testbed up openstack`\n"
-                               + "\n".join(lines) + "\n")  # fmt: skip
+        lines = [
+            f"export OS_AUTH_URL={auth['auth_url']}",
+            "export OS_USERNAME=admin",
+            f"export OS_PASSWORD={auth['password']}",
+            "export OS_PROJECT_NAME=admin",
+            "export OS_USER_DOMAIN_NAME=Default",
+            "export OS_PROJECT_DOMAIN_NAME=Default",
+            "export OS_REGION_NAME=RegionOne",
+            "export OS_IDENTITY_API_VERSION=3",
+        ]
+        self.openrc.write_text(
+            "# written by `volperf testbed up openstack`\n" + "\n".join(lines) + "\n"
+        )
         self.openrc.chmod(0o600)
 
     def usage(self) -> list[str]:
@@ -448,26 +588,32 @@ class OpenStackTestbed:
 
     # status / down
     def status(self) -> dict[str, Any]:
-        daemons = [{"name": d.name, "pid": d.pid(), "rss_kib": d.group_rss_kib()}
-                   for d in self.daemons()]  # fmt: skip
+        daemons = [
+            {"name": d.name, "pid": d.pid(), "rss_kib": d.group_rss_kib()} for d in self.daemons()
+        ]
         report: dict[str, Any] = {
-            "state": str(self.state), "exists": self.marker.exists(), "daemons": daemons,
-            "ports": self.ports, "clouds_yaml": str(self.clouds_yaml),
-            "ceph_state": str(self.ceph_state), "ready": False,
-        }  # fmt: skip
+            "state": str(self.state),
+            "exists": self.marker.exists(),
+            "daemons": daemons,
+            "ports": self.ports,
+            "clouds_yaml": str(self.clouds_yaml),
+            "ceph_state": str(self.ceph_state),
+            "ready": False,
+        }
         if not report["exists"] or any(d["pid"] is None for d in daemons):
             return report
         try:
             report["services_down"] = self._services_down(self.connection())
-        except Exception as exc:  # noqa: BLE001 - reported, not raised
+        except Exception as exc:
             report["services_down"] = [f"keystone: {exc}"]
         report["ready"] = not report["services_down"]
         return report
 
     def down(self, purge: bool, say: Progress) -> list[str]:
         if purge and self.state.exists() and not self.marker.exists():
-            raise TestbedError(f"{self.state} has no {MARKER}: not a volperf OpenStack testbed, "
-                               "not purged")  # fmt: skip
+            raise TestbedError(
+                f"{self.state} has no {MARKER}: not a volperf OpenStack testbed, not purged"
+            )
         stopped = []
         daemons = self.daemons()  # services at once, then the broker, the database last
         for batch in (daemons[2:], daemons[1:2], daemons[:1]):
@@ -491,7 +637,7 @@ def guest_runner_command(state: Path, once: bool = False) -> list[str]:
 
 def _answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(url, timeout=5):  # noqa: S310 - loopback http
+        with urllib.request.urlopen(url, timeout=5):
             return True
     except urllib.error.HTTPError:
         return True  # 401/300: the API is up
@@ -509,7 +655,7 @@ def _write_sudo(path: Path) -> None:
 
 
 def _link_ceph_bindings(venv: Path) -> None:
-    from harness.testbeds.ceph_bindings import link  # noqa: PLC0415
+    from harness.testbeds.ceph_bindings import link
 
     try:
         link(venv)

@@ -20,9 +20,19 @@ from harness.testbeds import TestbedError
 
 CONSTRAINTS = Path(__file__).with_name("services-constraints.txt")
 PACKAGES = (
-    "keystone", "glance", "openstack-placement", "nova", "cinder", "openstack-heat", "neutron",
-    "python-openstackclient", "python-heatclient", "uWSGI", "PyMySQL", "python-memcached",
-)  # fmt: skip
+    "keystone",
+    "glance",
+    "openstack-placement",
+    "nova",
+    "cinder",
+    "openstack-heat",
+    "neutron",
+    "python-openstackclient",
+    "python-heatclient",
+    "uWSGI",
+    "PyMySQL",
+    "python-memcached",
+)
 PIP_TIMEOUT_S = 1800
 
 
@@ -53,10 +63,18 @@ def ensure_venv(say: Callable[[str], None], root: Path | None = None) -> Path:
     _run([sys.executable, "-m", "venv", str(venv)], "python -m venv", say)
     log = venv.parent / f"{venv.name}.pip.log"
     _run(
-        [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check",
-         "-c", str(CONSTRAINTS), *PACKAGES],
-        f"pip install of the OpenStack services (log {log})", say, log,
-    )  # fmt: skip
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "--disable-pip-version-check",
+            "-c",
+            str(CONSTRAINTS),
+            *PACKAGES,
+        ],
+        f"pip install of the OpenStack services (log {log})",
+        say,
+        log,
+    )
     marker.write_text(" ".join(PACKAGES) + "\n")
     return venv
 
@@ -66,8 +84,9 @@ def _run(
 ) -> None:
     with open(log or os.devnull, "w") as out:
         try:
-            result = run_build(command, what, say, PIP_TIMEOUT_S, stdout=out,
-                               stderr=subprocess.STDOUT)  # fmt: skip
+            result = run_build(
+                command, what, say, PIP_TIMEOUT_S, stdout=out, stderr=subprocess.STDOUT
+            )
         except BuildTimeout as exc:
             raise TestbedError(str(exc)) from None
     if result.returncode != 0:

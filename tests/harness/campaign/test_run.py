@@ -34,8 +34,7 @@ def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
     stop = threading.Event()
     # 2 s in: past fio's start and file layout even on a loaded machine (a stop at 0.5 s
     # once came before fio wrote anything), well before its end
-    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, StopDuringStep(stop, 2, 2.0),
-                         stop)  # fmt: skip
+    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, StopDuringStep(stop, 2, 2.0), stop)
     store = first.store
     steps = store.step_ids()
     assert first.interrupted and not first.ok

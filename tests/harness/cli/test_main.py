@@ -169,10 +169,16 @@ def test_json_output(tmp_path):
 
 def test_bad_spec_exits_2_naming_field_and_value(tmp_path):
     spec = tmp_path / "bad.yaml"
-    spec.write_text(yaml.safe_dump({
-        "name": "b", "target": {"type": "local", "dir": str(tmp_path)}, "sweep": [2],
-        "workloads": [{"name": "w", "rw": "randread", "iodepth": -4}],
-    }))  # fmt: skip
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "b",
+                "target": {"type": "local", "dir": str(tmp_path)},
+                "sweep": [2],
+                "workloads": [{"name": "w", "rw": "randread", "iodepth": -4}],
+            }
+        )
+    )
     result = volperf("run", str(spec), cwd=tmp_path)
     assert result.returncode == 2
     assert "workloads[0].iodepth" in result.stderr and "(got -4)" in result.stderr
@@ -186,11 +192,25 @@ def test_run_local_needs_a_directory(tmp_path):
 
 def test_spec_file_campaign(tmp_path):
     spec = tmp_path / "spec.yaml"
-    spec.write_text(yaml.safe_dump({
-        "name": "fromfile", "target": {"type": "local", "dir": str(tmp_path)}, "sweep": [1],
-        "workloads": [{"name": "seqread", "rw": "read", "bs": "1M", "size": "8M",
-                       "runtime": 1, "prefill": True}],
-    }))  # fmt: skip
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "fromfile",
+                "target": {"type": "local", "dir": str(tmp_path)},
+                "sweep": [1],
+                "workloads": [
+                    {
+                        "name": "seqread",
+                        "rw": "read",
+                        "bs": "1M",
+                        "size": "8M",
+                        "runtime": 1,
+                        "prefill": True,
+                    }
+                ],
+            }
+        )
+    )
     result = volperf("run", str(spec), "--results", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out" / "fromfile" / "fio.csv").exists()
@@ -207,8 +227,16 @@ def test_a_missing_service_user_is_one_line_naming_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(MariaDBServer, "service_user", "volperf-no-such-user")
     (tmp_path / "d").mkdir()
-    args = ["run", "local", "--dir", str(tmp_path / "d"), "--profile", "multi-tenant-oltp",
-            "--results", str(tmp_path / "results")]  # fmt: skip
+    args = [
+        "run",
+        "local",
+        "--dir",
+        str(tmp_path / "d"),
+        "--profile",
+        "multi-tenant-oltp",
+        "--results",
+        str(tmp_path / "results"),
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit)  # not a KeyError's traceback
@@ -220,11 +248,23 @@ def test_a_missing_tool_is_one_line_naming_it(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "bin").mkdir()  # a PATH with no sysbench (nor anything else)
     result = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", "local", "--dir", str(tmp_path / "d"),
-         "--profile", "multi-tenant-oltp"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "local",
+            "--dir",
+            str(tmp_path / "d"),
+            "--profile",
+            "multi-tenant-oltp",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PATH": str(tmp_path / "bin")},
-    )  # fmt: skip
+    )
     assert result.returncode == 2, result.stderr
     assert "sysbench is not installed (tools/setup.sh installs it)" in result.stderr
     assert "Traceback" not in result.stderr

@@ -32,5 +32,7 @@ def test_secret_values_inside_text():
 
 def test_innocent_names_stay():
     assert redact({"monkey": 1, "keyboard": 2, "tokens_total": 3}) == {
-        "monkey": 1, "keyboard": 2, "tokens_total": 3,
-    }  # fmt: skip
+        "monkey": 1,
+        "keyboard": 2,
+        "tokens_total": 3,
+    }

@@ -97,9 +97,11 @@ def test_profiles_are_the_promised_ones():
     assert profiles.names() == ["bare-host", "matrix", "multi-tenant-oltp", "quick", "reference"]
     bare = profiles.local_spec("bare-host", Path("."), "b")
     assert [(w.tool, getattr(w, "test", "")) for w in bare.workloads] == [
-        ("sysbench-fileio", "rndrw"), ("sysbench-fileio", "seqrd"),
-        ("sysbench-fileio", "seqwr"), ("pgbench", ""),
-    ]  # fmt: skip
+        ("sysbench-fileio", "rndrw"),
+        ("sysbench-fileio", "seqrd"),
+        ("sysbench-fileio", "seqwr"),
+        ("pgbench", ""),
+    ]
     tenants = profiles.local_spec("multi-tenant-oltp", Path("."), "m")
     assert tenants.sweep == [1, 2, 4] and tenants.workloads[0].threads == [1, 2, 4, 8]
     reference = profiles.local_spec("reference", Path("."), "r")
@@ -122,13 +124,15 @@ def test_profile_overrides_and_unknown_profile(tmp_path):
 
 def test_database_workload_errors_name_the_workload_and_field():
     data = {
-        "name": "db", "target": {"dir": "."}, "sweep": [1],
+        "name": "db",
+        "target": {"dir": "."},
+        "sweep": [1],
         "workloads": [
             {"name": "a", "tool": "pgbenchx"},
             {"name": "b", "tool": "sysbench-fileio", "test": "rnd", "threads": [2, 2]},
             {"name": "c", "tool": "io-pause", "kills": 0},
         ],
-    }  # fmt: skip
+    }
     with pytest.raises(SpecError) as caught:
         validate(data)
     assert caught.value.problems == [
@@ -142,8 +146,14 @@ def test_database_workload_errors_name_the_workload_and_field():
 
 
 def test_a_spec_without_tool_is_fio_as_before():
-    spec = validate({"name": "f", "target": {"dir": "."}, "sweep": [1],
-                     "workloads": [{"name": "w", "rw": "read"}]})  # fmt: skip
+    spec = validate(
+        {
+            "name": "f",
+            "target": {"dir": "."},
+            "sweep": [1],
+            "workloads": [{"name": "w", "rw": "read"}],
+        }
+    )
     assert spec.workloads[0].tool == "fio"
     assert spec.databases.mariadb.options == {"innodb_buffer_pool_size": "128M"}
 
@@ -164,37 +174,77 @@ def test_rbd_target_takes_the_user_with_or_without_client_and_runs_fio_only():
 
 def test_rally_workloads_and_the_openstack_target_go_together():
     rally = {"name": "cp", "tool": "rally", "times_per_user": 3}
-    spec = validate({"name": "r", "target": {"type": "openstack", "cloud": "c1"},
-                     "workloads": [rally], "sweep": [2, 10]})  # fmt: skip
+    spec = validate(
+        {
+            "name": "r",
+            "target": {"type": "openstack", "cloud": "c1"},
+            "workloads": [rally],
+            "sweep": [2, 10],
+        }
+    )
     assert [spec.workloads[0].times_at(c) for c in (2, 10)] == [6, 30]
-    fixed = validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2, 10],
-                      "workloads": [dict(rally, times=5)]})  # fmt: skip
+    fixed = validate(
+        {
+            "name": "r",
+            "target": {"type": "openstack"},
+            "sweep": [2, 10],
+            "workloads": [dict(rally, times=5)],
+        }
+    )
     assert fixed.workloads[0].times_at(10) == 5
     with pytest.raises(SpecError, match="Rally workloads need the openstack target"):
-        validate({"name": "r", "workloads": [rally], "sweep": [2],
-                  "target": {"type": "local", "dir": "/tmp"}})  # fmt: skip
+        validate(
+            {
+                "name": "r",
+                "workloads": [rally],
+                "sweep": [2],
+                "target": {"type": "local", "dir": "/tmp"},
+            }
+        )
     fio = {"name": "fio4k", "rw": "randread", "runtime": 1}
     with pytest.raises(
         SpecError,
         match="workloads fio4k: fio on an openstack target runs in "
         "VMs that Heat creates: give target.heat",
     ):
-        validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
-                  "workloads": [rally, fio]})  # fmt: skip
-    both = validate({"name": "r", "sweep": [2], "workloads": [rally, fio], "target": {
-        "type": "openstack", "heat": {"image": "tiny", "flavor": "tiny"}}})  # fmt: skip
+        validate(
+            {"name": "r", "target": {"type": "openstack"}, "sweep": [2], "workloads": [rally, fio]}
+        )
+    both = validate(
+        {
+            "name": "r",
+            "sweep": [2],
+            "workloads": [rally, fio],
+            "target": {"type": "openstack", "heat": {"image": "tiny", "flavor": "tiny"}},
+        }
+    )
     assert [w.tool for w in both.workloads] == ["rally", "fio"]
     with pytest.raises(SpecError, match=r"times_per_user: Input should be greater than or equal"):
-        validate({"name": "r", "target": {"type": "openstack"}, "sweep": [2],
-                  "workloads": [dict(rally, times_per_user=0)]})  # fmt: skip
+        validate(
+            {
+                "name": "r",
+                "target": {"type": "openstack"},
+                "sweep": [2],
+                "workloads": [dict(rally, times_per_user=0)],
+            }
+        )
 
 
 def test_k8s_target_takes_database_and_provisioning_workloads_but_not_fileio():
     target = {"type": "k8s", "storage_class": "fast"}
-    ok = validate({"name": "k", "target": target, "sweep": [2], "workloads": [
-        {"name": "p", "tool": "pvc-provision", "pvcs": 3},
-        {"name": "o", "tool": "sysbench-oltp"}, {"name": "g", "tool": "pgbench"},
-        {"name": "i", "tool": "io-pause"}]})  # fmt: skip
+    ok = validate(
+        {
+            "name": "k",
+            "target": target,
+            "sweep": [2],
+            "workloads": [
+                {"name": "p", "tool": "pvc-provision", "pvcs": 3},
+                {"name": "o", "tool": "sysbench-oltp"},
+                {"name": "g", "tool": "pgbench"},
+                {"name": "i", "tool": "io-pause"},
+            ],
+        }
+    )
     assert ok.workloads[0].pvcs == 3 and ok.target.mariadb_image.startswith("registry.local/")
     with pytest.raises(SpecError, match=r"workloads f: the k8s target runs fio, pvc-provision"):
         validate(

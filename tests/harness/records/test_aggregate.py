@@ -54,12 +54,17 @@ def _figures(bins, iops=1000.0):
     from harness.records.fio import DirectionFigures
 
     return DirectionFigures(
-        iops=iops, bandwidth=iops * 4, complelatency_mean=1.0, complelatency_min=0.1,
+        iops=iops,
+        bandwidth=iops * 4,
+        complelatency_mean=1.0,
+        complelatency_min=0.1,
         complelatency_max=max(bins) / 1e6,
         complelatency_p95=stats.histogram_percentile(bins, 95.0) / 1e6,
         complelatency_p99=stats.histogram_percentile(bins, 99.0) / 1e6,
-        total_latency_avg=1.0, bandwidth_avg=iops * 4, clat_bins_ns=bins,
-    )  # fmt: skip
+        total_latency_avg=1.0,
+        bandwidth_avg=iops * 4,
+        clat_bins_ns=bins,
+    )
 
 
 def test_value_at_fio_ceiling_is_flagged_not_reported():

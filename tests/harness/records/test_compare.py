@@ -57,10 +57,18 @@ def test_unmatched_steps_and_ceilings():
 
 
 def db_step(threads, tps, bound_p95=None):
-    return {"step": f"t{threads}", "workload": "db", "concurrency": 2, "threads": threads,
-            "repeat": 1, "db": {"tps_total": tps, "tps_per_consumer": tps / 2},
-            "provision": {"pvcs": 4, "pvc-bound": {"p50_s": 1.0, "p95_s": bound_p95,
-                                                   "max_s": bound_p95}}}  # fmt: skip
+    return {
+        "step": f"t{threads}",
+        "workload": "db",
+        "concurrency": 2,
+        "threads": threads,
+        "repeat": 1,
+        "db": {"tps_total": tps, "tps_per_consumer": tps / 2},
+        "provision": {
+            "pvcs": 4,
+            "pvc-bound": {"p50_s": 1.0, "p95_s": bound_p95, "max_s": bound_p95},
+        },
+    }
 
 
 def test_database_and_provisioning_steps_compare_by_thread_count():

@@ -42,8 +42,14 @@ def test_columns_start_with_the_reference_documents_columns():
     assert [c.strip() for c in SEED_HEADER.split(",")] == REFERENCE_COLUMNS
     assert FIO_COLUMNS[: len(REFERENCE_COLUMNS)] == REFERENCE_COLUMNS
     assert FIO_COLUMNS[len(REFERENCE_COLUMNS) :][:7] == [
-        "step", "consumer", "concurrency", "role", "rw", "bs", "iodepth",
-    ]  # fmt: skip
+        "step",
+        "consumer",
+        "concurrency",
+        "role",
+        "rw",
+        "bs",
+        "iodepth",
+    ]
 
 
 def test_row_carries_fios_numbers_in_reference_units(fio_fixture):

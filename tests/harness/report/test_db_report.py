@@ -29,9 +29,19 @@ def workspace(tmp_path_factory) -> Path:
 
 def run_profile(root: Path, profile: str, *options: str) -> dict:
     result = volperf(
-        "run", "local", "--profile", profile, "--dir", "storage", "--name", profile,
-        "--runtime", "2", *options, cwd=root,
-    )  # fmt: skip
+        "run",
+        "local",
+        "--profile",
+        profile,
+        "--dir",
+        "storage",
+        "--name",
+        profile,
+        "--runtime",
+        "2",
+        *options,
+        cwd=root,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads((root / "results" / profile / "summary.json").read_text())
 
@@ -54,8 +64,14 @@ def test_bare_host_profile_page(workspace):
     seqwr = tables["fileio-seqwr: per step"][1]
     assert seqwr[6] == f"{by_step['fileio-seqwr']['db']['written_mib_s_total']:.1f}"
     pgbench = tables["pgbench: per step"]
-    assert pgbench[0] == ["consumers", "clients", "TPS sum", "TPS per consumer",
-                          "latency avg ms", "load s"]  # fmt: skip
+    assert pgbench[0] == [
+        "consumers",
+        "clients",
+        "TPS sum",
+        "TPS per consumer",
+        "latency avg ms",
+        "load s",
+    ]
     db = by_step["pgbench"]["db"]
     assert pgbench[1][2] == f"{db['tps_total']:.1f}" and float(pgbench[1][5]) > 0
     per_consumer = tables["Database results per consumer"]
@@ -64,10 +80,21 @@ def test_bare_host_profile_page(workspace):
 
 def test_multi_tenant_oltp_profile_page(workspace):
     summary = run_profile(
-        workspace, "multi-tenant-oltp", "--sweep", "2",
-        "--set", "table_size=1000", "--set", "threads=[1, 2]",
-        "--set", "kills=1", "--set", "before=2", "--set", "after=2",
-    )  # fmt: skip
+        workspace,
+        "multi-tenant-oltp",
+        "--sweep",
+        "2",
+        "--set",
+        "table_size=1000",
+        "--set",
+        "threads=[1, 2]",
+        "--set",
+        "kills=1",
+        "--set",
+        "before=2",
+        "--set",
+        "after=2",
+    )
     # threads=[1, 2] applies to both workloads: 2 oltp steps, 2 io-pause steps
     assert [s["state"] for s in summary["steps"]] == ["done"] * 4
     tables = page_tables(workspace, "multi-tenant-oltp")
@@ -88,8 +115,15 @@ def test_multi_tenant_oltp_profile_page(workspace):
 
 def test_set_names_a_key_no_workload_has(workspace):
     result = volperf(
-        "run", "local", "--profile", "bare-host", "--dir", "storage", "--set", "nosuch=1",
+        "run",
+        "local",
+        "--profile",
+        "bare-host",
+        "--dir",
+        "storage",
+        "--set",
+        "nosuch=1",
         cwd=workspace,
-    )  # fmt: skip
+    )
     assert result.returncode == 2
     assert "no workload of this profile has 'nosuch'" in result.stderr

@@ -120,9 +120,15 @@ SECRETS = {
 @pytest.mark.functional
 def test_no_secret_reaches_the_built_pages(docs, tmp_path):
     (tmp_path / "data").mkdir()
-    spec = tiny_spec(tmp_path / "data", name="secrets", sweep=[1], labels={
-        "os_password": "S3cretPass!", "note": "key AQAKoUZYmYmDMxAAfD52DuUlghtH6bGSutTfnQ==",
-    })  # fmt: skip
+    spec = tiny_spec(
+        tmp_path / "data",
+        name="secrets",
+        sweep=[1],
+        labels={
+            "os_password": "S3cretPass!",
+            "note": "key AQAKoUZYmYmDMxAAfD52DuUlghtH6bGSutTfnQ==",
+        },
+    )
     store = run_campaign(spec, tmp_path / "results", LocalFioTarget).store
     # what a later plane might record: a clouds.yaml, a kubeconfig, a token in an error
     document = store.read_campaign()

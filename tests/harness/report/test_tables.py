@@ -3,19 +3,38 @@ from __future__ import annotations
 from harness.report import tables
 
 STEP = {
-    "step": "001-w-c002-r1", "concurrency": 2, "state": "done",
-    "read": {"iops_avg": 1000.4, "iops_sum": 1000.4, "bandwidth_avg": 4001.6,
-             "bandwidth_sum": 4001.6, "clat_mean_avg": 0.51234, "p95_consumer_mean": 0.9,
-             "p95_merged": 0.9, "p99_merged": 1.2, "p99_consumer_mean": 1.2, "clat_max": 5.0,
-             "ceilings": {}},
-    "write": {"iops_avg": None, "iops_sum": None, "p95_consumer_mean": None,
-              "ceilings": {"iops_avg": "rate cap", "iops_sum": "rate cap",
-                           "p95_consumer_mean": "top bucket"}},
-    "overlap": 0.85, "overlap_estimated": True,
+    "step": "001-w-c002-r1",
+    "concurrency": 2,
+    "state": "done",
+    "read": {
+        "iops_avg": 1000.4,
+        "iops_sum": 1000.4,
+        "bandwidth_avg": 4001.6,
+        "bandwidth_sum": 4001.6,
+        "clat_mean_avg": 0.51234,
+        "p95_consumer_mean": 0.9,
+        "p95_merged": 0.9,
+        "p99_merged": 1.2,
+        "p99_consumer_mean": 1.2,
+        "clat_max": 5.0,
+        "ceilings": {},
+    },
+    "write": {
+        "iops_avg": None,
+        "iops_sum": None,
+        "p95_consumer_mean": None,
+        "ceilings": {
+            "iops_avg": "rate cap",
+            "iops_sum": "rate cap",
+            "p95_consumer_mean": "top bucket",
+        },
+    },
+    "overlap": 0.85,
+    "overlap_estimated": True,
     "device": {"device_iops": 990.0, "fio_iops": 1000.0, "iops_gap": 0.01},
     "host": {"cpu_busy": 0.25},
     "warnings": [{"code": "low-overlap", "message": "consumers ran together for only 85%"}],
-}  # fmt: skip
+}
 
 
 def test_cell():

@@ -14,8 +14,9 @@ from tests.harness.helpers import volperf
 
 
 def test_the_suite_testbed_is_ready_with_its_daemons(ceph_testbed: CephTestbedInfo, tmp_path: Path):
-    status = volperf("testbed", "status", "ceph", "--state", str(ceph_testbed.state), "--json",
-                     cwd=tmp_path)  # fmt: skip
+    status = volperf(
+        "testbed", "status", "ceph", "--state", str(ceph_testbed.state), "--json", cwd=tmp_path
+    )
     assert status.returncode == 0, status.stdout + status.stderr
     report = json.loads(status.stdout)
     assert report["ready"] and report["osds"] == 1
@@ -47,8 +48,18 @@ def test_three_osds_from_nothing_to_restart_to_purged(tmp_path: Path):
     def testbed(*args: str):
         return volperf("testbed", *args, "ceph", "--state", str(state), cwd=tmp_path)
 
-    up = volperf("testbed", "up", "ceph", "--osds", "3", "--state", str(state),
-                 "--mon-port", "40800", cwd=tmp_path)  # fmt: skip
+    up = volperf(
+        "testbed",
+        "up",
+        "ceph",
+        "--osds",
+        "3",
+        "--state",
+        str(state),
+        "--mon-port",
+        "40800",
+        cwd=tmp_path,
+    )
     try:
         assert up.returncode == 0, up.stderr
         assert "HEALTH_OK, OSDs 3/3 up, PGs 33/33 active+clean" in up.stderr
@@ -80,10 +91,23 @@ def test_a_failed_bring_up_stops_what_it_started_and_keeps_the_logs(tmp_path: Pa
     state = tmp_path / "failed"
     conf = state / "ceph.conf"
     up = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "testbed", "up", "ceph", "--state", str(state),
-         "--mon-port", "39500"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "testbed",
+            "up",
+            "ceph",
+            "--state",
+            str(state),
+            "--mon-port",
+            "39500",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     said = []
     try:
         assert up.stderr is not None

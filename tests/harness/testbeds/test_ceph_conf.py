@@ -14,11 +14,14 @@ from tests.harness.planes.ceph.fixtures import ceph_status
 
 def test_ready_needs_health_ok_and_every_pg_active_clean():
     assert readiness(ceph_status("status-ok")) == (
-        True, "HEALTH_OK, OSDs 1/1 up, PGs 33/33 active+clean")  # fmt: skip
+        True,
+        "HEALTH_OK, OSDs 1/1 up, PGs 33/33 active+clean",
+    )
     ready, words = readiness(ceph_status("status-peering"))  # HEALTH_OK while PGs peer
     assert not ready
-    assert words == ("HEALTH_OK, OSDs 1/1 up, PGs 0/33 active+clean "
-                     "(32 creating+peering, 1 unknown)")  # fmt: skip
+    assert words == (
+        "HEALTH_OK, OSDs 1/1 up, PGs 0/33 active+clean (32 creating+peering, 1 unknown)"
+    )
     ready, words = readiness(ceph_status("status-slow-ops"))
     assert not ready and words.startswith("HEALTH_WARN")
     assert readiness({}) == (False, "?, OSDs 0/0 up, PGs 0/0 active+clean")

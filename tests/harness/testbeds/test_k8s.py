@@ -17,8 +17,15 @@ from tests.harness.helpers import volperf
 
 
 def _status(k8s_testbed) -> dict:
-    done = volperf("testbed", "status", "k8s", "--state", str(k8s_testbed.state), "--json",
-                   cwd=k8s_testbed.state.parent)  # fmt: skip
+    done = volperf(
+        "testbed",
+        "status",
+        "k8s",
+        "--state",
+        str(k8s_testbed.state),
+        "--json",
+        cwd=k8s_testbed.state.parent,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
 
@@ -29,8 +36,14 @@ def test_up_from_nothing_is_ready_with_both_storage_classes(k8s_testbed):
     report = _status(k8s_testbed)
     assert report["ready"]
     assert {d["name"] for d in report["daemons"] if d["pid"]} == {
-        "etcd", "containerd", "kube-apiserver", "kube-controller-manager", "kube-scheduler",
-        "kubelet", "local-path-provisioner"}  # fmt: skip
+        "etcd",
+        "containerd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kubelet",
+        "local-path-provisioner",
+    }
     assert f"export KUBECONFIG={k8s_testbed.kubeconfig}" in k8s_testbed.up_output
     assert stat.S_IMODE(k8s_testbed.kubeconfig.stat().st_mode) == 0o600
     for key in (k8s_testbed.state / "pki").glob("*.key"):
@@ -62,20 +75,40 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
     namespace = f"volperf-test-{storage_class}"
     core.create_namespace({"metadata": {"name": namespace}})
     try:
-        core.create_namespaced_persistent_volume_claim(namespace, {
-            "metadata": {"name": "data"},
-            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
-                     "resources": {"requests": {"storage": "1Gi"}}}})  # fmt: skip
-        command = ("fio --name=probe --filename=/data/probe --size=16M --rw=randwrite "
-                   "--bs=4k --runtime=1 --time_based --output-format=json")  # fmt: skip
-        core.create_namespaced_pod(namespace, {
-            "metadata": {"name": "fio"},
-            "spec": {"restartPolicy": "Never", "containers": [{
-                "name": "fio", "image": FIO, "imagePullPolicy": "Never",
-                "command": ["/bin/sh", "-c", command],
-                "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
-                "volumes": [{"name": "data",
-                             "persistentVolumeClaim": {"claimName": "data"}}]}})  # fmt: skip
+        core.create_namespaced_persistent_volume_claim(
+            namespace,
+            {
+                "metadata": {"name": "data"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": storage_class,
+                    "resources": {"requests": {"storage": "1Gi"}},
+                },
+            },
+        )
+        command = (
+            "fio --name=probe --filename=/data/probe --size=16M --rw=randwrite "
+            "--bs=4k --runtime=1 --time_based --output-format=json"
+        )
+        core.create_namespaced_pod(
+            namespace,
+            {
+                "metadata": {"name": "fio"},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {
+                            "name": "fio",
+                            "image": FIO,
+                            "imagePullPolicy": "Never",
+                            "command": ["/bin/sh", "-c", command],
+                            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                        }
+                    ],
+                    "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}],
+                },
+            },
+        )
 
         def finished():
             phase = core.read_namespaced_pod("fio", namespace).status.phase
@@ -88,18 +121,28 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
         assert claim.status.phase == "Bound" and claim.spec.storage_class_name == storage_class
     finally:
         core.delete_namespace(namespace)
-    _wait("the namespace gone", lambda: namespace not in {
-        n.metadata.name for n in core.list_namespace().items})  # fmt: skip
+    _wait(
+        "the namespace gone",
+        lambda: namespace not in {n.metadata.name for n in core.list_namespace().items},
+    )
 
 
 def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
     before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
-    again = volperf("testbed", "up", "k8s", "--state", str(k8s_testbed.state),
-                    cwd=k8s_testbed.state.parent, timeout=600)  # fmt: skip
+    again = volperf(
+        "testbed",
+        "up",
+        "k8s",
+        "--state",
+        str(k8s_testbed.state),
+        cwd=k8s_testbed.state.parent,
+        timeout=600,
+    )
     assert again.returncode == 0, again.stderr[-2000:]
     assert {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]} == before
     from kubernetes import client
 
     pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
-        label_selector="volperf-static=true")  # fmt: skip
+        label_selector="volperf-static=true"
+    )
     assert {pv.status.phase for pv in pvs.items} == {"Available"}  # the released one remade

@@ -14,8 +14,15 @@ from tests.harness.helpers import volperf
 
 
 def _status(openstack_testbed) -> dict:
-    done = volperf("testbed", "status", "openstack", "--state", str(openstack_testbed.state),
-                   "--json", cwd=openstack_testbed.state.parent)  # fmt: skip
+    done = volperf(
+        "testbed",
+        "status",
+        "openstack",
+        "--state",
+        str(openstack_testbed.state),
+        "--json",
+        cwd=openstack_testbed.state.parent,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
 
@@ -24,8 +31,18 @@ def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed):
     report = _status(openstack_testbed)
     assert report["ready"] and report["services_down"] == []
     assert {d["name"] for d in report["daemons"] if d["pid"]} >= {
-        "mariadb", "rabbitmq", "keystone", "nova-api", "cinder-volume", "heat-engine",
-        "nova-compute", "neutron-api", "glance-api", "placement-api", "guest-runner"}  # fmt: skip
+        "mariadb",
+        "rabbitmq",
+        "keystone",
+        "nova-api",
+        "cinder-volume",
+        "heat-engine",
+        "nova-compute",
+        "neutron-api",
+        "glance-api",
+        "placement-api",
+        "guest-runner",
+    }
     assert "fake virt driver" in openstack_testbed.up_output
     assert "TEST STAND-IN" in openstack_testbed.up_output  # the guest runner says what it is
     log = (openstack_testbed.state / "log" / "guest-runner.out").read_text()
@@ -40,8 +57,15 @@ def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed):
 def test_up_again_starts_nothing_new(openstack_testbed):
     before = {d["name"]: d["pid"] for d in _status(openstack_testbed)["daemons"]}
     started = time.monotonic()
-    again = volperf("testbed", "up", "openstack", "--state", str(openstack_testbed.state),
-                    cwd=openstack_testbed.state.parent, timeout=600)  # fmt: skip
+    again = volperf(
+        "testbed",
+        "up",
+        "openstack",
+        "--state",
+        str(openstack_testbed.state),
+        cwd=openstack_testbed.state.parent,
+        timeout=600,
+    )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "starting" not in again.stderr + again.stdout
     assert {d["name"]: d["pid"] for d in _status(openstack_testbed)["daemons"]} == before
@@ -52,8 +76,9 @@ def test_a_cinder_volume_is_an_rbd_image_of_the_ceph_testbed(openstack_testbed, 
     conn = openstack_testbed.connection()
     volume = conn.block_storage.create_volume(size=1, name="volperf-test-rbd")
     try:
-        volume = conn.block_storage.wait_for_status(volume, "available", failures=["error"],
-                                                    wait=120)  # fmt: skip
+        volume = conn.block_storage.wait_for_status(
+            volume, "available", failures=["error"], wait=120
+        )
         with ceph_testbed.access().pool_io() as ioctx:
             assert f"volume-{volume.id}" in images.existing(ioctx)
     finally:

@@ -92,6 +92,11 @@ def test_sampling_cost_counts_unanswered_and_the_worst_status():
     for sample in series:
         sample.update(cpu_ms=1.5, wall_ms=3.0)
     cost = sampling_cost(series)
-    assert cost == {"samples": 3, "unanswered": 1, "worst": "HEALTH_WARN", "cpu_ms": 4.5,
-                    "wall_ms_mean": 3.0}  # fmt: skip
+    assert cost == {
+        "samples": 3,
+        "unanswered": 1,
+        "worst": "HEALTH_WARN",
+        "cpu_ms": 4.5,
+        "wall_ms_mean": 3.0,
+    }
     assert sampling_cost([])["samples"] == 0

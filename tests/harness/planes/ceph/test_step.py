@@ -10,8 +10,10 @@ from tests.harness.planes.ceph.fixtures import ceph_status
 
 def _write_samples(raw: Path, kinds: list[str], start: float) -> None:
     names = {"ok": "status-ok", "slow": "status-slow-ops"}
-    lines = [json.dumps({**sample_of(ceph_status(names[k]), start + i), "cpu_ms": 1, "wall_ms": 2})
-             for i, k in enumerate(kinds)]  # fmt: skip
+    lines = [
+        json.dumps({**sample_of(ceph_status(names[k]), start + i), "cpu_ms": 1, "wall_ms": 2})
+        for i, k in enumerate(kinds)
+    ]
     (raw / "ceph-health.jsonl").write_text("\n".join(lines) + "\n")
 
 
@@ -20,7 +22,11 @@ def test_health_checks_become_events_and_warnings(tmp_path: Path):
     result = ceph_step(tmp_path, "001-w-c002-r1", step_start=1998.0)
     (event,) = result.events
     assert (event.step, event.consumer, event.event, event.index) == (
-        "001-w-c002-r1", "cluster", "ceph SLOW_OPS", 1)  # fmt: skip
+        "001-w-c002-r1",
+        "cluster",
+        "ceph SLOW_OPS",
+        1,
+    )
     assert event.start_ms == 2001000 and event.seconds == 2.0
     assert event.detail.startswith("SLOW_OPS (HEALTH_WARN) from +3 s to +4 s of the step")
     (warning,) = result.warnings

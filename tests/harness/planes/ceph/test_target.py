@@ -26,7 +26,7 @@ def rbd_spec(testbed: CephTestbedInfo, name: str, workloads: list[dict], **extra
             "user": "cinder",
             "pool": "volumes",
             "health_interval": 1,
-        },  # fmt: skip
+        },
         "workloads": workloads,
         "sweep": [1, 4],
         **extra,
@@ -39,11 +39,15 @@ SMALL = {"bs": "4k", "iodepth": 8, "size": "16M", "runtime": 2}
 @pytest.fixture(scope="module")
 def campaign(ceph_testbed: CephTestbedInfo, tmp_path_factory: pytest.TempPathFactory):
     work = tmp_path_factory.mktemp("rbd")
-    spec = rbd_spec(ceph_testbed, "rbd-small", [
-        # first: the images are new, so these reads find blocks never written
-        {"name": "unwritten", "rw": "randread", "prefill": False, **SMALL},
-        {"name": "randrw", "rw": ["randread", "randwrite"], "prefill": True, **SMALL},
-    ])  # fmt: skip
+    spec = rbd_spec(
+        ceph_testbed,
+        "rbd-small",
+        [
+            # first: the images are new, so these reads find blocks never written
+            {"name": "unwritten", "rw": "randread", "prefill": False, **SMALL},
+            {"name": "randrw", "rw": ["randread", "randwrite"], "prefill": True, **SMALL},
+        ],
+    )
     (work / "spec.yaml").write_text(yaml.safe_dump(spec))
     run = volperf("run", "spec.yaml", "--results", "results", cwd=work)
     with ceph_testbed.access().pool_io() as ioctx:
@@ -56,9 +60,11 @@ def test_campaign_runs_every_step(campaign):
     assert run.returncode == 0, run.stderr
     steps = json.loads((root / "summary.json").read_text())["steps"]
     assert [(s["workload"], s["concurrency"], s["state"]) for s in steps] == [
-        ("unwritten", 1, "done"), ("unwritten", 4, "done"),
-        ("randrw", 1, "done"), ("randrw", 4, "done"),
-    ]  # fmt: skip
+        ("unwritten", 1, "done"),
+        ("unwritten", 4, "done"),
+        ("randrw", 1, "done"),
+        ("randrw", 4, "done"),
+    ]
 
 
 def test_records_are_fios_own_numbers(campaign):
@@ -119,8 +125,12 @@ def test_images_are_removed_and_no_secret_is_kept(campaign, ceph_testbed: CephTe
     document = yaml.safe_load((root / "campaign.yaml").read_text())
     assert document["spec"]["target"]["ceph_conf"] == str(ceph_testbed.conf)
     assert document["environment"]["tools"]["ceph cluster"].startswith("ceph version 16.2")
-    keys = [line.split("=", 1)[1].strip() for keyring in ceph_testbed.state.glob("*keyring")
-            for line in keyring.read_text().splitlines() if "key =" in line]  # fmt: skip
+    keys = [
+        line.split("=", 1)[1].strip()
+        for keyring in ceph_testbed.state.glob("*keyring")
+        for line in keyring.read_text().splitlines()
+        if "key =" in line
+    ]
     assert keys
     for path in root.rglob("*"):
         if path.is_file():
@@ -129,8 +139,7 @@ def test_images_are_removed_and_no_secret_is_kept(campaign, ceph_testbed: CephTe
 
 
 def test_an_image_volperf_did_not_create_is_refused_and_kept(ceph_testbed, tmp_path):
-    spec = rbd_spec(ceph_testbed, "theirs", [{"name": "w", "rw": "randwrite", **SMALL}],
-                    sweep=[1])  # fmt: skip
+    spec = rbd_spec(ceph_testbed, "theirs", [{"name": "w", "rw": "randwrite", **SMALL}], sweep=[1])
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     with ceph_testbed.access().pool_io() as ioctx:
         ioctx_images = images.existing(ioctx)
@@ -177,8 +186,19 @@ def test_cleanup_finds_tagged_images_its_notes_missed(ceph_testbed, tmp_path):
 def test_an_unreachable_cluster_is_a_clear_error(tmp_path):
     conf = tmp_path / "ceph.conf"
     conf.write_text("[global]\nmon host = 127.0.0.1:1\n")
-    run = volperf("run", "rbd", "--ceph-conf", str(conf), "--sweep", "1", "--name", "nowhere",
-                  "--results", "results", cwd=tmp_path)  # fmt: skip
+    run = volperf(
+        "run",
+        "rbd",
+        "--ceph-conf",
+        str(conf),
+        "--sweep",
+        "1",
+        "--name",
+        "nowhere",
+        "--results",
+        "results",
+        cwd=tmp_path,
+    )
     assert run.returncode == 2
     said = " ".join(run.stderr.split())
     assert "cannot connect to Ceph for pool 'volumes' as client.admin" in said

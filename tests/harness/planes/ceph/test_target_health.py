@@ -30,8 +30,14 @@ def slow_ops_threshold(ceph_testbed: CephTestbedInfo):
 
 
 def test_slow_ops_reach_the_step_events_and_report(ceph_testbed, slow_ops_threshold, tmp_path):
-    workload = {"name": "write-4m", "rw": "write", "bs": "4M", "iodepth": 16, "size": "256M",
-                "runtime": 12}  # fmt: skip
+    workload = {
+        "name": "write-4m",
+        "rw": "write",
+        "bs": "4M",
+        "iodepth": 16,
+        "size": "256M",
+        "runtime": 12,
+    }
     spec = rbd_spec(ceph_testbed, "slow", [workload], sweep=[1])
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     run = volperf("run", "spec.yaml", "--results", "results", cwd=tmp_path)
@@ -50,8 +56,12 @@ def test_slow_ops_reach_the_step_events_and_report(ceph_testbed, slow_ops_thresh
     events = list(csv.DictReader((root / "events.csv").open()))
     slow = [e for e in events if e["event"] == "ceph SLOW_OPS"]
     assert slow and slow[0]["consumer"] == "cluster" and slow[0]["detail"] == warnings[0]
-    samples = [json.loads(line) for line in (root / "steps" / step["step"] / "raw" /
-               "ceph-health.jsonl").read_text().splitlines()]  # fmt: skip
+    samples = [
+        json.loads(line)
+        for line in (root / "steps" / step["step"] / "raw" / "ceph-health.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert any("SLOW_OPS" in s.get("checks", {}) for s in samples)  # raw, as Ceph said it
 
     (tmp_path / "doc").mkdir()

@@ -17,20 +17,30 @@ from harness.planes.heat.parameters import (
     stack_plans,
     stack_timeout_min,
     volume_size_gib,
-)  # fmt: skip
+)
 
 TEMPLATE = Path(__file__).parents[3] / "heat_templates" / "cinder-fio" / "main.yaml"
 
 
 def _spec(**workload):
     heat = workload.pop("heat", {})
-    return validate({
-        "name": "vm-fio",
-        "target": {"type": "openstack", "heat": {"image": "tiny", "flavor": "tiny", **heat}},
-        "workloads": [{"name": "w", "rw": ["randread", "randwrite"], "size": "1G",
-                       "iodepth": 64, "runtime": 30, **workload}],
-        "sweep": [2, 5],
-    })  # fmt: skip
+    return validate(
+        {
+            "name": "vm-fio",
+            "target": {"type": "openstack", "heat": {"image": "tiny", "flavor": "tiny", **heat}},
+            "workloads": [
+                {
+                    "name": "w",
+                    "rw": ["randread", "randwrite"],
+                    "size": "1G",
+                    "iodepth": 64,
+                    "runtime": 30,
+                    **workload,
+                }
+            ],
+            "sweep": [2, 5],
+        }
+    )
 
 
 def test_a_step_has_a_readers_stack_and_a_writers_stack_splitting_its_vms():
@@ -66,10 +76,17 @@ def test_every_parameter_passes_the_templates_own_constraints():
         assert plan.parameters["volume_size"] == 2  # 1.5 GiB rounded up
 
 
-@pytest.mark.parametrize(("size", "units", "text"), [
-    ("4k", "km", "4k"), ("1M", "km", "1m"), ("1G", "KMGT", "1G"), ("1536M", "KMGT", "1536M"),
-    ("4096", "KMGT", "4K"), ("1000", "KMGT", "1000"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("size", "units", "text"),
+    [
+        ("4k", "km", "4k"),
+        ("1M", "km", "1m"),
+        ("1G", "KMGT", "1G"),
+        ("1536M", "KMGT", "1536M"),
+        ("4096", "KMGT", "4K"),
+        ("1000", "KMGT", "1000"),
+    ],
+)
 def test_sizes_become_whole_numbers_with_one_unit(size, units, text):
     assert fio_size(size, units) == text
 
@@ -84,12 +101,15 @@ def test_timeouts_follow_the_runtime_unless_given():
     assert volume_size_gib(given.target.heat, given.workloads[0]) == 3
 
 
-@pytest.mark.parametrize(("workload", "named"), [
-    ({"numjobs": 4}, "numjobs: 4"),
-    ({"fio_options": {"zero_buffers": 1}}, "fio_options"),
-    ({"rate_iops": 100}, "rate_iops: 100"),
-    ({"size": "4G", "heat": {"volume_size": 2}}, "does not fit"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("workload", "named"),
+    [
+        ({"numjobs": 4}, "numjobs: 4"),
+        ({"fio_options": {"zero_buffers": 1}}, "fio_options"),
+        ({"rate_iops": 100}, "rate_iops: 100"),
+        ({"size": "4G", "heat": {"volume_size": 2}}, "does not fit"),
+    ],
+)
 def test_what_the_agent_cannot_run_is_refused_by_name(workload, named):
     with pytest.raises(SpecError, match=re.escape(named)):
         _spec(**workload)
@@ -97,9 +117,20 @@ def test_what_the_agent_cannot_run_is_refused_by_name(workload, named):
 
 def test_fio_on_openstack_needs_the_heat_settings():
     with pytest.raises(SpecError, match="target.heat"):
-        validate({"name": "x", "target": {"type": "openstack"},
-                  "workloads": [{"name": "w", "rw": "randread"}], "sweep": [2]})  # fmt: skip
+        validate(
+            {
+                "name": "x",
+                "target": {"type": "openstack"},
+                "workloads": [{"name": "w", "rw": "randread"}],
+                "sweep": [2],
+            }
+        )
     with pytest.raises(SpecError, match="tool: rally or fio"):
-        validate({"name": "x", "target": {"type": "openstack", "heat": {"image": "i",
-                  "flavor": "f"}}, "workloads": [{"name": "w", "tool": "pgbench"}],
-                  "sweep": [2]})  # fmt: skip
+        validate(
+            {
+                "name": "x",
+                "target": {"type": "openstack", "heat": {"image": "i", "flavor": "f"}},
+                "workloads": [{"name": "w", "tool": "pgbench"}],
+                "sweep": [2],
+            }
+        )

@@ -28,7 +28,9 @@ def _seconds(stamp: str) -> float:
 def test_each_vm_is_a_row_with_its_own_fio_figures():
     step = _load("two-stacks")
     assert [(r.context.consumer, r.context.rw, r.jobname) for r in step.records] == [
-        ("c01", "randread", "c01-randread"), ("c02", "randwrite", "c02-randwrite")]  # fmt: skip
+        ("c01", "randread", "c01-randread"),
+        ("c02", "randwrite", "c02-randwrite"),
+    ]
     raw = FIXTURES / "two-stacks" / "raw" / "heat"
     reader = json.loads((raw / "volperf-heat-try-001-randread" / "fio-c01.json").read_text())
     writer = json.loads((raw / "volperf-heat-try-001-randwrite" / "fio-c02.json").read_text())
@@ -46,13 +48,18 @@ def test_create_times_come_from_heats_events():
     step = _load("two-stacks")
     kinds = sorted({(e.consumer, e.event) for e in step.events})
     assert kinds == [("", "heat stack-create")] + [
-        (c, f"heat {k}") for c in ("c01", "c02")
-        for k in ("agent-result", "server-create", "volume-attach", "volume-create")]  # fmt: skip
+        (c, f"heat {k}")
+        for c in ("c01", "c02")
+        for k in ("agent-result", "server-create", "volume-attach", "volume-create")
+    ]
     # the reader's server, recomputed from the events by hand
     folder = FIXTURES / "two-stacks" / "raw" / "heat" / "volperf-heat-try-001-randread"
     vm_id = json.loads((folder / "vm-0.json").read_text())["id"]
-    events = [e for e in json.loads((folder / "events.json").read_text())
-              if e["resource_name"] == "server" and vm_id in json.dumps(e["links"])]  # fmt: skip
+    events = [
+        e
+        for e in json.loads((folder / "events.json").read_text())
+        if e["resource_name"] == "server" and vm_id in json.dumps(e["links"])
+    ]
     start = next(e for e in events if e["resource_status"] == "CREATE_IN_PROGRESS")
     end = next(e for e in events if e["resource_status"] == "CREATE_COMPLETE")
     server = next(e for e in step.events if e.consumer == "c01" and e.event == "heat server-create")

@@ -24,19 +24,29 @@ from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[3]
 TEMPLATES = REPO / "heat_templates" / "cinder-fio"
-WORKLOAD = {"name": "randrw-4k", "rw": ["randread", "randwrite"], "bs": "4k", "iodepth": 16,
-            "size": "64M", "runtime": 5, "prefill": True}  # fmt: skip
+WORKLOAD = {
+    "name": "randrw-4k",
+    "rw": ["randread", "randwrite"],
+    "bs": "4k",
+    "iodepth": 16,
+    "size": "64M",
+    "runtime": 5,
+    "prefill": True,
+}
 
 
 def _spec(work: Path, name: str, openstack_testbed, sweep: list[int], **heat) -> Path:
     spec = {
         "name": name,
-        "target": {"type": "openstack", "cloud": "volperf-testbed",
-                   "clouds_yaml": str(openstack_testbed.clouds_yaml),
-                   "heat": {"image": "tiny", "flavor": "tiny", "device_mode": "rbd", **heat}},
+        "target": {
+            "type": "openstack",
+            "cloud": "volperf-testbed",
+            "clouds_yaml": str(openstack_testbed.clouds_yaml),
+            "heat": {"image": "tiny", "flavor": "tiny", "device_mode": "rbd", **heat},
+        },
         "workloads": [WORKLOAD],
         "sweep": sweep,
-    }  # fmt: skip
+    }
     path = work / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
@@ -70,8 +80,9 @@ def _wait_for(what: str, check, timeout: float = 180):
 def sweep(tmp_path_factory, openstack_testbed):
     work = tmp_path_factory.mktemp("heat-sweep")
     spec = _spec(work, "heat-sweep", openstack_testbed, [2, 4])
-    run = volperf("run", "heat", str(spec), "--results", str(work / "results"), cwd=work,
-                  timeout=1200)  # fmt: skip
+    run = volperf(
+        "run", "heat", str(spec), "--results", str(work / "results"), cwd=work, timeout=1200
+    )
     return work / "results" / "heat-sweep", run
 
 
@@ -81,10 +92,13 @@ def test_every_vms_result_comes_back_through_heat_into_fio_csv(sweep):
     assert "2 VMs in 2 stacks" in run.stderr and "4 VMs in 2 stacks" in run.stderr
     rows = _rows(campaign / "fio.csv")
     assert [(r["concurrency"], r["consumer"], r["rw"]) for r in rows] == [
-        ("2", "c01", "randread"), ("2", "c02", "randwrite"),
-        ("4", "c01", "randread"), ("4", "c02", "randwrite"),
-        ("4", "c03", "randread"), ("4", "c04", "randwrite"),
-    ]  # fmt: skip
+        ("2", "c01", "randread"),
+        ("2", "c02", "randwrite"),
+        ("4", "c01", "randread"),
+        ("4", "c02", "randwrite"),
+        ("4", "c03", "randread"),
+        ("4", "c04", "randwrite"),
+    ]
     for row in rows:
         assert not row["error"]
         step = campaign / "steps" / row["step"] / "raw"
@@ -118,8 +132,16 @@ def test_create_times_are_events_and_the_page_holds_every_vm(sweep, tmp_path):
     summary = json.loads((campaign / "summary.json").read_text())
     assert [s["heat"]["vms"] for s in summary["steps"]] == [2, 4]
     doc = doc_source_copy(tmp_path)
-    built = volperf("report", str(campaign), "--doc-source", str(doc), "--build",
-                    str(tmp_path / "html"), cwd=tmp_path, timeout=600)  # fmt: skip
+    built = volperf(
+        "report",
+        str(campaign),
+        "--doc-source",
+        str(doc),
+        "--build",
+        str(tmp_path / "html"),
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     page = (doc / "test_results" / "heat-sweep" / "index.rst").read_text()
     assert "TEST STAND-IN" in page
@@ -158,9 +180,11 @@ def _cloud_env(openstack_testbed) -> dict[str, str]:
 
 
 def _ready_servers(conn, prefix: str, count: int):
-    servers = [s for s in conn.compute.servers(all_projects=True, details=True)
-               if s.name.startswith(prefix) and s.status == "ACTIVE"
-               and s.attached_volumes]  # fmt: skip
+    servers = [
+        s
+        for s in conn.compute.servers(all_projects=True, details=True)
+        if s.name.startswith(prefix) and s.status == "ACTIVE" and s.attached_volumes
+    ]
     return servers if len(servers) == count else None
 
 
@@ -168,19 +192,31 @@ def test_a_vm_whose_volume_is_gone_fails_with_its_error_and_the_other_keeps_its_
     tmp_path, openstack_testbed, ceph_testbed, runner_stopped
 ):
     spec = _spec(tmp_path, "heat-broken", openstack_testbed, [2])
-    cli = [sys.executable, "-m", "harness.cli", "run", "heat", str(spec), "--results",
-           str(tmp_path / "results")]  # fmt: skip
-    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)  # fmt: skip
+    cli = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "heat",
+        str(spec),
+        "--results",
+        str(tmp_path / "results"),
+    ]
+    run = subprocess.Popen(
+        cli, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     conn = openstack_testbed.connection()
-    servers = _wait_for("ACTIVE servers with their volumes",
-                        lambda: _ready_servers(conn, "volperf-heat-broken-001", 2))  # fmt: skip
+    servers = _wait_for(
+        "ACTIVE servers with their volumes",
+        lambda: _ready_servers(conn, "volperf-heat-broken-001", 2),
+    )
     writer = next(s for s in servers if "randwrite" in s.name)
     volume = writer.attached_volumes[0]["id"]
     with ceph_testbed.access().pool_io() as ioctx:  # the volume disappears under the VM
         images.remove(ioctx, f"volume-{volume}")
-    agents = volperf("testbed", "guest-runner", "--once", "--state", runner_stopped,
-                     cwd=tmp_path, timeout=300)  # fmt: skip
+    agents = volperf(
+        "testbed", "guest-runner", "--once", "--state", runner_stopped, cwd=tmp_path, timeout=300
+    )
     assert "TEST STAND-IN" in agents.stdout + agents.stderr
     out, err = run.communicate(timeout=600)
     assert run.returncode == 1, out[-2000:] + err[-3000:]
@@ -199,31 +235,65 @@ def test_a_vm_whose_volume_is_gone_fails_with_its_error_and_the_other_keeps_its_
 
 
 def test_collect_imports_a_stack_made_by_hand(tmp_path, openstack_testbed, ceph_testbed):
-    openstack = [str(Path(sys.executable).with_name("openstack")), "--os-cloud",
-                 "volperf-testbed"]  # fmt: skip
-    parameters = ("image=tiny;flavor=tiny;device_mode=rbd;vm_count=2;test_runtime=3;"
-                  "test_filesize=32M;test_rw=randwrite;volume_size=1;test_iodepth=8")  # fmt: skip
+    openstack = [str(Path(sys.executable).with_name("openstack")), "--os-cloud", "volperf-testbed"]
+    parameters = (
+        "image=tiny;flavor=tiny;device_mode=rbd;vm_count=2;test_runtime=3;"
+        "test_filesize=32M;test_rw=randwrite;volume_size=1;test_iodepth=8"
+    )
     env = _cloud_env(openstack_testbed)
-    made = subprocess.run([*openstack, "stack", "create", "-t", "main.yaml", "--parameter",
-                           parameters, "--wait", "by-hand"], cwd=TEMPLATES, text=True,
-                          capture_output=True, env=env, timeout=600)  # fmt: skip
+    made = subprocess.run(
+        [
+            *openstack,
+            "stack",
+            "create",
+            "-t",
+            "main.yaml",
+            "--parameter",
+            parameters,
+            "--wait",
+            "by-hand",
+        ],
+        cwd=TEMPLATES,
+        text=True,
+        capture_output=True,
+        env=env,
+        timeout=600,
+    )
     try:
         assert made.returncode == 0, made.stderr[-2000:]
-        collected = volperf("collect", "heat", "--stack", "by-hand", "--clouds-yaml",
-                            str(openstack_testbed.clouds_yaml), "--results",
-                            str(tmp_path / "results"), cwd=tmp_path)  # fmt: skip
+        collected = volperf(
+            "collect",
+            "heat",
+            "--stack",
+            "by-hand",
+            "--clouds-yaml",
+            str(openstack_testbed.clouds_yaml),
+            "--results",
+            str(tmp_path / "results"),
+            cwd=tmp_path,
+        )
         assert collected.returncode == 0, collected.stderr[-3000:]
         rows = _rows(tmp_path / "results" / "heat-by-hand" / "fio.csv")
         assert [(r["consumer"], r["rw"], r["iodepth"], r["bs"]) for r in rows] == [
-            ("c01", "randwrite", "8", "4k"), ("c02", "randwrite", "8", "4k")]  # fmt: skip
+            ("c01", "randwrite", "8", "4k"),
+            ("c02", "randwrite", "8", "4k"),
+        ]
         assert all(float(r["write_iops"]) > 0 for r in rows)
-        still = subprocess.run([*openstack, "stack", "show", "by-hand", "-f", "value", "-c",
-                                "stack_status"], text=True, capture_output=True,
-                               env=env, timeout=120)  # fmt: skip
+        still = subprocess.run(
+            [*openstack, "stack", "show", "by-hand", "-f", "value", "-c", "stack_status"],
+            text=True,
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
         assert still.stdout.strip() == "CREATE_COMPLETE"  # not volperf's: left alone
     finally:
-        subprocess.run([*openstack, "stack", "delete", "-y", "--wait", "by-hand"], env=env,
-                       timeout=600, capture_output=True)  # fmt: skip
+        subprocess.run(
+            [*openstack, "stack", "delete", "-y", "--wait", "by-hand"],
+            env=env,
+            timeout=600,
+            capture_output=True,
+        )
     _nothing_left(openstack_testbed, ceph_testbed)
 
 
@@ -231,10 +301,17 @@ def test_a_killed_run_leaves_stacks_that_cleanup_removes(
     tmp_path, openstack_testbed, ceph_testbed, runner_stopped
 ):
     spec = _spec(tmp_path, "heat-killed", openstack_testbed, [2])
-    cli = [sys.executable, "-m", "harness.cli", "run", "heat", str(spec), "--results",
-           str(tmp_path / "results")]  # fmt: skip
-    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)  # fmt: skip
+    cli = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "heat",
+        str(spec),
+        "--results",
+        str(tmp_path / "results"),
+    ]
+    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     conn = openstack_testbed.connection()
     _wait_for("the stacks' servers", lambda: _ready_servers(conn, "volperf-heat-killed", 2))
     run.send_signal(signal.SIGKILL)
@@ -261,10 +338,19 @@ def test_ctrl_c_deletes_the_stacks_and_the_step_is_interrupted(
     tmp_path, openstack_testbed, ceph_testbed, runner_stopped
 ):
     spec = _spec(tmp_path, "heat-stopped", openstack_testbed, [2])
-    cli = [sys.executable, "-m", "harness.cli", "run", "heat", str(spec), "--results",
-           str(tmp_path / "results")]  # fmt: skip
-    run = subprocess.Popen(cli, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)  # fmt: skip
+    cli = [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "heat",
+        str(spec),
+        "--results",
+        str(tmp_path / "results"),
+    ]
+    run = subprocess.Popen(
+        cli, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     conn = openstack_testbed.connection()
     _wait_for("the stacks' servers", lambda: _ready_servers(conn, "volperf-heat-stopped", 2))
     run.send_signal(signal.SIGINT)  # what Ctrl-C sends

@@ -12,9 +12,13 @@ from harness.planes.k8s import databases
 def test_the_password_is_expanded_by_the_shell_never_written_out():
     line = databases.with_password(["sysbench", "oltp_read_write", "--mysql-host=db 0", "run"])
     assert '"$DB_PASSWORD"' in line and "'--mysql-host=db 0'" in line
-    echoed = subprocess.run(["sh", "-c", line.replace("sysbench", "printf '%s|'", 1)],
-                            env={"DB_PASSWORD": "s3cr et"}, capture_output=True, text=True,
-                            check=True).stdout  # fmt: skip
+    echoed = subprocess.run(
+        ["sh", "-c", line.replace("sysbench", "printf '%s|'", 1)],
+        env={"DB_PASSWORD": "s3cr et"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert echoed == "--mysql-password=s3cr et|oltp_read_write|--mysql-host=db 0|run|"
     assert databases.with_password(["pgbench", "-i"]) == shlex.join(["pgbench", "-i"])
 
@@ -31,8 +35,17 @@ def test_server_options_in_each_engines_syntax():
 
 def test_statefulset_pods_have_their_own_claim_server_and_client():
     labels = {"volperf-campaign": "c"}
-    made = databases.statefulset("mariadb-c002", "mariadb", 2, "img", "Never", "fast", "600Mi",
-                                 {"innodb_buffer_pool_size": "64M"}, labels)  # fmt: skip
+    made = databases.statefulset(
+        "mariadb-c002",
+        "mariadb",
+        2,
+        "img",
+        "Never",
+        "fast",
+        "600Mi",
+        {"innodb_buffer_pool_size": "64M"},
+        labels,
+    )
     spec = made["spec"]
     assert spec["replicas"] == 2 and spec["podManagementPolicy"] == "Parallel"
     [claim] = spec["volumeClaimTemplates"]

@@ -22,7 +22,9 @@ def _plan(folder: Path) -> dict:
 def test_each_pod_is_a_row_with_its_own_figures_and_times():
     step = k8s_step(STEP / "raw", "002", _plan(STEP), "k8s:local-path")
     assert [(r.context.consumer, r.context.rw, r.jobname) for r in step.records] == [
-        ("c01", "randread", "c01-randread"), ("c02", "randwrite", "c02-randwrite")]  # fmt: skip
+        ("c01", "randread", "c01-randread"),
+        ("c02", "randwrite", "c02-randwrite"),
+    ]
     reader = fio_json(STEP / "raw" / "pods" / "c01.out")["jobs"][0]
     assert step.records[0].read.iops == pytest.approx(reader["read"]["iops"])
     seen = json.loads((STEP / "raw" / "pods.json").read_text())["consumers"]["c02"]

@@ -17,14 +17,21 @@ from harness.planes.k8s.target import KubernetesTarget
 
 
 def _spec(k8s_testbed, name: str, **target):
-    return validate({
-        "name": name,
-        "target": {"type": "k8s", "kubeconfig": str(k8s_testbed.kubeconfig),
-                   "storage_class": "local-path", "image_pull_policy": "Never",
-                   "pod_timeout": 30, **target},
-        "workloads": [{"name": "w", "rw": "randwrite", "size": "16M", "runtime": 2}],
-        "sweep": [1],
-    })  # fmt: skip
+    return validate(
+        {
+            "name": name,
+            "target": {
+                "type": "k8s",
+                "kubeconfig": str(k8s_testbed.kubeconfig),
+                "storage_class": "local-path",
+                "image_pull_policy": "Never",
+                "pod_timeout": 30,
+                **target,
+            },
+            "workloads": [{"name": "w", "rw": "randwrite", "size": "16M", "runtime": 2}],
+            "sweep": [1],
+        }
+    )
 
 
 def test_an_unknown_storage_class_is_refused_naming_the_ones_there(k8s_testbed, tmp_path):
@@ -54,12 +61,15 @@ def test_a_pvc_that_never_binds_ends_the_step_with_its_events(k8s_testbed, tmp_p
     from kubernetes import client
 
     storage = client.StorageV1Api(k8s_testbed.api())
-    storage.create_storage_class({"metadata": {"name": "volperf-test-never"},
-                                  "provisioner": "volperf.test/nobody",
-                                  "volumeBindingMode": "Immediate"})  # fmt: skip
+    storage.create_storage_class(
+        {
+            "metadata": {"name": "volperf-test-never"},
+            "provisioner": "volperf.test/nobody",
+            "volumeBindingMode": "Immediate",
+        }
+    )
     try:
-        spec = _spec(k8s_testbed, "never-bound", storage_class="volperf-test-never",
-                     pod_timeout=15)  # fmt: skip
+        spec = _spec(k8s_testbed, "never-bound", storage_class="volperf-test-never", pod_timeout=15)
         outcome = run_campaign(spec, tmp_path, KubernetesTarget)
     finally:
         storage.delete_storage_class("volperf-test-never")
@@ -77,15 +87,21 @@ def test_a_database_pod_that_crash_loops_is_reported_with_its_log(k8s_testbed, t
     campaign's namespace is deleted."""
     from kubernetes import client
 
-    spec = validate({
-        "name": "crash-loop",
-        "target": {"type": "k8s", "kubeconfig": str(k8s_testbed.kubeconfig),
-                   "storage_class": "local-path", "image_pull_policy": "Never",
-                   "pod_timeout": 120},
-        "databases": {"mariadb": {"options": {"volperf_no_such_option": 1}}},
-        "workloads": [{"name": "oltp", "tool": "sysbench-oltp", "runtime": 2}],
-        "sweep": [1],
-    })  # fmt: skip
+    spec = validate(
+        {
+            "name": "crash-loop",
+            "target": {
+                "type": "k8s",
+                "kubeconfig": str(k8s_testbed.kubeconfig),
+                "storage_class": "local-path",
+                "image_pull_policy": "Never",
+                "pod_timeout": 120,
+            },
+            "databases": {"mariadb": {"options": {"volperf_no_such_option": 1}}},
+            "workloads": [{"name": "oltp", "tool": "sysbench-oltp", "runtime": 2}],
+            "sweep": [1],
+        }
+    )
     outcome = run_campaign(spec, tmp_path, KubernetesTarget)
     [result] = outcome.results
     assert result.summary["state"] == "failed"

@@ -31,14 +31,16 @@ SMALL_SERVERS = {
 
 
 def spec(directory: Path, name: str, workloads: list[dict], sweep=(1, 2), **extra):
-    return validate({
-        "name": name,
-        "target": {"type": "local", "dir": str(directory)},
-        "workloads": workloads,
-        "sweep": list(sweep),
-        "databases": SMALL_SERVERS,
-        **extra,
-    })  # fmt: skip
+    return validate(
+        {
+            "name": name,
+            "target": {"type": "local", "dir": str(directory)},
+            "workloads": workloads,
+            "sweep": list(sweep),
+            "databases": SMALL_SERVERS,
+            **extra,
+        }
+    )
 
 
 def servers_of(directory: Path) -> list[str]:
@@ -60,15 +62,37 @@ def campaign(tmp_path_factory):
     base = tmp_path_factory.mktemp("db")
     storage = make_reachable(base / "storage")
     workloads = [
-        {"name": "fileio", "tool": "sysbench-fileio", "test": "rndrw", "file_total_size": "16M",
-         "file_num": 2, "runtime": 2, "threads": [1, 2]},
-        {"name": "oltp", "tool": "sysbench-oltp", "tables": 2, "table_size": 2000,
-         "runtime": 2, "threads": [2]},
+        {
+            "name": "fileio",
+            "tool": "sysbench-fileio",
+            "test": "rndrw",
+            "file_total_size": "16M",
+            "file_num": 2,
+            "runtime": 2,
+            "threads": [1, 2],
+        },
+        {
+            "name": "oltp",
+            "tool": "sysbench-oltp",
+            "tables": 2,
+            "table_size": 2000,
+            "runtime": 2,
+            "threads": [2],
+        },
         {"name": "pgbench", "tool": "pgbench", "scale": 1, "runtime": 2, "threads": [2]},
         # a 2 s restart delay makes the outage visible in 1-second reports
-        {"name": "pause", "tool": "io-pause", "tables": 2, "table_size": 2000, "threads": [2],
-         "kills": 2, "before": 3, "after": 3, "restart_delay": 2},
-    ]  # fmt: skip
+        {
+            "name": "pause",
+            "tool": "io-pause",
+            "tables": 2,
+            "table_size": 2000,
+            "threads": [2],
+            "kills": 2,
+            "before": 3,
+            "after": 3,
+            "restart_delay": 2,
+        },
+    ]
     outcome = run_campaign(spec(storage, "db", workloads), base / "results", LocalTarget)
     return outcome, storage
 
@@ -113,11 +137,16 @@ def test_db_csv_holds_what_sysbench_and_pgbench_printed(campaign):
             assert float(row["reads_per_s"]) > 0 and float(row["writes_per_s"]) > 0
     # data is loaded once per consumer and dataset, and the load is timed
     loads = [(r["step"][:3], r["consumer"], r["tool"]) for r in db if r["phase"] == "load"]
-    assert sorted(loads) == sorted([
-        ("001", "c01", "sysbench-fileio"), ("003", "c02", "sysbench-fileio"),
-        ("005", "c01", "sysbench-oltp"), ("006", "c02", "sysbench-oltp"),
-        ("007", "c01", "pgbench"), ("008", "c02", "pgbench"),
-    ])  # fmt: skip
+    assert sorted(loads) == sorted(
+        [
+            ("001", "c01", "sysbench-fileio"),
+            ("003", "c02", "sysbench-fileio"),
+            ("005", "c01", "sysbench-oltp"),
+            ("006", "c02", "sysbench-oltp"),
+            ("007", "c01", "pgbench"),
+            ("008", "c02", "pgbench"),
+        ]
+    )
     assert all(float(r["load_time_s"]) > 0 for r in db if r["phase"] == "load")
 
 
@@ -155,9 +184,14 @@ def test_a_server_that_will_not_start_fails_its_step_only(tmp_path):
     storage = make_reachable(tmp_path / "storage")
     workloads = [
         {"name": "oltp", "tool": "sysbench-oltp", "tables": 1, "table_size": 100, "runtime": 1},
-        {"name": "fileio", "tool": "sysbench-fileio", "test": "seqwr", "file_total_size": "8M",
-         "runtime": 1},
-    ]  # fmt: skip
+        {
+            "name": "fileio",
+            "tool": "sysbench-fileio",
+            "test": "seqwr",
+            "file_total_size": "8M",
+            "runtime": 1,
+        },
+    ]
     bad = spec(storage, "bad", workloads, sweep=[1])
     bad = validate({**bad.to_dict(), "databases": {"mariadb": {"options": {"no_such_option": 1}}}})
     outcome = run_campaign(bad, tmp_path / "results", LocalTarget)
@@ -171,8 +205,16 @@ def test_a_server_that_will_not_start_fails_its_step_only(tmp_path):
 
 def test_a_sysbench_that_loses_its_server_fails_the_step_quoting_sysbench(tmp_path):
     storage = make_reachable(tmp_path / "storage")
-    workloads = [{"name": "oltp", "tool": "sysbench-oltp", "tables": 1, "table_size": 500,
-                  "runtime": 6, "threads": [1]}]  # fmt: skip
+    workloads = [
+        {
+            "name": "oltp",
+            "tool": "sysbench-oltp",
+            "tables": 1,
+            "table_size": 500,
+            "runtime": 6,
+            "threads": [1],
+        }
+    ]
     killed = threading.Event()
 
     def kill_server_mid_run() -> None:
@@ -211,11 +253,9 @@ def small_tmpfs(tmp_path):
 
 def test_a_full_disk_fails_the_load_keeps_what_was_measured(small_tmpfs, tmp_path):
     workloads = [
-        {"name": "small", "tool": "sysbench-oltp", "tables": 1, "table_size": 1000,
-         "runtime": 1},
-        {"name": "big", "tool": "sysbench-oltp", "tables": 2, "table_size": 200000,
-         "runtime": 1},
-    ]  # fmt: skip
+        {"name": "small", "tool": "sysbench-oltp", "tables": 1, "table_size": 1000, "runtime": 1},
+        {"name": "big", "tool": "sysbench-oltp", "tables": 2, "table_size": 200000, "runtime": 1},
+    ]
     outcome = run_campaign(
         spec(small_tmpfs, "full", workloads, sweep=[1]), tmp_path / "results", LocalTarget
     )
@@ -235,8 +275,10 @@ def test_cleanup_stops_the_servers_a_killed_run_left(tmp_path):
     spec_file.write_text(json.dumps(spec(storage, "killed", workloads, sweep=[1]).to_dict()))
     process = subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "run", str(spec_file)],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     raw = tmp_path / "results" / "killed" / "steps" / "001-pg-c001-t001-r1" / "raw"
     deadline = time.time() + 60
     while time.time() < deadline and not (raw / "c01.out").exists():

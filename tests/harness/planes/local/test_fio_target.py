@@ -182,11 +182,17 @@ def test_a_device_given_explicitly_is_split_between_consumers(tmp_path, loop_dev
 
 
 def test_space_check_counts_fio_workloads_only_in_a_mixed_campaign(tmp_path):
-    mixed = validate({
-        "name": "mixed", "target": {"type": "local", "dir": str(tmp_path)}, "sweep": [1, 2],
-        "workloads": [{"name": "f", "rw": "randread", "size": "2M"},
-                      {"name": "pg", "tool": "pgbench", "scale": 1}],
-    })  # fmt: skip
+    mixed = validate(
+        {
+            "name": "mixed",
+            "target": {"type": "local", "dir": str(tmp_path)},
+            "sweep": [1, 2],
+            "workloads": [
+                {"name": "f", "rw": "randread", "size": "2M"},
+                {"name": "pg", "tool": "pgbench", "scale": 1},
+            ],
+        }
+    )
     target = LocalFioTarget(mixed)
     target.prepare(mixed, CampaignStore(tmp_path / "results" / "mixed"))  # pgbench has no size
     assert target._needed_bytes() == 2 * 2**20 * 2  # 2M x 2 consumers

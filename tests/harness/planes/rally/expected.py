@@ -11,8 +11,10 @@ from typing import Any
 def _figures(points: list[float]) -> list[float]:
     cuts = statistics.quantiles(points, n=100, method="inclusive") if len(points) > 1 else None
     pick = (lambda k: cuts[k - 1]) if cuts else (lambda k: points[0])
-    return [round(v, 3) for v in (min(points), pick(50), pick(90), pick(95), max(points),
-                                   statistics.fmean(points))]  # fmt: skip
+    return [
+        round(v, 3)
+        for v in (min(points), pick(50), pick(90), pick(95), max(points), statistics.fmean(points))
+    ]
 
 
 def expected_table(workload: dict[str, Any]) -> dict[str, list[float]]:

@@ -15,7 +15,7 @@ from harness.planes.rally.records import (
     read_rally_csv,
     records_of,
     workloads,
-)  # fmt: skip
+)
 from tests.harness.planes.rally.expected import expected_table
 
 FIXTURE = Path(__file__).parent / "fixtures" / "control-plane-c2.json"
@@ -24,12 +24,22 @@ FIXTURE = Path(__file__).parent / "fixtures" / "control-plane-c2.json"
 def test_rows_follow_rallys_table_order_per_workload():
     records = records_of(load_export(FIXTURE), "001-cp-c002-r1")
     scenarios = [r.scenario for r in records if r.action == "total"]
-    assert scenarios == ["CinderVolumes.create_and_attach_volume",
-                         "NovaServers.boot_server_from_volume_and_delete"]  # fmt: skip
+    assert scenarios == [
+        "CinderVolumes.create_and_attach_volume",
+        "NovaServers.boot_server_from_volume_and_delete",
+    ]
     first = [r.action for r in records if r.scenario == scenarios[0]]
-    assert first == ["nova.boot_server", "cinder_v3.create_volume", "nova.attach_volume",
-                     "nova.detach_volume", "cinder_v3.delete_volume", "nova.delete_server",
-                     "total", " -> duration", " -> idle_duration"]  # fmt: skip
+    assert first == [
+        "nova.boot_server",
+        "cinder_v3.create_volume",
+        "nova.attach_volume",
+        "nova.detach_volume",
+        "cinder_v3.delete_volume",
+        "nova.delete_server",
+        "total",
+        " -> duration",
+        " -> idle_duration",
+    ]
     assert {(r.concurrency, r.times, r.step) for r in records} == {(2, 2, "001-cp-c002-r1")}
     assert all(r.success_pct == 100.0 and r.count == 2 and r.pass_sla for r in records)
 
@@ -58,11 +68,14 @@ def test_csv_round_trip(tmp_path):
     assert float(rows[0]["p95_s"]) == records[0].p95_s
 
 
-@pytest.mark.parametrize("text, says", [
-    ("{not json", "not a readable Rally JSON export"),
-    ('{"tasks": 3}', "no 'tasks' list"),
-    ("[]", "no 'tasks' list"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("{not json", "not a readable Rally JSON export"),
+        ('{"tasks": 3}', "no 'tasks' list"),
+        ("[]", "no 'tasks' list"),
+    ],
+)
 def test_malformed_export_names_the_file(tmp_path, text, says):
     path = tmp_path / "rally.json"
     path.write_text(text)

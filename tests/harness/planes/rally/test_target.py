@@ -27,8 +27,10 @@ from tests.harness.planes.rally.expected import expected_table
 from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[3]
-SCENARIOS = {"CinderVolumes.create_and_attach_volume",
-             "NovaServers.boot_server_from_volume_and_delete"}  # fmt: skip
+SCENARIOS = {
+    "CinderVolumes.create_and_attach_volume",
+    "NovaServers.boot_server_from_volume_and_delete",
+}
 
 
 @pytest.fixture(scope="module")
@@ -43,13 +45,18 @@ def rally_state(tmp_path_factory):
 def _spec(work: Path, name: str, openstack_testbed, ceph_testbed, **workload) -> Path:
     spec = {
         "name": name,
-        "target": {"type": "openstack", "cloud": "volperf-testbed",
-                   "clouds_yaml": str(openstack_testbed.clouds_yaml),
-                   "ceph_conf": str(ceph_testbed.conf), "health_interval": 1},
-        "workloads": [{"name": "control-plane", "tool": "rally", "task": "control-plane",
-                       **workload}],
+        "target": {
+            "type": "openstack",
+            "cloud": "volperf-testbed",
+            "clouds_yaml": str(openstack_testbed.clouds_yaml),
+            "ceph_conf": str(ceph_testbed.conf),
+            "health_interval": 1,
+        },
+        "workloads": [
+            {"name": "control-plane", "tool": "rally", "task": "control-plane", **workload}
+        ],
         "sweep": [2, 4],
-    }  # fmt: skip
+    }
     path = work / f"{name}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
@@ -60,8 +67,9 @@ def sweep(tmp_path_factory, rally_state, openstack_testbed, ceph_testbed):
     work = tmp_path_factory.mktemp("rally-sweep")
     spec = _spec(work, "rally-sweep", openstack_testbed, ceph_testbed, times_per_user=1)
     started = time.monotonic()
-    run = volperf("run", "rally", str(spec), "--results", str(work / "results"), cwd=work,
-                  timeout=1800)  # fmt: skip
+    run = volperf(
+        "run", "rally", str(spec), "--results", str(work / "results"), cwd=work, timeout=1800
+    )
     return work / "results" / "rally-sweep", run, time.monotonic() - started
 
 
@@ -97,22 +105,31 @@ def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
     for step in _steps(campaign):
         for task, workload in workloads(load_export(step / "raw" / "rally.json")):
             scenario = next(iter(workload["scenario"]))
-            mine = {r["action"]: r for r in rows
-                    if r["step"] == step.name and r["scenario"] == scenario}  # fmt: skip
+            mine = {
+                r["action"]: r for r in rows if r["step"] == step.name and r["scenario"] == scenario
+            }
             durations = workload["statistics"]["durations"]
             for element in [*durations["atomics"], durations["total"]]:
                 row, data = mine[element["display_name"]], element["data"]
-                assert [float(row[k]) for k in ("min_s", "median_s", "p90_s", "p95_s",
-                                                "max_s", "avg_s")] == [  # fmt: skip
-                    data["min"], data["median"], data["90%ile"], data["95%ile"], data["max"],
-                    data["avg"]]  # fmt: skip
+                assert [
+                    float(row[k]) for k in ("min_s", "median_s", "p90_s", "p95_s", "max_s", "avg_s")
+                ] == [
+                    data["min"],
+                    data["median"],
+                    data["90%ile"],
+                    data["95%ile"],
+                    data["max"],
+                    data["avg"],
+                ]
                 assert f"{float(row['success_pct']):.1f}%" == data["success"]
                 assert int(row["count"]) == data["iteration_count"]
                 assert row["task"] == task["uuid"]
                 checked += 1
             for action, figures in expected_table(workload).items():
-                got = [float(mine[action][k]) for k in ("min_s", "median_s", "p90_s", "p95_s",
-                                                        "max_s", "avg_s")]  # fmt: skip
+                got = [
+                    float(mine[action][k])
+                    for k in ("min_s", "median_s", "p90_s", "p95_s", "max_s", "avg_s")
+                ]
                 assert got == pytest.approx(figures, abs=0.0011), (step.name, action)
     assert checked == 2 * (7 + 4)  # per step: 6 actions + total, 3 actions + total
 
@@ -132,8 +149,9 @@ def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
     tables = tables_of(html / "test_results" / "rally-sweep" / "index.html")
     for scenario in SCENARIOS:
         for concurrency in (2, 4):
-            table = tables[f"Response times, {scenario}, {concurrency} iterations "
-                           f"(concurrency {concurrency})"]  # fmt: skip
+            table = tables[
+                f"Response times, {scenario}, {concurrency} iterations (concurrency {concurrency})"
+            ]
             assert table[0][0] == "Action" and table[-3][0] == "total"
             assert table[-3][-1] == str(concurrency) and table[-3][-2] == "100.0%"
 
@@ -159,39 +177,84 @@ def test_the_volperf_exporter_writes_the_same_table(sweep, rally_state, tmp_path
     campaign, _, _ = sweep
     step = _steps(campaign)[1]
     uuid = json.loads((step / "raw" / "rally-task.json").read_text())["uuid"]
-    rally = [str(Path(sys.executable).with_name("rally")), "--config-file",
-             str(rally_state / "rally" / "rally.conf")]  # fmt: skip
-    listed = subprocess.run([*rally, "plugin", "list", "volperf"],
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
-    for plugin in ("volperf_ceph_health", "volperf_action_percentile", "volperf_regression",
-                   "volperf"):  # fmt: skip
+    rally = [
+        str(Path(sys.executable).with_name("rally")),
+        "--config-file",
+        str(rally_state / "rally" / "rally.conf"),
+    ]
+    listed = subprocess.run(
+        [*rally, "plugin", "list", "volperf"], capture_output=True, text=True, timeout=120
+    )
+    for plugin in (
+        "volperf_ceph_health",
+        "volperf_action_percentile",
+        "volperf_regression",
+        "volperf",
+    ):
         assert plugin in listed.stdout
-    exported = subprocess.run([*rally, "task", "export", "--uuid", uuid, "--type", "volperf",
-                               "--to", str(tmp_path / "exported")],
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    exported = subprocess.run(
+        [
+            *rally,
+            "task",
+            "export",
+            "--uuid",
+            uuid,
+            "--type",
+            "volperf",
+            "--to",
+            str(tmp_path / "exported"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert exported.returncode == 0, exported.stderr[-2000:]
-    figures = ("action", "min_s", "median_s", "p90_s", "p95_s", "max_s", "avg_s",
-               "success_pct", "count", "scenario", "concurrency", "task")  # fmt: skip
+    figures = (
+        "action",
+        "min_s",
+        "median_s",
+        "p90_s",
+        "p95_s",
+        "max_s",
+        "avg_s",
+        "success_pct",
+        "count",
+        "scenario",
+        "concurrency",
+        "task",
+    )
 
     def table(path: Path, step_name: str | None) -> list[tuple[str, ...]]:
         with path.open() as handle:
-            return [tuple(r[k] for k in figures) for r in csv.DictReader(handle)
-                    if step_name is None or r["step"] == step_name]  # fmt: skip
+            return [
+                tuple(r[k] for k in figures)
+                for r in csv.DictReader(handle)
+                if step_name is None or r["step"] == step_name
+            ]
 
     assert table(tmp_path / "exported" / "rally.csv", None) == table(
         campaign / "rally.csv", step.name
     )
-    again = volperf("report", str(tmp_path / "exported"), "--doc-source",
-                    str(doc_source_copy(tmp_path)), cwd=tmp_path)  # fmt: skip
+    again = volperf(
+        "report",
+        str(tmp_path / "exported"),
+        "--doc-source",
+        str(doc_source_copy(tmp_path)),
+        cwd=tmp_path,
+    )
     assert again.returncode == 0, again.stderr
 
 
 def _runners(campaign: Path) -> list[int]:
     """Rally runner processes working for this campaign."""
-    lines = {int(p.name): command_line(int(p.name)) for p in Path("/proc").iterdir()
-             if p.name.isdigit()}  # fmt: skip
-    return [pid for pid, line in lines.items()
-            if "harness.planes.rally.runner" in line and str(campaign) in line]  # fmt: skip
+    lines = {
+        int(p.name): command_line(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit()
+    }
+    return [
+        pid
+        for pid, line in lines.items()
+        if "harness.planes.rally.runner" in line and str(campaign) in line
+    ]
 
 
 def _leftovers(conn) -> list[str]:
@@ -206,10 +269,21 @@ def test_a_killed_task_leaves_resources_that_cleanup_removes(
 ):
     spec = _spec(tmp_path, "rally-killed", openstack_testbed, ceph_testbed, times=6)
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", "rally", str(spec), "--results",
-         str(tmp_path / "results")], cwd=tmp_path, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "rally",
+            str(spec),
+            "--results",
+            str(tmp_path / "results"),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     conn = openstack_testbed.connection()
     deadline = time.monotonic() + 600
     try:

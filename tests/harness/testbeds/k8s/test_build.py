@@ -53,8 +53,12 @@ def test_testbed_up_without_go_says_so_and_starts_nothing(no_go):
     state = no_go / "state"
     result = subprocess.run(
         [sys.executable, "-m", "harness.cli", "testbed", "up", "k8s", "--state", str(state)],
-        cwd=no_go, capture_output=True, text=True, timeout=120, env=dict(os.environ),
-    )  # fmt: skip
+        cwd=no_go,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
     assert result.returncode == 1, result.stderr
     assert "Go 1.23 or newer" in result.stderr and "tools/go-toolchain.sh" in result.stderr
     assert "Traceback" not in result.stderr
@@ -62,15 +66,27 @@ def test_testbed_up_without_go_says_so_and_starts_nothing(no_go):
 
 
 def test_go_toolchain_fetches_a_go_that_the_build_then_finds(no_go):
-    done = subprocess.run([str(REPO / "tools" / "go-toolchain.sh")], capture_output=True,
-                          text=True, timeout=600, env=dict(os.environ), check=False)  # fmt: skip
+    done = subprocess.run(
+        [str(REPO / "tools" / "go-toolchain.sh")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ),
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     go = done.stdout.strip()
     assert go.startswith(str(no_go / "cache" / "volperf" / "go"))
     assert build.go_binary() == go
     assert build._minor(build.go_version()) >= build.MIN_GO_MINOR
-    again = subprocess.run([str(REPO / "tools" / "go-toolchain.sh")], capture_output=True,
-                           text=True, timeout=60, env=dict(os.environ), check=False)  # fmt: skip
+    again = subprocess.run(
+        [str(REPO / "tools" / "go-toolchain.sh")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+        check=False,
+    )
     assert again.stdout.strip() == go and "fetching" not in again.stderr  # cached
 
 
@@ -80,8 +96,14 @@ def test_a_new_enough_go_on_path_is_used_as_it_is(no_go, monkeypatch):
     (bin_dir / "go").write_text("#!/bin/sh\necho go1.24.2\n")
     (bin_dir / "go").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    done = subprocess.run([str(REPO / "tools" / "go-toolchain.sh")], capture_output=True,
-                          text=True, timeout=60, env=dict(os.environ), check=False)  # fmt: skip
+    done = subprocess.run(
+        [str(REPO / "tools" / "go-toolchain.sh")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+        check=False,
+    )
     assert done.stdout.strip() == str(bin_dir / "go")
     assert build.go_binary() == str(bin_dir / "go")
     assert not (no_go / "cache").exists()  # nothing fetched

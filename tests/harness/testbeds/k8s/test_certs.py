@@ -24,19 +24,25 @@ def test_the_pki_is_signed_by_its_ca_with_the_names_kubernetes_needs(tmp_path):
     subjects = {}
     for path in pki.glob("*.crt"):
         cert = _cert(path)
-        ca.public_key().verify(cert.signature, cert.tbs_certificate_bytes,
-                               ec.ECDSA(cert.signature_hash_algorithm))  # fmt: skip
+        ca.public_key().verify(
+            cert.signature, cert.tbs_certificate_bytes, ec.ECDSA(cert.signature_hash_algorithm)
+        )
         subjects[path.stem] = cert
     kubelet = subjects["kubelet"].subject
     assert kubelet.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == "system:node:node-a"
     assert kubelet.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)[0].value == "system:nodes"
     admin = subjects["admin"].subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)
     assert admin[0].value == "system:masters"
-    serving = subjects["kubelet-serving"].extensions.get_extension_for_class(
-        x509.SubjectAlternativeName).value  # fmt: skip
+    serving = (
+        subjects["kubelet-serving"]
+        .extensions.get_extension_for_class(x509.SubjectAlternativeName)
+        .value
+    )
     assert "node-a" in serving.get_values_for_type(x509.DNSName)
     assert {str(a) for a in serving.get_values_for_type(x509.IPAddress)} == {
-        "127.0.0.1", "10.244.0.1"}  # fmt: skip
+        "127.0.0.1",
+        "10.244.0.1",
+    }
     usage = subjects["apiserver"].extensions.get_extension_for_class(x509.ExtendedKeyUsage)
     assert ExtendedKeyUsageOID.SERVER_AUTH in usage.value
     for key in pki.glob("*.key"):

@@ -16,8 +16,12 @@ def test_init_load_time_and_phases():
     assert init.load_time_s == 0.2
     assert init.phases_s["client-side generate"] == 0.11
     assert set(init.phases_s) == {
-        "drop tables", "create tables", "client-side generate", "vacuum", "primary keys",
-    }  # fmt: skip
+        "drop tables",
+        "create tables",
+        "client-side generate",
+        "vacuum",
+        "primary keys",
+    }
 
 
 def test_run_summary():
