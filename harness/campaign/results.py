@@ -18,17 +18,12 @@ from harness.core.redact import redact
 from harness.core.spec import FioWorkload, validate
 from harness.core.store import CampaignStore, atomic_write_json, atomic_write_text
 from harness.host.sampler import read_samples
-from harness.planes.ceph.step import ceph_step
-from harness.planes.heat.step import heat_step, is_heat_step
-from harness.planes.k8s.provision_step import is_provision_step, provision_step
-from harness.planes.k8s.step import is_k8s_step, k8s_step
-from harness.planes.rally.records import RallyActionRecord, rally_csv
-from harness.planes.rally.step import rally_step
+from harness.planes import registry
 from harness.records.aggregate import Warning, aggregate_step
 from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
-from harness.records.db_step import build_db_step
 from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.records.step import RawStep, StepParts
 from harness.tools.fio.histogram import top_bucket_ns
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 
@@ -39,7 +34,7 @@ class StepResult:
     records: list[FioConsumerRecord] = field(default_factory=list)
     db_records: list[DbRecord] = field(default_factory=list)
     events: list[EventRecord] = field(default_factory=list)
-    rally_records: list[RallyActionRecord] = field(default_factory=list)
+    rows: dict[str, list[Any]] = field(default_factory=dict)  # a plane's own CSV file -> rows
 
 
 def _step_plan(store: CampaignStore, step_id: str) -> dict[str, Any]:
@@ -65,64 +60,51 @@ def build_step(
         "notes": list(status.notes),
         "warnings": [],
     }
+    raw = store.raw_dir(step_id)
+    step = RawStep(raw, step_id, plan, backend, status.started)
+    extras = [extra(step) for extra in registry.step_extras()]  # Ceph health, if any
     tool = plan.get("workload", {}).get("tool", "fio")
-    if tool == "rally":
-        return _rally_step(store, step_id, plan, summary, status.started)
-    if tool == "pvc-provision":
-        summary["tool"] = tool
-        if not is_provision_step(store.raw_dir(step_id)):
-            return StepResult(summary)
-        events, figures, warnings = provision_step(store.raw_dir(step_id), step_id)
-        summary.update(figures)
-        summary["warnings"] += [asdict(w) for w in warnings]
-        return StepResult(summary, events=events)
     if tool != "fio":
-        summary.update(tool=tool, threads=plan.get("threads"))
-        db = build_db_step(store.raw_dir(step_id), plan, step_id, backend)
-        summary.update(db.summary())
-        summary["warnings"] += [asdict(w) for w in db.warnings]
-        return StepResult(summary, db_records=db.records, events=db.events)
-    ceph = ceph_step(store.raw_dir(step_id), step_id, status.started)
-    summary.update(ceph.summary)
-    summary["warnings"] += [asdict(w) for w in ceph.warnings]
-    result = _fio_step(store, step_id, backend, rate_iops, plan, summary)
-    result.events += ceph.events
+        summary["tool"] = tool
+        build = registry.tool_step(tool)
+        return _merged(summary, [build(step)] if build else [], extras)
+    for extra in extras:
+        summary.update(extra.summary)
+        summary["warnings"] += [asdict(w) for w in extra.warnings]
+    result = _fio_step(store, step, rate_iops, summary)
+    result.events += [e for extra in extras for e in extra.events]
     return result
 
 
-def _rally_step(
-    store: CampaignStore,
-    step_id: str,
-    plan: dict[str, Any],
-    summary: dict[str, Any],
-    started: float | None,
-) -> StepResult:
-    raw = store.raw_dir(step_id)
-    rally = rally_step(raw, step_id)
-    ceph = ceph_step(raw, step_id, started)
-    summary.update(tool="rally", **rally.summary, **ceph.summary)
-    summary["warnings"] += [asdict(w) for w in [*rally.warnings, *ceph.warnings]]
-    return StepResult(summary, events=ceph.events, rally_records=rally.records)
+def _merged(summary: dict[str, Any], *parts: list[StepParts]) -> StepResult:
+    """A step's result from its builders' parts, in order."""
+    result = StepResult(summary)
+    for part in [p for group in parts for p in group]:
+        summary.update(part.summary)
+        summary["warnings"] += [asdict(w) for w in part.warnings]
+        result.records += part.fio_records
+        result.db_records += part.db_records
+        result.events += part.events
+        for name, rows in part.rows.items():
+            result.rows.setdefault(name, []).extend(rows)
+    return result
 
 
 def _fio_step(
-    store: CampaignStore,
-    step_id: str,
-    backend: str,
-    rate_iops: int | None,
-    plan: dict[str, Any],
-    summary: dict[str, Any],
+    store: CampaignStore, step: RawStep, rate_iops: int | None, summary: dict[str, Any]
 ) -> StepResult:
-    raw = store.raw_dir(step_id)
+    raw, step_id, plan, backend = step.raw, step.step_id, step.plan, step.backend
     # consumers that each ran fio themselves (VMs through Heat, pods) and sent it back
-    for is_own, build, key in ((is_heat_step, heat_step, "heat"), (is_k8s_step, k8s_step, "k8s")):
-        if is_own(raw):
-            own = build(raw, step_id, plan, backend)
-            summary.update({"tool": "fio", key: own.summary})
-            summary["warnings"] += [asdict(w) for w in own.warnings]
-            result = _fio_summary(store, step_id, own.records, own.outputs[:1], rate_iops, summary)
-            result.events += own.events
-            return result
+    build = registry.fio_step(raw)
+    if build is not None:
+        own = build(step)
+        summary.update({"tool": "fio", **own.summary})
+        summary["warnings"] += [asdict(w) for w in own.warnings]
+        result = _fio_summary(
+            store, step_id, own.fio_records, own.fio_outputs[:1], rate_iops, summary
+        )
+        result.events += own.events
+        return result
     output_path = raw / "fio.out"
     if not output_path.exists():
         return StepResult(summary)
@@ -249,8 +231,9 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
     events = [e for result in results for e in result.events]
     _write_if_any(store.root / "db.csv", db_csv(db_records) if db_records else None)
     _write_if_any(store.root / "events.csv", events_csv(events) if events else None)
-    rally_records = [r for result in results for r in result.rally_records]
-    _write_if_any(store.root / "rally.csv", rally_csv(rally_records) if rally_records else None)
+    for name, write in registry.csv_files().items():
+        rows = [row for result in results for row in result.rows.get(name, [])]
+        _write_if_any(store.root / name, write(rows) if rows else None)
     summary = {
         "campaign": spec.name,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

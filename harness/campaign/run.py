@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from harness.campaign.cleanup import remove_created
 from harness.campaign.environment import snapshot
 from harness.campaign.results import StepResult, rebuild
 from harness.core.plan import Step, plan_steps
@@ -129,7 +130,7 @@ def run_campaign(
                 if outcome.state == "interrupted":
                     break
         finally:
-            removed = target.cleanup(store)
+            removed = target.cleanup(store) + remove_created(store)
         results = rebuild(store)
     return CampaignOutcome(store, results, stop.is_set(), removed)
 

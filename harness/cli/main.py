@@ -23,13 +23,11 @@ from harness.core import spec as spec_module
 from harness.core.plan import plan_steps
 from harness.core.spec import CampaignSpec, OpenStackTarget, SpecError
 from harness.core.store import CampaignError, CampaignStore
-from harness.planes.base import Target, TargetError
-from harness.planes.ceph.target import RbdFioTarget, resolve
+from harness.planes.base import TargetError
+from harness.planes.ceph.target import resolve
 from harness.planes.cloud import connect
 from harness.planes.heat.target import HeatCollectTarget, collected_spec
-from harness.planes.k8s.target import KubernetesTarget
-from harness.planes.local.target import LocalTarget
-from harness.planes.openstack import OpenStackCloudTarget
+from harness.planes.registry import csv_files, make_target
 from harness.records.compare import compare_steps
 from harness.report.data import load as load_campaign
 from harness.report.render import build_html, compare_rows, write_comparison, write_report
@@ -37,16 +35,6 @@ from harness.report.render import build_html, compare_rows, write_comparison, wr
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 # Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
-
-
-def make_target(spec: CampaignSpec) -> Target:
-    if spec.target.type == "rbd":
-        return RbdFioTarget(spec)
-    if spec.target.type == "openstack":
-        return OpenStackCloudTarget(spec)
-    if spec.target.type == "k8s":
-        return KubernetesTarget(spec)
-    return LocalTarget(spec)
 
 
 def _campaign(path: Path) -> CampaignStore:
@@ -332,8 +320,9 @@ def reparse(campaign: Path, as_json: bool) -> None:
     counts = {
         "fio.csv": sum(len(r.records) for r in results),
         "db.csv": sum(len(r.db_records) for r in results),
-        "rally.csv": sum(len(r.rally_records) for r in results),
     }
+    for name in csv_files():
+        counts[name] = sum(len(r.rows.get(name, [])) for r in results)
     rebuilt = [
         f"{name} ({rows} rows)" for name, rows in counts.items() if (store.root / name).exists()
     ]

@@ -1,15 +1,18 @@
-"""The contract every target follows: prepare, run one step with N consumers, clean up."""
+"""The contract every target follows (prepare, run one step with N consumers, release
+what it holds) and the entry each plane makes in the registry (planes/registry.py)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
+from harness.records.step import RawStep, StepParts
 
 # Called about four times a second while a step runs: (elapsed seconds, live IOPS or None).
 Tick = Callable[[float, float | None], None]
@@ -34,7 +37,8 @@ class Target(Protocol):
         """Run one step; raw output goes to store.raw_dir(step.id) untouched."""
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        """Remove everything this target created for the campaign; return what went."""
+        """Release what only this target holds (its running servers) at the campaign's end;
+        what went. The campaign then removes everything noted in created.json."""
 
 
 class TargetError(RuntimeError):
@@ -48,3 +52,27 @@ def require_space(problem: str, needed: int, basis: str, available: int, counted
             f"{problem}: it needs {needed / 2**30:.2f} GiB ({basis}), "
             f"{available / 2**30:.2f} GiB available{counted}"
         )
+
+
+# A plane's parts, as the registry holds them
+StepBuilder = Callable[[RawStep], StepParts]  # a step's raw files -> its records
+Remover = Callable[[CampaignStore, dict[str, dict[str, Any]]], list[str]]  # notes -> lines
+
+
+@dataclass(frozen=True)
+class Plane:
+    """Everything the spine needs of one plane, so that it carries no per-plane code."""
+
+    name: str
+    # the spec's target type -> the target that runs its steps
+    targets: Mapping[str, Callable[[CampaignSpec], Target]] = field(default_factory=dict)
+    # a workload tool whose steps only this plane's builder reads -> that builder
+    tool_steps: Mapping[str, StepBuilder] = field(default_factory=dict)
+    # fio steps whose consumers sent their own fio outputs back: (recognise raw/, builder)
+    fio_steps: Sequence[tuple[Callable[[Path], bool], StepBuilder]] = ()
+    # raw files any step may have beside its tool's (Ceph health): builders
+    step_extras: Sequence[StepBuilder] = ()
+    # the plane's own CSV file -> how its rows (StepParts.rows) are written
+    csv_files: Mapping[str, Callable[[list[Any]], str]] = field(default_factory=dict)
+    # created.json kinds -> how what a campaign noted of them is removed, in this order
+    removers: Sequence[tuple[Callable[[str], bool], Remover]] = ()

@@ -54,3 +54,15 @@ def connect(options: OpenStackTarget, region: Any = None) -> Any:
             f"cloud {options.cloud!r} did not let volperf log in: {type(exc).__name__}: {exc}"
         ) from None
     return conn
+
+
+def connection_for(note: dict[str, Any]) -> Any:
+    """A connection to the cloud a created.json note names (its cloud and clouds.yaml)."""
+    from openstack import connection
+
+    target = OpenStackTarget(
+        type="openstack",
+        cloud=note["cloud"],
+        clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"] else None,
+    )
+    return connection.Connection(config=cloud_region(target))

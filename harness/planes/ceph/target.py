@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import Step
 from harness.core.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
 from harness.core.store import CampaignStore, atomic_write_json
@@ -186,4 +185,4 @@ class RbdFioTarget:
         return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return remove_created(store)
+        return []  # what it made is noted in created.json: the campaign removes it

@@ -7,9 +7,12 @@ import contextlib
 import time
 from typing import Any
 
+from harness.core.store import CampaignStore
+from harness.planes.cloud import connection_for
 from harness.planes.heat import api
 
 POLL_S = 2.0
+DELETE_WAIT_S = 600
 
 
 def delete_and_wait(conn: Any, paths: list[str], timeout_s: float) -> tuple[list[str], list[str]]:
@@ -52,3 +55,28 @@ def find(conn: Any, names: list[str], tags: list[str]) -> list[str]:
         for stack in api.tagged(conn, tag):
             found[stack["id"]] = api.ref(stack)
     return sorted(found.values())
+
+
+def remove_noted(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
+    """`volperf cleanup`: the stacks a campaign noted (by name, and by its tag)."""
+    removed: list[str] = []
+    for cloud in sorted({(n["cloud"], n["clouds_yaml"]) for n in notes.values()}):
+        here = {k: n for k, n in notes.items() if (n["cloud"], n["clouds_yaml"]) == cloud}
+        names = [n["name"] for n in here.values() if n["kind"] == "heat-stack"]
+        tags = [n["tag"] for n in here.values() if n["kind"] == "heat-tag"]
+        try:
+            conn = connection_for(next(iter(here.values())))
+            gone, left = delete_and_wait(conn, find(conn, names, tags), DELETE_WAIT_S)
+        except Exception as exc:
+            why = f"{type(exc).__name__}: {exc}"
+            removed.append(
+                f"NOT removed: the Heat stacks of cloud {cloud[0]} ({why}); run "
+                "`volperf cleanup` again"
+            )
+            continue
+        removed += [f"stack {path.split('/')[1]} (cloud {cloud[0]})" for path in gone]
+        removed += [f"NOT removed: {line}; run `volperf cleanup` again" for line in left]
+        if not left:
+            for key in here:
+                store.forget_created(key)
+    return removed

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import Step
 from harness.core.spec import (
     CampaignSpec,
@@ -238,7 +237,7 @@ class HeatTarget:
         return StepOutcome("done", notes=notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return remove_created(store)
+        return []  # what it made is noted in created.json: the campaign removes it
 
 
 class HeatCollectTarget(HeatTarget):

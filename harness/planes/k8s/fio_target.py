@@ -19,7 +19,6 @@ import threading
 import time
 from typing import Any
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, FioWorkload, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
@@ -320,4 +319,4 @@ class K8sFioTarget:
         return StepOutcome("done", notes=notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return remove_created(store)
+        return []  # what it made is noted in created.json: the campaign removes it

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, FioWorkload, PvcProvisionWorkload
 from harness.core.store import CampaignStore
@@ -66,5 +65,4 @@ class KubernetesTarget:
         return self.db.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        # every namespace is noted in created.json: the database one goes with the rest
-        return remove_created(store)
+        return []  # every namespace is noted in created.json: the campaign removes them

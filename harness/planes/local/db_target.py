@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import ConsumerPlan, Step
 from harness.core.redact import redact_text
 from harness.core.spec import (
@@ -426,7 +425,7 @@ class LocalDatabaseTarget:
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         self.stop_servers(store)
-        return remove_created(store)
+        return []
 
 
 def _connection(server: DatabaseServer) -> list[str]:

@@ -13,7 +13,6 @@ import stat
 import threading
 from pathlib import Path
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, FioWorkload, LocalTarget
 from harness.core.store import CampaignStore
@@ -167,4 +166,4 @@ class LocalFioTarget:
         return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return remove_created(store)
+        return []  # what it made is noted in created.json: the campaign removes it

@@ -41,4 +41,4 @@ class LocalTarget:
         return target.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return self.db.cleanup(store)  # its servers first, then everything created
+        return self.db.cleanup(store)  # its servers

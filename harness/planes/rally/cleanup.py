@@ -14,6 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.core.store import CampaignStore
+from harness.planes.cloud import connection_for
+
 WAIT_S = 300
 
 
@@ -98,3 +101,25 @@ def _wait_gone(listing: Callable[[], list[Any]], what: str) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} of the task still there after {WAIT_S} s")
         time.sleep(1)
+
+
+def remove_noted(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
+    """`volperf cleanup`: what each Rally task a campaign noted left in its cloud."""
+    removed: list[str] = []
+    for key, note in sorted(notes.items()):
+        try:
+            owners = owner_ids(Path(note["rally_dir"]), note["uuid"])
+            conn = connection_for(note)
+            removed += [
+                f"{line} (Rally task {note['uuid']})"
+                for line in remove_task_leftovers(conn, owners)
+            ]
+        except Exception as exc:
+            removed.append(
+                f"NOT removed: what Rally task {note['uuid']} left in cloud "
+                f"{note['cloud']} ({type(exc).__name__}: {exc}); run `volperf "
+                "cleanup` again"
+            )
+            continue
+        store.forget_created(key)
+    return removed

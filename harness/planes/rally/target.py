@@ -20,7 +20,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from harness.campaign.cleanup import remove_created
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.core.store import CampaignStore
@@ -189,4 +188,4 @@ class RallyTarget:
         return CephHealthSampler(raw / "ceph-health.jsonl", access, self.options.health_interval)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return remove_created(store)
+        return []  # what it made is noted in created.json: the campaign removes it

@@ -1,0 +1,27 @@
+"""The Heat plane in the registry: fio steps whose VMs sent their outputs through Heat;
+its stacks."""
+
+from __future__ import annotations
+
+from harness.planes.base import Plane
+from harness.planes.heat import cleanup
+from harness.planes.heat.step import heat_step, is_heat_step
+from harness.records.step import RawStep, StepParts
+
+
+def vm_step(step: RawStep) -> StepParts:
+    own = heat_step(step.raw, step.step_id, step.plan, step.backend)
+    return StepParts(
+        {"heat": own.summary},
+        own.warnings,
+        own.events,
+        fio_records=own.records,
+        fio_outputs=own.outputs,
+    )
+
+
+PLANE = Plane(
+    "heat",
+    fio_steps=[(is_heat_step, vm_step)],
+    removers=[(lambda kind: kind.startswith("heat-"), cleanup.remove_noted)],
+)

@@ -1,0 +1,38 @@
+"""The Kubernetes plane in the registry: the `k8s` target; fio steps whose pods printed
+their outputs; provisioning steps; its namespaces."""
+
+from __future__ import annotations
+
+from harness.planes.base import Plane
+from harness.planes.k8s import cleanup
+from harness.planes.k8s.provision_step import is_provision_step, provision_step
+from harness.planes.k8s.step import is_k8s_step, k8s_step
+from harness.planes.k8s.target import KubernetesTarget
+from harness.records.step import RawStep, StepParts
+
+
+def pod_step(step: RawStep) -> StepParts:
+    own = k8s_step(step.raw, step.step_id, step.plan, step.backend)
+    return StepParts(
+        {"k8s": own.summary},
+        own.warnings,
+        own.events,
+        fio_records=own.records,
+        fio_outputs=own.outputs,
+    )
+
+
+def pvc_step(step: RawStep) -> StepParts:
+    if not is_provision_step(step.raw):
+        return StepParts()
+    events, figures, warnings = provision_step(step.raw, step.step_id)
+    return StepParts(figures, warnings, events)
+
+
+PLANE = Plane(
+    "k8s",
+    targets={"k8s": KubernetesTarget},
+    tool_steps={"pvc-provision": pvc_step},
+    fio_steps=[(is_k8s_step, pod_step)],
+    removers=[(lambda kind: kind == "k8s-namespace", cleanup.remove_noted)],
+)

@@ -1,0 +1,26 @@
+"""The local plane in the registry: the `local` target; the records of database steps."""
+
+from __future__ import annotations
+
+from harness.planes.base import Plane
+from harness.planes.local import cleanup
+from harness.planes.local.target import LocalTarget
+from harness.records.db_step import build_db_step
+from harness.records.step import RawStep, StepParts
+
+# the k8s plane's database steps write the same raw files: this builder reads theirs too
+DATABASE_TOOLS = ("sysbench-fileio", "sysbench-oltp", "pgbench", "io-pause")
+
+
+def database_step(step: RawStep) -> StepParts:
+    db = build_db_step(step.raw, step.plan, step.step_id, step.backend)
+    summary = {"threads": step.plan.get("threads"), **db.summary()}
+    return StepParts(summary, list(db.warnings), list(db.events), db_records=list(db.records))
+
+
+PLANE = Plane(
+    "local",
+    targets={"local": LocalTarget},
+    tool_steps=dict.fromkeys(DATABASE_TOOLS, database_step),
+    removers=[(lambda kind: kind in cleanup.KINDS, cleanup.remove_noted)],
+)

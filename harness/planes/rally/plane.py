@@ -1,0 +1,24 @@
+"""The Rally plane in the registry: Rally steps' records (rally.csv); what tasks left."""
+
+from __future__ import annotations
+
+from harness.planes.base import Plane
+from harness.planes.rally import cleanup
+from harness.planes.rally.records import rally_csv
+from harness.planes.rally.step import rally_step
+from harness.records.step import RawStep, StepParts
+
+CSV_FILE = "rally.csv"
+
+
+def task_step(step: RawStep) -> StepParts:
+    rally = rally_step(step.raw, step.step_id)
+    return StepParts(rally.summary, rally.warnings, rows={CSV_FILE: list(rally.records)})
+
+
+PLANE = Plane(
+    "rally",
+    tool_steps={"rally": task_step},
+    csv_files={CSV_FILE: rally_csv},
+    removers=[(lambda kind: kind == "rally-task", cleanup.remove_noted)],
+)

@@ -1,0 +1,61 @@
+"""Every plane in one table, read by the spine (campaign/) and the command line: the spec's
+target types and their targets, the record builders `volperf reparse` runs on a step's raw
+files, the planes' own CSV files, and the removers of what a campaign noted, in the order
+they run. A new plane adds its `plane.py` here and nowhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.core.spec import CampaignSpec
+from harness.planes import openstack
+from harness.planes.base import Plane, Remover, StepBuilder, Target
+from harness.planes.ceph import plane as ceph
+from harness.planes.heat import plane as heat
+from harness.planes.k8s import plane as k8s
+from harness.planes.local import plane as local
+from harness.planes.rally import plane as rally
+
+# removers run in this order: servers, files and directories first; Heat stacks before
+# RBD images (Heat deletes their Cinder volumes itself)
+PLANES: Sequence[Plane] = (
+    local.PLANE,
+    heat.PLANE,
+    k8s.PLANE,
+    ceph.PLANE,
+    rally.PLANE,
+    openstack.PLANE,
+)
+
+
+def make_target(spec: CampaignSpec) -> Target:
+    """The target of the spec's target type."""
+    for plane in PLANES:
+        if spec.target.type in plane.targets:
+            return plane.targets[spec.target.type](spec)
+    raise KeyError(f"no plane runs target type {spec.target.type!r}")
+
+
+def tool_step(tool: str) -> StepBuilder | None:
+    """The builder of a step of this workload tool, if it is not fio's."""
+    return next((p.tool_steps[tool] for p in PLANES if tool in p.tool_steps), None)
+
+
+def fio_step(raw: Path) -> StepBuilder | None:
+    """The builder of a fio step whose consumers sent their own outputs, if raw/ is one."""
+    found = (build for plane in PLANES for is_own, build in plane.fio_steps if is_own(raw))
+    return next(found, None)
+
+
+def step_extras() -> list[StepBuilder]:
+    return [extra for plane in PLANES for extra in plane.step_extras]
+
+
+def csv_files() -> dict[str, Callable[[list[Any]], str]]:
+    return {name: write for plane in PLANES for name, write in plane.csv_files.items()}
+
+
+def removers() -> list[tuple[Callable[[str], bool], Remover]]:
+    return [entry for plane in PLANES for entry in plane.removers]
