@@ -8,9 +8,9 @@ import signal
 from pathlib import Path
 
 from harness.host.databases.server import DatabaseServer, ServerError, find_program, run_client
-from harness.tools.pgbench import command as pgbench_command
 
-DATABASES = ("sbtest", pgbench_command.DATABASE)
+PGBENCH_DATABASE = "pgbench"  # the database pgbench uses (tools/pgbench/command.py)
+DATABASES = ("sbtest", PGBENCH_DATABASE)
 SUPERUSER = "postgres"
 
 

@@ -4,8 +4,9 @@ with --progress reports kept raw."""
 from __future__ import annotations
 
 from harness.core.spec import PgbenchWorkload
+from harness.host.databases.postgresql import PGBENCH_DATABASE
 
-DATABASE = "pgbench"
+DATABASE = PGBENCH_DATABASE
 
 
 def init(workload: PgbenchWorkload, connection: list[str]) -> list[str]:
