@@ -159,6 +159,8 @@ class RbdFioTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """One fio process with an rbd-engine job per consumer on its own RBD image (made and
+        tagged first, written once where asked), the cluster's health sampled meanwhile."""
         raw = store.raw_dir(step.id)
         workload = step.workload
         targets = self._targets(step)

@@ -101,51 +101,54 @@ class HeatTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """The readers' and the writers' stacks at once, until every VM has answered or
+        failed; their answers kept under raw/heat/; the stacks deleted whatever happens."""
         workload = step.workload
         assert isinstance(workload, FioWorkload)
-        raw = store.raw_dir(step.id)
-        shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)  # a former attempt's answers
-        raw.mkdir(parents=True, exist_ok=True)
+        raw = _fresh_raw(store, step)
         plans = stack_plans(self.spec.name, step, self.heat)
-        listing = [
-            {
-                "name": p.name,
-                "rw": p.rw,
-                "consumers": list(p.consumers),
-                "parameters": p.parameters,
-                "error": "",
-            }
-            for p in plans
-        ]
-        atomic_write_json(raw / STACKS_FILE, listing)
+        listing = _listing(plans)
         timeout_min = stack_timeout_min(self.heat, workload)
         created: list[tuple[StackPlan, str]] = []
         started = time.monotonic()
         try:
-            for plan, entry in zip(plans, listing, strict=True):
-                store.record_created(
-                    f"{STACK_KIND}:{self.options.cloud}:{plan.name}",
-                    kind=STACK_KIND,
-                    name=plan.name,
-                    **self._note(),
-                )
-                try:
-                    stack = api.create(
-                        self.conn, plan, [TAG, campaign_tag(self.spec.name)], timeout_min
-                    )
-                except api.HeatError as exc:
-                    entry["error"] = str(exc)
-                    continue
-                entry["id"] = stack["id"]
-                created.append((plan, api.ref(stack)))
-            atomic_write_json(raw / STACKS_FILE, listing)
-            waited = self._wait(
-                [path for _, path in created], stop, tick, started, timeout_min * 60 + WAIT_MARGIN_S
-            )
+            self._create(plans, listing, raw, store, timeout_min, created)
+            limit = timeout_min * 60 + WAIT_MARGIN_S
+            waited = self._wait([path for _, path in created], stop, tick, started, limit)
             problems = self._collect(created, raw)
         finally:
             not_deleted = self._delete(created, store)
         return self._outcome(step, store, listing, waited, problems, not_deleted)
+
+    def _create(
+        self,
+        plans: list[StackPlan],
+        listing: list[dict[str, Any]],
+        raw: Path,
+        store: CampaignStore,
+        timeout_min: int,
+        created: list[tuple[StackPlan, str]],
+    ) -> None:
+        """Each stack noted in created.json, then asked of Heat; ``created`` gets each one
+        Heat took, the listing (raw/stacks.json) its id or why Heat refused it."""
+        atomic_write_json(raw / STACKS_FILE, listing)
+        for plan, entry in zip(plans, listing, strict=True):
+            store.record_created(
+                f"{STACK_KIND}:{self.options.cloud}:{plan.name}",
+                kind=STACK_KIND,
+                name=plan.name,
+                **self._note(),
+            )
+            try:
+                stack = api.create(
+                    self.conn, plan, [TAG, campaign_tag(self.spec.name)], timeout_min
+                )
+            except api.HeatError as exc:
+                entry["error"] = str(exc)
+                continue
+            entry["id"] = stack["id"]
+            created.append((plan, api.ref(stack)))
+        atomic_write_json(raw / STACKS_FILE, listing)
 
     def _wait(
         self, paths: list[str], stop: threading.Event, tick: Tick, started: float, limit: float
@@ -255,9 +258,7 @@ class HeatCollectTarget(HeatTarget):
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
-        raw = store.raw_dir(step.id)
-        shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)
-        raw.mkdir(parents=True, exist_ok=True)
+        raw = _fresh_raw(store, step)
         [plan] = stack_plans(self.spec.name, step, self.heat)
         name, stack_id = self.stack_path.split("/")[1:3]
         listing = [
@@ -331,3 +332,25 @@ def collected_spec(
         return validate(data, f"stack {stack_name}"), path
     except SpecError as exc:
         raise TargetError(str(exc)) from None
+
+
+def _fresh_raw(store: CampaignStore, step: Step) -> Path:
+    """The step's raw/, without a former attempt's answers."""
+    raw = store.raw_dir(step.id)
+    shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)
+    raw.mkdir(parents=True, exist_ok=True)
+    return raw
+
+
+def _listing(plans: list[StackPlan]) -> list[dict[str, Any]]:
+    """What raw/stacks.json says of each stack: its name, mode, VMs and parameters."""
+    return [
+        {
+            "name": p.name,
+            "rw": p.rw,
+            "consumers": list(p.consumers),
+            "parameters": p.parameters,
+            "error": "",
+        }
+        for p in plans
+    ]

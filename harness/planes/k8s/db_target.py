@@ -233,6 +233,9 @@ class K8sDatabaseTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """The engine's StatefulSet at the step's size (its pods each a server on its own
+        PVC with a client beside it), the data loaded once, then the clients run (or the
+        pods killed, for io-pause) through the API's exec; output kept in raw/."""
         workload = step.workload
         assert isinstance(workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
         engine = engine_of(workload)
@@ -247,15 +250,7 @@ class K8sDatabaseTarget:
             state = "interrupted" if stop.is_set() else "failed"
             return StepOutcome(state, problem)
         pod_of = {c.name: p.metadata.name for c, p in zip(step.consumers, pods, strict=True)}
-        atomic_write_json(
-            raw / "pods.json",
-            {
-                "namespace": self.namespace,
-                "statefulset": name,
-                "storage_class": self.options.storage_class,
-                "pods": pod_of,
-            },
-        )
+        self._keep_pods(raw, name, pod_of)
         failure = self._load(step, workload, engine, pod_of, raw, stop)
         if failure is not None:
             return failure
@@ -268,6 +263,16 @@ class K8sDatabaseTarget:
         )
         atomic_write_json(raw / "process.json", by_consumer(commands, results))
         return step_outcome(commands, results, "run")
+
+    def _keep_pods(self, raw: Path, statefulset: str, pod_of: dict[str, str]) -> None:
+        """raw/pods.json: which pod each consumer is."""
+        record = {
+            "namespace": self.namespace,
+            "statefulset": statefulset,
+            "storage_class": self.options.storage_class,
+            "pods": pod_of,
+        }
+        atomic_write_json(raw / "pods.json", record)
 
     def _run_line(self, workload: DbWorkload, threads: int) -> str:
         if isinstance(workload, PgbenchWorkload):

@@ -17,6 +17,7 @@ import math
 import shutil
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from harness.core.plan import Step
@@ -101,20 +102,15 @@ class K8sFioTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """A namespace with one pod per consumer, each on its own PVC of the class running
+        volperf's fio job; each pod's output collected; the namespace deleted always."""
         workload = step.workload
         assert isinstance(workload, FioWorkload)
         raw = store.raw_dir(step.id)
         shutil.rmtree(raw / PODS_DIR, ignore_errors=True)
         (raw / PODS_DIR).mkdir(parents=True)
         namespace = self._namespace(step)
-        key = f"{KIND}:{self.kubeconfig}:{namespace}"
-        store.record_created(
-            key,
-            kind=KIND,
-            kubeconfig=str(self.kubeconfig),
-            namespace=namespace,
-            campaign=self.spec.name,
-        )
+        key = self._note_namespace(store, namespace)
         seen: dict[str, dict[str, Any]] = {
             c.name: {"storage_class": self.options.storage_class} for c in step.consumers
         }
@@ -129,13 +125,31 @@ class K8sFioTarget:
             outcome = self._wait(step, workload, namespace, seen, stop, tick)
             self._collect(step, namespace, seen, raw)
         finally:
-            atomic_write_json(raw / PODS_FILE, record)
-            if delete_namespace(self.core, namespace, DELETE_TIMEOUT_S):
-                store.forget_created(key)
-            else:
-                record["namespace_left"] = True
-                atomic_write_json(raw / PODS_FILE, record)
+            self._delete(store, key, namespace, raw, record)
         return self._outcome(step, store, outcome)
+
+    def _note_namespace(self, store: CampaignStore, namespace: str) -> str:
+        """The namespace in created.json before it is made; its key there."""
+        key = f"{KIND}:{self.kubeconfig}:{namespace}"
+        store.record_created(
+            key,
+            kind=KIND,
+            kubeconfig=str(self.kubeconfig),
+            namespace=namespace,
+            campaign=self.spec.name,
+        )
+        return key
+
+    def _delete(
+        self, store: CampaignStore, key: str, namespace: str, raw: Path, record: dict[str, Any]
+    ) -> None:
+        """raw/pods.json written, then the namespace deleted (its note kept if it stays)."""
+        atomic_write_json(raw / PODS_FILE, record)
+        if delete_namespace(self.core, namespace, DELETE_TIMEOUT_S):
+            store.forget_created(key)
+        else:
+            record["namespace_left"] = True
+            atomic_write_json(raw / PODS_FILE, record)
 
     def _create(
         self,

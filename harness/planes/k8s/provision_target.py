@@ -11,10 +11,13 @@ happened (and noted in created.json before they are made, for `volperf cleanup`)
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from harness.core.plan import Step
@@ -56,6 +59,15 @@ class _Seen:
                 entry[field] = value
 
 
+def _expected(workload: PvcProvisionWorkload, namespaces: dict[str, str]) -> _Seen:
+    """Every PVC the step makes, with its consumer, before any is made."""
+    seen = _Seen()
+    for consumer, namespace in namespaces.items():
+        for number in range(1, workload.pvcs + 1):
+            seen.note((namespace, f"pvc-{number:03d}"), "consumer", consumer)
+    return seen
+
+
 def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event) -> None:
     """Follow list_call's objects with the selector until done; resume where it left."""
     from kubernetes import watch
@@ -94,67 +106,26 @@ class K8sProvisionTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """Every consumer's namespace of PVCs (and pods) created at once, watched until
+        each PVC is bound and each pod ready, then deleted; times kept in raw/."""
         workload = step.workload
         assert isinstance(workload, PvcProvisionWorkload)
-        campaign = k8s_name(self.spec.name)
         namespaces = {
             c.name: k8s_name(f"volperf-{self.spec.name}-{step.index:03d}-{c.name}")
             for c in step.consumers
         }
-        labels = {LABEL: campaign, STEP_LABEL: str(step.index)}
-        selector = ",".join(f"{k}={v}" for k, v in labels.items())
-        seen = _Seen()
-        for consumer, namespace in namespaces.items():
-            for number in range(1, workload.pvcs + 1):
-                seen.note((namespace, f"pvc-{number:03d}"), "consumer", consumer)
-        done = threading.Event()
-        watches = [
-            threading.Thread(
-                target=_watch,
-                daemon=True,
-                name="watch-pvcs",
-                args=(
-                    self.core.list_persistent_volume_claim_for_all_namespaces,
-                    selector,
-                    lambda claim: self._on_claim(claim, seen),
-                    done,
-                ),
-            ),
-            threading.Thread(
-                target=_watch,
-                daemon=True,
-                name="watch-pods",
-                args=(
-                    self.core.list_pod_for_all_namespaces,
-                    selector,
-                    lambda pod: self._on_pod(pod, seen),
-                    done,
-                ),
-            ),
-        ]
-        for thread in watches:
-            thread.start()
+        labels = {LABEL: k8s_name(self.spec.name), STEP_LABEL: str(step.index)}
+        seen = _expected(workload, namespaces)
         state, error = "done", ""
         left: list[str] = []
         try:
-            error = self._create_all(workload, namespaces, labels, seen, store)
-            if not error:
-                state, error = self._wait(workload, seen, stop, tick)
+            with self._watching(labels, seen):
+                error = self._create_all(workload, namespaces, labels, seen, store)
+                if not error:
+                    state, error = self._wait(workload, seen, stop, tick)
         finally:
-            done.set()
             left = self._delete_all(list(namespaces.values()), store)
-            record = {
-                "storage_class": self.options.storage_class,
-                "pods": workload.pods,
-                "namespaces": sorted(namespaces.values()),
-                "pvcs": [
-                    {"namespace": ns, "name": name, **entry}
-                    for (ns, name), entry in sorted(seen.claims.items())
-                ],
-            }
-            if left:
-                record["namespaces_left"] = left
-            atomic_write_json(store.raw_dir(step.id) / PROVISION_FILE, record)
+            self._keep(store.raw_dir(step.id), workload, namespaces, seen, left)
         bound = sum(1 for e in seen.claims.values() if "bound_ms" in e)
         notes = [
             f"{bound} of {len(seen.claims)} PVCs of StorageClass {self.options.storage_class} bound"
@@ -162,6 +133,57 @@ class K8sProvisionTarget:
         if state != "done" and not error:
             error = "stopped on request; the namespaces were deleted"
         return StepOutcome(state, error, notes)
+
+    @contextlib.contextmanager
+    def _watching(self, labels: dict[str, str], seen: _Seen) -> Iterator[None]:
+        """Watches of the step's PVCs and pods (by its labels) noting their times."""
+        selector = ",".join(f"{k}={v}" for k, v in labels.items())
+        done = threading.Event()
+        follow = (
+            (
+                "watch-pvcs",
+                self.core.list_persistent_volume_claim_for_all_namespaces,
+                lambda claim: self._on_claim(claim, seen),
+            ),
+            (
+                "watch-pods",
+                self.core.list_pod_for_all_namespaces,
+                lambda pod: self._on_pod(pod, seen),
+            ),
+        )
+        for name, list_call, on_object in follow:
+            threading.Thread(
+                target=_watch,
+                daemon=True,
+                name=name,
+                args=(list_call, selector, on_object, done),
+            ).start()
+        try:
+            yield
+        finally:
+            done.set()
+
+    def _keep(
+        self,
+        raw: Path,
+        workload: PvcProvisionWorkload,
+        namespaces: dict[str, str],
+        seen: _Seen,
+        left: list[str],
+    ) -> None:
+        """raw/provision.json: every PVC's times, and the namespaces not deleted."""
+        record: dict[str, Any] = {
+            "storage_class": self.options.storage_class,
+            "pods": workload.pods,
+            "namespaces": sorted(namespaces.values()),
+            "pvcs": [
+                {"namespace": ns, "name": name, **entry}
+                for (ns, name), entry in sorted(seen.claims.items())
+            ],
+        }
+        if left:
+            record["namespaces_left"] = left
+        atomic_write_json(raw / PROVISION_FILE, record)
 
     def _on_claim(self, claim: Any, seen: _Seen) -> None:
         if claim.status and claim.status.phase == "Bound":

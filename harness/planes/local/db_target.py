@@ -221,6 +221,9 @@ class LocalDatabaseTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """Per consumer a server of its own (its data in the directory) or, for fileio, a
+        folder of files; the data loaded once; then the clients run at once (or the
+        servers killed, for io-pause); the servers' logs kept in raw/."""
         workload = step.workload
         assert not isinstance(workload, FioWorkload)
         run = _StepRun(step, store, store.raw_dir(step.id), stop, tick)
@@ -231,8 +234,7 @@ class LocalDatabaseTarget:
             if engine is None:
                 places = [self._fileio_dir(c, store) for c in step.consumers]
             else:
-                for consumer in step.consumers:
-                    servers.append(self._server(engine, consumer.name, store))
+                servers += [self._server(engine, c.name, store) for c in step.consumers]
                 offsets = {s.name: _size(s.log) for s in servers}
                 places = [s.datadir for s in servers]
             failure = self._load(run, workload, places, servers)
@@ -240,18 +242,7 @@ class LocalDatabaseTarget:
                 return failure
             if isinstance(workload, IoPauseWorkload):
                 return self._io_pause(run, workload, servers)
-            commands = [
-                self._client_command(run, workload, consumer, place, servers)
-                for consumer, place in zip(step.consumers, places, strict=True)
-            ]
-            results = run_processes(
-                commands, workload.runtime + RUN_MARGIN_S, stop, run.on_tick, signal.SIGTERM
-            )
-            atomic_write_json(run.raw / "process.json", by_consumer(commands, results))
-            outcome = step_outcome(commands, results, "run")
-            if outcome.state == "failed":
-                outcome.error += _dead_servers(servers)
-            return outcome
+            return self._run_clients(run, workload, places, servers)
         except ServerError as exc:
             return StepOutcome("failed", str(exc))
         finally:
@@ -259,6 +250,27 @@ class LocalDatabaseTarget:
                 _copy_from(
                     server.log, offsets.get(server.name, 0), run.raw / f"{server.name}.server.log"
                 )
+
+    def _run_clients(
+        self,
+        run: _StepRun,
+        workload: DbWorkload,
+        places: list[Path],
+        servers: list[DatabaseServer],
+    ) -> StepOutcome:
+        """One client per consumer at once, for the workload's runtime."""
+        commands = [
+            self._client_command(run, workload, consumer, place, servers)
+            for consumer, place in zip(run.step.consumers, places, strict=True)
+        ]
+        results = run_processes(
+            commands, workload.runtime + RUN_MARGIN_S, run.stop, run.on_tick, signal.SIGTERM
+        )
+        atomic_write_json(run.raw / "process.json", by_consumer(commands, results))
+        outcome = step_outcome(commands, results, "run")
+        if outcome.state == "failed":
+            outcome.error += _dead_servers(servers)
+        return outcome
 
     def _client_command(
         self,

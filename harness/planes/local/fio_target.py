@@ -146,6 +146,8 @@ class LocalFioTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """One fio process with a job per consumer on its own file (or device region), the
+        files written once first where asked (prefill), the host's disk counters sampled."""
         raw = store.raw_dir(step.id)
         targets = self._job_targets(step)
         self._claim_files(targets, store)

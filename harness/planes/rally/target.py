@@ -23,12 +23,12 @@ from typing import Any
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.core.store import CampaignStore
-from harness.host.process import Command, log_tail, run_processes
+from harness.host.process import Command, ProcessResult, log_tail, run_processes
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.ceph.access import CephAccess
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.cloud import cloud_region, clouds_yaml, connect
-from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
+from harness.planes.rally.runner import JSON_REPORT, TASK_FILE
 from harness.testbeds import state_root
 
 TASKS_DIR = Path(__file__).resolve().parents[3] / "rally_plugins" / "tasks"
@@ -128,14 +128,28 @@ class RallyTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
+        """The task at the step's concurrency, in a runner process, the cluster's health
+        sampled meanwhile; the task's uuid noted as soon as Rally has one."""
         workload = step.workload
         assert isinstance(workload, RallyWorkload)
         raw = store.raw_dir(step.id)
         raw.mkdir(parents=True, exist_ok=True)
+        command = self._task_command(workload, step.concurrency, raw)
+
+        def on_tick(elapsed: float) -> None:
+            self._note_task(store, raw)
+            tick(elapsed, None)
+
+        with self._health_sampler(raw):
+            [result] = run_processes([command], workload.timeout, stop, on_tick)
+        self._note_task(store, raw)
+        return _outcome(workload, result, raw, stop)
+
+    def _task_command(self, workload: RallyWorkload, concurrency: int, raw: Path) -> Command:
         args = {
             **workload.args,
-            "times": workload.times_at(step.concurrency),
-            "concurrency": step.concurrency,
+            "times": workload.times_at(concurrency),
+            "concurrency": concurrency,
         }
         argv = [
             sys.executable,
@@ -156,30 +170,7 @@ class RallyTarget:
             "--tag",
             self.spec.name,
         ]
-        command = Command(argv, raw / "runner.out", raw / "runner.err")
-
-        def on_tick(elapsed: float) -> None:
-            self._note_task(store, raw)
-            tick(elapsed, None)
-
-        with self._health_sampler(raw):
-            [result] = run_processes([command], workload.timeout, stop, on_tick)
-        self._note_task(store, raw)
-        reports = [name for name in (JSON_REPORT, HTML_REPORT) if (raw / name).exists()]
-        if stop.is_set():
-            return StepOutcome("interrupted", "stopped: the Rally task was aborted")
-        if result.timed_out:
-            return StepOutcome(
-                "failed", f"the Rally task ran past {workload.timeout} s and was aborted"
-            )
-        if JSON_REPORT not in reports:
-            return StepOutcome(
-                "failed",
-                f"the Rally runner exited {result.returncode} without "
-                f"a report: {log_tail(raw / 'runner.err')}",
-            )
-        notes = [] if result.returncode == 0 else [log_tail(raw / "runner.err")]
-        return StepOutcome("done", notes=notes)
+        return Command(argv, raw / "runner.out", raw / "runner.err")
 
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:
         if self.options.ceph_conf is None:
@@ -189,3 +180,23 @@ class RallyTarget:
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return []  # what it made is noted in created.json: the campaign removes it
+
+
+def _outcome(
+    workload: RallyWorkload, result: ProcessResult, raw: Path, stop: threading.Event
+) -> StepOutcome:
+    """Done once Rally's report is there (a runner that exited non-zero after it is noted)."""
+    if stop.is_set():
+        return StepOutcome("interrupted", "stopped: the Rally task was aborted")
+    if result.timed_out:
+        return StepOutcome(
+            "failed", f"the Rally task ran past {workload.timeout} s and was aborted"
+        )
+    if not (raw / JSON_REPORT).exists():
+        return StepOutcome(
+            "failed",
+            f"the Rally runner exited {result.returncode} without "
+            f"a report: {log_tail(raw / 'runner.err')}",
+        )
+    notes = [] if result.returncode == 0 else [log_tail(raw / "runner.err")]
+    return StepOutcome("done", notes=notes)
