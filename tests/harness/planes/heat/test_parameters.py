@@ -19,7 +19,7 @@ from harness.planes.heat.parameters import (
     volume_size_gib,
 )
 
-TEMPLATE = Path(__file__).parents[3] / "heat_templates" / "cinder-fio" / "main.yaml"
+TEMPLATE = Path(__file__).parents[4] / "heat_templates" / "cinder-fio" / "main.yaml"
 
 
 def _spec(**workload):

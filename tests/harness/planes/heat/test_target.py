@@ -22,7 +22,7 @@ from harness.planes.ceph import images
 from tests.harness.helpers import doc_source_copy, fio_json, volperf
 from tests.harness.report.html_tables import tables_of
 
-REPO = Path(__file__).parents[3]
+REPO = Path(__file__).parents[4]
 TEMPLATES = REPO / "heat_templates" / "cinder-fio"
 WORKLOAD = {
     "name": "randrw-4k",

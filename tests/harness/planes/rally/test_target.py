@@ -26,7 +26,7 @@ from tests.harness.helpers import doc_source_copy, volperf
 from tests.harness.planes.rally.expected import expected_table
 from tests.harness.report.html_tables import tables_of
 
-REPO = Path(__file__).parents[3]
+REPO = Path(__file__).parents[4]
 SCENARIOS = {
     "CinderVolumes.create_and_attach_volume",
     "NovaServers.boot_server_from_volume_and_delete",
