@@ -123,7 +123,7 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
     return items
 
 
-# database workloads: the figures each tool gives, per step (see db_results.summary)
+# database workloads: the figures each tool gives, per step (records/db_step.py)
 DB_HEADERS = {
     "sysbench-fileio": [
         "consumers",

@@ -1,7 +1,7 @@
-"""The `k8s` target of a spec: fio workloads run in pods of their own
-(harness/planes/k8s/fio_target.py), pvc-provision steps create namespaces of PVCs
-(k8s_provision.py), database workloads run in StatefulSet pods (k8s_db.py); all check
-the cluster and the StorageClass first, and share one client."""
+"""The `k8s` target of a spec: fio workloads run in pods of their own (fio_target.py),
+pvc-provision steps create namespaces of PVCs (provision_target.py), database workloads
+run in StatefulSet pods (db_target.py); all check the cluster and the StorageClass
+first, and share one client."""
 
 from __future__ import annotations
 
