@@ -12,6 +12,7 @@ from harness.core.redact import redact_text
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord
 from harness.records.fio import ConsumerContext, FioConsumerRecord
+from harness.records.step import StepParts
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 
 
@@ -25,6 +26,16 @@ class OwnOutputsStep:
     warnings: list[Warning] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     outputs: list[FioOutput] = field(default_factory=list)
+
+    def parts(self, key: str) -> StepParts:
+        """As a builder's parts, its summary under ``key`` (heat, k8s)."""
+        return StepParts(
+            {key: self.summary},
+            self.warnings,
+            self.events,
+            fio_records=self.records,
+            fio_outputs=self.outputs,
+        )
 
 
 def own_output_records(

@@ -10,14 +10,7 @@ from harness.records.step import RawStep, StepParts
 
 
 def vm_step(step: RawStep) -> StepParts:
-    own = heat_step(step.raw, step.step_id, step.plan, step.backend)
-    return StepParts(
-        {"heat": own.summary},
-        own.warnings,
-        own.events,
-        fio_records=own.records,
-        fio_outputs=own.outputs,
-    )
+    return heat_step(step.raw, step.step_id, step.plan, step.backend).parts("heat")
 
 
 PLANE = Plane(

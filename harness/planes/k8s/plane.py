@@ -12,14 +12,7 @@ from harness.records.step import RawStep, StepParts
 
 
 def pod_step(step: RawStep) -> StepParts:
-    own = k8s_step(step.raw, step.step_id, step.plan, step.backend)
-    return StepParts(
-        {"k8s": own.summary},
-        own.warnings,
-        own.events,
-        fio_records=own.records,
-        fio_outputs=own.outputs,
-    )
+    return k8s_step(step.raw, step.step_id, step.plan, step.backend).parts("k8s")
 
 
 def pvc_step(step: RawStep) -> StepParts:

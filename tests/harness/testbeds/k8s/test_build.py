@@ -22,6 +22,18 @@ def _path_without_go() -> str:
     return os.pathsep.join(f for f in folders if not (Path(f) / "go").exists())
 
 
+def _go_toolchain() -> subprocess.CompletedProcess[str]:
+    """tools/go-toolchain.sh as tools/test.sh runs it, in this test's environment."""
+    return subprocess.run(
+        [str(REPO / "tools" / "go-toolchain.sh")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ),
+        check=False,
+    )
+
+
 @pytest.fixture
 def no_go(monkeypatch, tmp_path):
     """No Go anywhere volperf looks: not on PATH, not in its cache, no VOLPERF_GO."""
@@ -66,27 +78,13 @@ def test_testbed_up_without_go_says_so_and_starts_nothing(no_go):
 
 
 def test_go_toolchain_fetches_a_go_that_the_build_then_finds(no_go):
-    done = subprocess.run(
-        [str(REPO / "tools" / "go-toolchain.sh")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=dict(os.environ),
-        check=False,
-    )
+    done = _go_toolchain()
     assert done.returncode == 0, done.stderr
     go = done.stdout.strip()
     assert go.startswith(str(no_go / "cache" / "volperf" / "go"))
     assert build.go_binary() == go
     assert build._minor(build.go_version()) >= build.MIN_GO_MINOR
-    again = subprocess.run(
-        [str(REPO / "tools" / "go-toolchain.sh")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ),
-        check=False,
-    )
+    again = _go_toolchain()
     assert again.stdout.strip() == go and "fetching" not in again.stderr  # cached
 
 
@@ -96,14 +94,7 @@ def test_a_new_enough_go_on_path_is_used_as_it_is(no_go, monkeypatch):
     (bin_dir / "go").write_text("#!/bin/sh\necho go1.24.2\n")
     (bin_dir / "go").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    done = subprocess.run(
-        [str(REPO / "tools" / "go-toolchain.sh")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ),
-        check=False,
-    )
+    done = _go_toolchain()
     assert done.stdout.strip() == str(bin_dir / "go")
     assert build.go_binary() == str(bin_dir / "go")
     assert not (no_go / "cache").exists()  # nothing fetched
