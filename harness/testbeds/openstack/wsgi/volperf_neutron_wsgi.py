@@ -5,8 +5,8 @@ the server's first query (it is, for Nova's first server), so that request fails
 AttributeError. Import every model (as neutron-db-manage does) and configure the mappers
 before serving."""
 
-import neutron.db.migration.models.head  # noqa: F401
-from neutron.wsgi.api import application  # noqa: F401
+import neutron.db.migration.models.head  # noqa: F401 - imported for its models
+from neutron.wsgi.api import application  # noqa: F401 - what uwsgi serves
 from sqlalchemy import orm
 
 orm.configure_mappers()
