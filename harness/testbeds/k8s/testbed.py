@@ -152,11 +152,12 @@ class K8sTestbed:
         container runtime or the kubelet, the pods and host state they made as well."""
         daemons = self.daemons()
         new = running(daemons) - before
-        if "kubelet" in new:
-            self._daemon("kubelet").stop()  # first: it would start the pods again
+        stopped = []
+        if "kubelet" in new and self._daemon("kubelet").stop():  # first: it would start
+            stopped.append("kubelet")  # the pods again
         if new & {"containerd", "kubelet"}:
             kill_pod_processes()
-        stopped = stop_started(daemons, before)
+        stopped += stop_started(daemons, before)
         if new & {"containerd", "kubelet"}:
             kill_shims(str(self.state))
             unmount_under(self.state)

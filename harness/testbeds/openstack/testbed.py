@@ -181,10 +181,10 @@ class OpenStackTestbed:
         if os.geteuid() != 0:
             raise TestbedError("the OpenStack testbed runs its services as root: run as root")
         ceph = CephTestbed(self.ceph_state)
-        ceph_before = ceph.status()["ready"]
+        ceph_before = running(ceph.daemons())
         before = running(self.daemons())
         try:
-            if not ceph_before:
+            if not ceph.status()["ready"]:
                 say(f"bringing up the Ceph testbed in {self.ceph_state} (Cinder's RBD backend)")
                 ceph.up(say)
             self._start_all(say, timeout)
@@ -192,8 +192,7 @@ class OpenStackTestbed:
             stopped = stop_started(self.daemons(), before)
             if "rabbitmq" in stopped:
                 infra.stop_epmd(self.state, self.ports)
-            if not ceph_before:
-                stopped += ceph.down(progress=lambda _: None)
+            stopped += stop_started(ceph.daemons(), ceph_before)  # a Ceph that ran stays
             if stopped:
                 say(
                     f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept "
