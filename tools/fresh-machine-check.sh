@@ -2,7 +2,7 @@
 # The fresh-machine check: README's two commands as a new machine runs them, repeatably.
 #
 #   tools/fresh-machine-check.sh suite [--no-go]
-#       clones this checkout's HEAD into a new folder under /var/tmp and runs
+#       clones this checkout's HEAD into a new folder under $VOLPERF_TMP (/var/tmp) and runs
 #       `CI=true bash .ci/run` there with every cache volperf uses moved aside
 #       (~/.cache/volperf, Go's module and build caches, pip's cache) and the service users
 #       volperf setup made removed; afterwards the caches are put back (what the run built
@@ -10,9 +10,9 @@
 #       fetch one.
 #   tools/fresh-machine-check.sh quickstart [--keep]
 #       builds a minimal Debian bookworm root with debootstrap (no Go, no pyenv Python, no
-#       service users: Debian's python3 only) under /var/tmp, clones this checkout's HEAD
-#       into it and runs README's first command (tools/quickstart.sh) there as root; the
-#       root is removed afterwards unless --keep.
+#       service users: Debian's python3 only) under $VOLPERF_TMP, clones this checkout's
+#       HEAD into its /opt/volperf and runs README's first command (tools/quickstart.sh)
+#       there as root; the root is removed afterwards unless --keep.
 #
 # Both print their time and end with the command's own exit status. Run as root, with
 # nothing else heavy running beside it. Commit first: the check runs HEAD, not the tree.
@@ -22,6 +22,7 @@ what=${1:-}
 shift || true
 [ "$(id -u)" = 0 ] || { echo "fresh-machine-check: run as root" >&2; exit 2; }
 stamp=$(date +%Y%m%d-%H%M%S)
+scratch=${VOLPERF_TMP:-/var/tmp}  # on disk, where /tmp may be tmpfs
 say() { echo "fresh-machine-check: $*" >&2; }
 
 clone_head() {  # clone_head DEST
@@ -32,7 +33,7 @@ clone_head() {  # clone_head DEST
 suite() {
   local no_go=false
   [ "${1:-}" = "--no-go" ] && no_go=true
-  local work=/var/tmp/volperf-fresh-$stamp
+  local work=$scratch/volperf-fresh-$stamp
   aside=$work/aside  # global, as moved below: the EXIT trap uses them
   mkdir -p "$aside"
   local caches=("${XDG_CACHE_HOME:-$HOME/.cache}/volperf" "${XDG_CACHE_HOME:-$HOME/.cache}/pip")
@@ -83,7 +84,7 @@ quickstart() {
   keep=false  # global, as root below: the EXIT trap uses them
   [ "${1:-}" = "--keep" ] && keep=true
   command -v debootstrap >/dev/null || { say "needs debootstrap (tools/debian-packages.txt)"; exit 2; }
-  root=/var/tmp/volperf-bookworm-$stamp
+  root=$scratch/volperf-bookworm-$stamp
   local mirror
   mirror=$("$repo/tools/debian-mirror.sh")
   cleanup_root() {
@@ -122,7 +123,7 @@ quickstart() {
     CURL_CA_BUNDLE http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
     [ -n "${!name:-}" ] && passed+=("$name=${!name}")
   done
-  git clone --quiet "$repo" "$root/root/volperf"
+  git clone --quiet "$repo" "$root/opt/volperf"
   say "in the root: go: $(chroot "$root" sh -c 'command -v go || echo none'), python3:" \
     "$(chroot "$root" sh -c 'command -v python3 >/dev/null && python3 --version || echo none')," \
     "mysql user:" \
@@ -131,9 +132,9 @@ quickstart() {
   local status=0
   chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 "${passed[@]}" \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    bash -c 'cd /root/volperf && tools/quickstart.sh' </dev/null || status=$?
+    bash -c 'cd /opt/volperf && tools/quickstart.sh' </dev/null || status=$?
   local page
-  page=$(find "$root/root/volperf/doc/build/html/test_results" -path '*quick-*/index.html' 2>/dev/null | head -1)
+  page=$(find "$root/opt/volperf/doc/build/html/test_results" -path '*quick-*/index.html' 2>/dev/null | head -1)
   say "quickstart: exit $status in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s; page: ${page:-none}"
   [ "$status" = 0 ] && [ -n "$page" ]
 }

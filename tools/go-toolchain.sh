@@ -24,7 +24,7 @@ if command -v go >/dev/null; then
 fi
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/volperf/go/$(echo "$GO_DEB_VERSION" | tr '~+' '--')
-go_bin=$cache/root/usr/lib/go-$GO_SERIES/bin/go
+go_bin=$cache/tree/usr/lib/go-$GO_SERIES/bin/go
 if [ -e "$cache/complete" ]; then
   echo "$go_bin"
   exit 0
@@ -36,7 +36,7 @@ say "fetching golang-$GO_SERIES $GO_DEB_VERSION from bookworm-backports into $ca
 mkdir -p "$(dirname "$cache")"
 work=$(mktemp -d "${cache}.partial.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/debs" "$work/root"
+mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/debs" "$work/tree"
 cat >"$work/apt/sources.list" <<EOF
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main
 EOF
@@ -47,11 +47,11 @@ apt-get "${apt_options[@]}" update -qq >&2
 (cd "$work/debs" && apt-get "${apt_options[@]}" download -qq \
   "golang-$GO_SERIES-go=$GO_DEB_VERSION" "golang-$GO_SERIES-src=$GO_DEB_VERSION" >&2)
 for deb in "$work"/debs/*.deb; do
-  dpkg-deb -x "$deb" "$work/root"
+  dpkg-deb -x "$deb" "$work/tree"
 done
-"$work/root/usr/lib/go-$GO_SERIES/bin/go" version >&2
+"$work/tree/usr/lib/go-$GO_SERIES/bin/go" version >&2
 rm -rf "$cache"
 mkdir -p "$cache"
-mv "$work/root" "$cache/root"
+mv "$work/tree" "$cache/tree"
 date -Is >"$cache/complete"
 echo "$go_bin"

@@ -61,7 +61,7 @@ def go_binary() -> str:
     candidates += sorted(
         (
             str(p)
-            for p in cached.glob("*/root/usr/lib/go-*/bin/go")
+            for p in cached.glob("*/tree/usr/lib/go-*/bin/go")
             if (p.parents[5] / "complete").exists()
         ),
         reverse=True,
