@@ -193,9 +193,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     StorageClass comparison (every other class against the first), under
     --doc-source/test_results; `sphinx-build` (or `volperf report --build`) makes HTML."""
     from harness.core.store import CampaignStore
-    from harness.records.compare import compare_steps
+    from harness.records.compare import compare_campaigns
+    from harness.report.comparison import write_comparison
     from harness.report.data import load
-    from harness.report.render import write_comparison, write_report
+    from harness.report.render import write_report
 
     doc_source = session.config.getoption("doc_source")
     say = session.config.get_terminal_writer().line
@@ -210,6 +211,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             say(f"volperf: {scenario}: page {write_report(CampaignStore(campaign), doc_source)}")
         if len(done) > 1:
             loaded = [load(CampaignStore(c)) for c in done]
-            deltas = [compare_steps(loaded[0].steps, other.steps) for other in loaded[1:]]
-            page = write_comparison(loaded[0], loaded[1:], doc_source, deltas)
+            base, others = loaded[0], loaded[1:]
+            comparisons = [compare_campaigns(base.compared(), o.compared()) for o in others]
+            page = write_comparison(base.name, [o.name for o in others], comparisons, doc_source)
             say(f"volperf: {scenario}: StorageClass comparison {page}")

@@ -14,7 +14,17 @@ from harness.core.plan import Step
 from harness.core.spec import RallyWorkload
 from harness.core.store import CampaignStore
 from harness.planes.base import StepOutcome, Tick
+from harness.records.compare import Comparison
 from harness.report import tables
+from harness.report.comparison import (
+    DELTA_HEADER,
+    DIFFERENCE_HEADER,
+    UNMATCHED_HEADER,
+    delta_rows,
+    difference_rows,
+    unmatched_rows,
+    verdict_rule,
+)
 from harness.report.describe import expected_seconds, step_line
 
 
@@ -221,3 +231,44 @@ def rally_summary_table(steps: list[dict[str, Any]], title: str) -> Table:
 
 def _seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
+
+
+VERDICT_COLOURS = {"better": "green", "worse": "red", "not comparable": "yellow"}
+
+
+def _table(title: str, header: list[str], rows: list[list[str]], left: set[str]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in header:
+        table.add_column(column, justify="left" if column in left else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def print_comparison(console: Console, comparison: Comparison) -> None:
+    """What differs in the methods, the deltas with their verdicts, unmatched steps."""
+    title = f"{comparison.other} against {comparison.baseline}"
+    differences = difference_rows(comparison)
+    if differences:
+        left = {"steps (consumers)", "setting", "baseline", "other", "meaning"}
+        console.print(
+            _table(f"{title}: what differs in the method", DIFFERENCE_HEADER, differences, left)
+        )
+    else:
+        console.print(f"{title}: the matched steps were measured the same way", highlight=False)
+    rows = []
+    for row, delta in zip(delta_rows(comparison.deltas), comparison.deltas, strict=True):
+        colour = VERDICT_COLOURS.get(delta.verdict)
+        rows.append([*row[:-1], f"[{colour}]{row[-1]}[/]" if colour else row[-1]])
+    console.print(_table(title, DELTA_HEADER, rows, {"metric", "verdict"}))
+    console.print(verdict_rule(comparison), highlight=False)
+    unmatched = unmatched_rows(comparison)
+    if unmatched:
+        console.print(
+            _table(
+                f"{title}: steps only one campaign has",
+                UNMATCHED_HEADER,
+                unmatched,
+                {"only in", "step", "workload"},
+            )
+        )

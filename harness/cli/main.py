@@ -17,7 +17,7 @@ from harness.campaign import profiles
 from harness.campaign.cleanup import remove_created
 from harness.campaign.results import rebuild
 from harness.campaign.run import CampaignOutcome, Display, run_campaign
-from harness.cli.display import RichDisplay, summary_tables
+from harness.cli.display import RichDisplay, print_comparison, summary_tables
 from harness.cli.testbed import testbed
 from harness.core import spec as spec_module
 from harness.core.plan import plan_steps
@@ -28,9 +28,10 @@ from harness.planes.ceph.target import resolve
 from harness.planes.cloud import connect
 from harness.planes.heat.target import HeatCollectTarget, collected_spec
 from harness.planes.registry import csv_files, make_target
-from harness.records.compare import compare_steps
+from harness.records.compare import TOLERANCE, compare_campaigns
+from harness.report.comparison import write_comparison
 from harness.report.data import load as load_campaign
-from harness.report.render import build_html, compare_rows, write_comparison, write_report
+from harness.report.render import build_html, write_report
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 # Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
@@ -418,30 +419,47 @@ def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
     "others", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False)
 )
 @doc_source_option
-@click.option("--no-page", is_flag=True, help="only print the table")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--no-page", is_flag=True, help="only print the tables")
+@click.option("--json", "as_json", is_flag=True, help="differences, deltas, unmatched steps")
+@click.option(
+    "--accept-differences",
+    is_flag=True,
+    help="judge steps whose methods differ in meaning (block size, iodepth, rw, runtime "
+    "by more than 2x, prefill, target type …) instead of marking them not comparable",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(0, 100),
+    default=TOLERANCE * 100,
+    show_default=True,
+    help="percent: a smaller change is 'same' (the run-to-run spread, when larger, wins)",
+)
 def compare(
-    baseline: Path, others: tuple[Path, ...], doc_source: Path, no_page: bool, as_json: bool
+    baseline: Path,
+    others: tuple[Path, ...],
+    doc_source: Path,
+    no_page: bool,
+    as_json: bool,
+    accept_differences: bool,
+    tolerance: float,
 ) -> None:
-    """Relative deltas of OTHERS against BASELINE, metric by metric."""
+    """Relative deltas of OTHERS against BASELINE, metric by metric, after what differs
+    in how their matched steps were measured."""
     base = load_campaign(_campaign(baseline))
     loaded = [load_campaign(_campaign(o)) for o in others]
-    deltas = [compare_steps(base.steps, other.steps) for other in loaded]
+    comparisons = [
+        compare_campaigns(base.compared(), o.compared(), accept_differences, tolerance / 100)
+        for o in loaded
+    ]
     if as_json:
-        _print_json(
-            {o.name: [d.__dict__ for d in ds] for o, ds in zip(loaded, deltas, strict=True)}
-        )
+        _print_json({c.other: c.to_dict() for c in comparisons})
     else:
-        for other, ds in zip(loaded, deltas, strict=True):
-            table = Table(title=f"{other.name} against {base.name}", title_justify="left")
-            for column in ("consumers", "I/O", "metric", "baseline", "other", "change", ""):
-                table.add_column(column, justify="right" if column != "metric" else "left")
-            for row in compare_rows(ds):
-                colour = {"better": "green", "worse": "red"}.get(row[-1], "")
-                table.add_row(*row[:-1], f"[{colour}]{row[-1]}[/]" if colour else row[-1])
-            console.print(table)
+        for comparison in comparisons:
+            print_comparison(console, comparison)
     if not no_page:
-        index = write_comparison(base, loaded, _doc_source(doc_source), deltas)
+        index = write_comparison(
+            base.name, [o.name for o in loaded], comparisons, _doc_source(doc_source)
+        )
         console.print(f"page: {index}", highlight=False)
 
 

@@ -3,15 +3,20 @@
 Steps are matched by position of their workload in the campaign, number of consumers,
 thread count (database steps) and repeat, so a campaign can be compared with another of
 the same sweep (iodepth 1 against 64, SSD against the reference, this month against last
-month, StorageClass A against B).
+month, StorageClass A against B). What differs in the matched steps' methods is listed;
+a difference that changes what the figures mean (harness.records.method) makes every
+verdict of the step "not comparable" unless the user accepts it. A figure one side lacks
+is "–", never "same"; "same" is a change within the tolerance (±2 %), or within the
+run-to-run spread of repeats when that is larger. Steps only one campaign has are listed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness.records import stats
+from harness.records.method import CampaignMethod, Difference, differences, step_method
 
 # metric, label, True when higher is better
 METRICS = [
@@ -35,6 +40,10 @@ EVENT_METRICS = [("mean_s", "mean s", False), ("max_s", "max s", False)]
 Metrics = list[tuple[str, str, bool]]
 
 
+TOLERANCE = 0.02  # a change within ±2 % (or the run-to-run spread, if larger) is "same"
+VERDICTS = ("better", "worse", "same", "–", "not comparable")
+
+
 @dataclass(frozen=True)
 class Delta:
     step: str  # the baseline's step
@@ -45,9 +54,74 @@ class Delta:
     baseline: float | None
     other: float | None
     delta: float | None  # (other - baseline) / baseline
-    better: bool | None  # None when equal or not comparable
-    note: str = ""
+    better: bool | None  # None unless the verdict is "better" or "worse"
+    verdict: str  # one of VERDICTS
+    note: str = ""  # why "–", or the tolerance a "same" is within
     threads: int | None = None  # database steps: client threads of each consumer
+
+
+@dataclass(frozen=True)
+class StepMatch:
+    """A baseline step and the other campaign's step it is set against."""
+
+    baseline_step: str
+    other_step: str
+    concurrency: int
+    threads: int | None
+    repeat: int
+    differences: list[Difference]
+
+    @property
+    def changes_meaning(self) -> bool:
+        return any(d.changes_meaning for d in self.differences)
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """A step only one of the campaigns has."""
+
+    campaign: str  # "baseline" or "other"
+    step: str
+    workload: str
+    concurrency: int
+    threads: int | None
+    repeat: int
+
+
+@dataclass(frozen=True)
+class ComparedCampaign:
+    name: str
+    steps: list[dict[str, Any]]
+    method: CampaignMethod
+
+
+@dataclass(frozen=True)
+class Comparison:
+    baseline: str
+    other: str
+    matches: list[StepMatch]
+    deltas: list[Delta]
+    unmatched: list[Unmatched]
+    tolerance: float
+    accept_differences: bool
+
+    @property
+    def not_comparable(self) -> bool:
+        """Some matched steps were measured in ways that change what the figures mean,
+        and the user did not accept it."""
+        return not self.accept_differences and any(m.changes_meaning for m in self.matches)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "other": self.other,
+            "tolerance": self.tolerance,
+            "accept_differences": self.accept_differences,
+            "not_comparable": self.not_comparable,
+            "matches": [{**asdict(m), "changes_meaning": m.changes_meaning} for m in self.matches],
+            "deltas": [asdict(d) for d in self.deltas],
+            "unmatched": [asdict(u) for u in self.unmatched],
+        }
 
 
 def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]:
@@ -64,7 +138,10 @@ def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]
     return found
 
 
-def _key_map(steps: list[dict[str, Any]]) -> dict[tuple[int, int, int, int], dict[str, Any]]:
+Key = tuple[int, int, int, int]  # workload position, consumers, threads, repeat
+
+
+def _key_map(steps: list[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
     order: list[str] = []
     keyed = {}
     for s in steps:
@@ -80,48 +157,131 @@ def _key_map(steps: list[dict[str, Any]]) -> dict[tuple[int, int, int, int], dic
     return keyed
 
 
+def _spreads(keyed: dict[Key, dict[str, Any]]) -> dict[tuple[Key, str, str], float]:
+    """Run-to-run spread of every figure over the repeats of a step, keyed by the step's
+    key without its repeat (repeat 0), section and metric."""
+    values: dict[tuple[Key, str, str], list[float]] = {}
+    for (w, n, t, _), step in keyed.items():
+        for section, figures, metrics in _sections(step):
+            for metric, _label, _higher in metrics:
+                if isinstance(figures.get(metric), int | float):
+                    values.setdefault(((w, n, t, 0), section, metric), []).append(figures[metric])
+    found = {}
+    for key, figures in values.items():
+        spread = stats.relative_spread(figures)
+        if spread is not None:
+            found[key] = spread
+    return found
+
+
 def judge(delta: float | None, higher_is_better: bool) -> bool | None:
     if delta is None or delta == 0:
         return None
     return (delta > 0) == higher_is_better
 
 
-def compare_steps(baseline: list[dict[str, Any]], other: list[dict[str, Any]]) -> list[Delta]:
+def verdict(
+    va: float | None,
+    vb: float | None,
+    higher_is_better: bool,
+    tolerance: float,
+    spread: float | None = None,
+    comparable: bool = True,
+    ceiling: str = "",
+) -> tuple[float | None, str, str]:
+    """(delta, verdict, note) of one figure: "–" when either side lacks it or it is at a
+    measurement ceiling, "not comparable" when the methods differ in meaning, "same"
+    within the tolerance (or the run-to-run spread, when larger), else better or worse."""
+    delta = stats.relative_delta(va, vb) if va is not None and vb is not None else None
+    if ceiling:
+        return None, "–", ceiling
+    if va is None or vb is None:
+        return None, "–", "not in the baseline" if va is None else "not in the other"
+    if delta is None:
+        return None, "–", "baseline is zero"
+    if not comparable:
+        return delta, "not comparable", ""
+    if abs(delta) <= max(tolerance, spread or 0):
+        if spread is not None and spread > tolerance:
+            return delta, "same", f"within ±{spread * 100:.0f} %, the run-to-run spread"
+        return delta, "same", f"within ±{tolerance * 100:g} %"
+    return delta, "better" if judge(delta, higher_is_better) else "worse", ""
+
+
+def _step_deltas(
+    mine: dict[str, Any],
+    match: dict[str, Any],
+    key: Key,
+    tolerance: float,
+    spreads: dict[tuple[Key, str, str], float],
+    comparable: bool,
+) -> list[Delta]:
+    ours = {name: (figures, metrics) for name, figures, metrics in _sections(mine)}
+    theirs = {name: (figures, metrics) for name, figures, metrics in _sections(match)}
     deltas = []
-    theirs = _key_map(other)
-    for key, mine in _key_map(baseline).items():
+    for direction in [*ours, *(s for s in theirs if s not in ours)]:
+        a, metrics = ours.get(direction) or ({}, theirs[direction][1])
+        b = theirs.get(direction, ({}, metrics))[0]
+        for metric, label, higher in metrics:
+            va, vb = a.get(metric), b.get(metric)
+            ceiling = ""
+            if metric in a.get("ceilings", {}) or metric in b.get("ceilings", {}):
+                ceiling = "at a measurement ceiling: no delta"
+            if va is None and vb is None and not ceiling:
+                continue
+            spread = spreads.get(((key[0], key[1], key[2], 0), direction, metric))
+            delta, judged, note = verdict(va, vb, higher, tolerance, spread, comparable, ceiling)
+            deltas.append(
+                Delta(
+                    mine["step"],
+                    key[1],
+                    direction,
+                    metric,
+                    label,
+                    va,
+                    vb,
+                    delta,
+                    {"better": True, "worse": False}.get(judged),
+                    judged,
+                    note,
+                    key[2] or None,
+                )
+            )
+    return deltas
+
+
+def _unmatched(side: str, key: Key, step: dict[str, Any]) -> Unmatched:
+    return Unmatched(side, step["step"], str(step.get("workload")), key[1], key[2] or None, key[3])
+
+
+def compare_campaigns(
+    baseline: ComparedCampaign,
+    other: ComparedCampaign,
+    accept_differences: bool = False,
+    tolerance: float = TOLERANCE,
+) -> Comparison:
+    """Every step of ``other`` against the baseline's step of the same workload position,
+    consumers, threads and repeat: what differs in their methods, and each figure's
+    change with its verdict."""
+    ours, theirs = _key_map(baseline.steps), _key_map(other.steps)
+    spreads = _spreads(ours)
+    for key, spread in _spreads(theirs).items():
+        spreads[key] = max(spread, spreads.get(key, 0.0))
+    matches, deltas = [], []
+    for key, mine in ours.items():
         match = theirs.get(key)
         if match is None:
             continue
-        theirs_by_section = {name: figures for name, figures, _ in _sections(match)}
-        for direction, a, metrics in _sections(mine):
-            b = theirs_by_section.get(direction)
-            if not b:
-                continue
-            for metric, label, higher in metrics:
-                va, vb = a.get(metric), b.get(metric)
-                note = ""
-                if metric in a.get("ceilings", {}) or metric in b.get("ceilings", {}):
-                    note = "at a measurement ceiling: no delta"
-                if va is None and vb is None and not note:
-                    continue
-                delta = stats.relative_delta(va, vb) if va is not None and vb is not None else None
-                deltas.append(
-                    Delta(
-                        mine["step"],
-                        key[1],
-                        direction,
-                        metric,
-                        label,
-                        va,
-                        vb,
-                        delta,
-                        judge(delta, higher),
-                        note,
-                        key[2] or None,
-                    )
-                )
-    return deltas
+        found = differences(step_method(mine, baseline.method), step_method(match, other.method))
+        step_match = StepMatch(mine["step"], match["step"], key[1], key[2] or None, key[3], found)
+        matches.append(step_match)
+        comparable = accept_differences or not step_match.changes_meaning
+        deltas += _step_deltas(mine, match, key, tolerance, spreads, comparable)
+    unmatched = [_unmatched("baseline", k, s) for k, s in ours.items() if k not in theirs]
+    unmatched += [_unmatched("other", k, s) for k, s in theirs.items() if k not in ours]
+    return Comparison(
+        baseline.name, other.name, matches, deltas, unmatched, tolerance, accept_differences
+    )
 
 
 def percent(delta: float | None) -> str:

@@ -106,6 +106,17 @@ def relative_delta(baseline: float, other: float) -> float | None:
     return (other - baseline) / abs(baseline)
 
 
+def relative_spread(values: Sequence[float]) -> float | None:
+    """How far repeats of one figure lie from their mean, as a fraction of it: the
+    largest |value - mean| / |mean|. None for fewer than two values or a zero mean."""
+    if len(values) < 2:
+        return None
+    centre = sum(values) / len(values)
+    if centre == 0:
+        return None
+    return max(abs(v - centre) for v in values) / abs(centre)
+
+
 def at_ceiling(value: float, ceiling: float, tolerance: float = 0.0) -> bool:
     """True when a value reached a measurement limit (within a relative tolerance)."""
     return value >= ceiling * (1 - tolerance)

@@ -12,7 +12,9 @@ from typing import Any
 from harness.campaign.results import rebuild
 from harness.core.redact import redact
 from harness.core.store import CampaignStore
+from harness.records.compare import ComparedCampaign
 from harness.records.fio import FioConsumerRecord
+from harness.records.method import CampaignMethod
 from harness.report.reference import reference_steps
 
 
@@ -34,6 +36,11 @@ class CampaignData:
             if step.get("workload") not in names:
                 names.append(step.get("workload"))
         return names
+
+    def compared(self) -> ComparedCampaign:
+        """What `volperf compare` reads: the steps and how they were measured."""
+        method = CampaignMethod.of(self.spec, self.backend, self.environment)
+        return ComparedCampaign(self.name, self.steps, method)
 
     def steps_of(self, workload: str) -> list[dict[str, Any]]:
         return [s for s in self.steps if s.get("workload") == workload]

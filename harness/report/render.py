@@ -17,7 +17,6 @@ from harness.core.redact import redact_text
 from harness.core.store import CampaignStore, atomic_write_text
 from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
-from harness.records.compare import Delta, percent
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
 from harness.report.describe import describe_workload
@@ -319,47 +318,3 @@ def build_html(doc_source: Path, build_dir: Path) -> subprocess.CompletedProcess
         capture_output=True,
         text=True,
     )
-
-
-def compare_rows(deltas: list[Delta]) -> list[list[str]]:
-    verdict = {True: "better", False: "worse", None: "same"}
-    return [
-        [
-            str(d.concurrency) + (f" × {d.threads} threads" if d.threads else ""),
-            d.direction,
-            d.label,
-            tables.cell(d.baseline, 3),
-            tables.cell(d.other, 3),
-            percent(d.delta),
-            d.note or verdict[d.better],
-        ]
-        for d in deltas
-    ]
-
-
-def write_comparison(
-    baseline: CampaignData, others: list[CampaignData], doc_source: Path, deltas: list[list[Delta]]
-) -> Path:
-    """One page comparing every other campaign with the baseline."""
-    name = f"compare-{baseline.name}-vs-" + "-".join(o.name for o in others)
-    out = page_dir(doc_source, name)
-    out.mkdir(parents=True, exist_ok=True)
-    sections = [
-        {"title": f"{other.name} against {baseline.name}", "rows": compare_rows(d)}
-        for other, d in zip(others, deltas, strict=True)
-        if d
-    ]
-    text = (
-        templates()
-        .get_template("compare.rst.j2")
-        .render(
-            title=f"Comparison: {', '.join(o.name for o in others)} against {baseline.name}",
-            baseline=baseline.name,
-            other=", ".join(o.name for o in others),
-            version=__version__,
-            sections=sections,
-        )
-    )
-    index = out / "index.rst"
-    atomic_write_text(index, text)
-    return index

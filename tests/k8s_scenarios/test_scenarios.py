@@ -196,8 +196,13 @@ def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
         cwd=tmp_path,
     )
     assert compared.returncode == 0, compared.stderr[-2000:]
-    deltas = json.loads(compared.stdout)["ci-fio-local-static"]
+    comparison = json.loads(compared.stdout)["ci-fio-local-static"]
+    deltas = comparison["deltas"]
     assert {(d["concurrency"], d["direction"]) for d in deltas} >= {(1, "read"), (2, "write")}
+    # the same scenario on two classes: only the backend (the class) differs
+    for match in comparison["matches"]:
+        assert [d["setting"] for d in match["differences"]] == ["backend"]
+    assert not comparison["not_comparable"] and not comparison["unmatched"]
 
 
 def test_a_killed_scenario_is_cleaned_up_by_volperf_cleanup(k8s_testbed, tmp_path):

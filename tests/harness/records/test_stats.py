@@ -101,6 +101,14 @@ def test_relative_delta():
     assert stats.relative_delta(0, 1) is None
 
 
+def test_relative_spread():
+    assert stats.relative_spread([90, 100, 110]) == pytest.approx(0.1)
+    assert stats.relative_spread([100, 100]) == 0
+    assert stats.relative_spread([-2, -4]) == pytest.approx(1 / 3)
+    assert stats.relative_spread([100]) is None
+    assert stats.relative_spread([-1, 1]) is None
+
+
 def test_at_ceiling():
     assert stats.at_ceiling(16711.68, 16711.68)
     assert not stats.at_ceiling(16000, 16711.68)

@@ -14,14 +14,16 @@ from tests.harness.helpers import tiny_spec, volperf
 
 pytestmark = pytest.mark.functional
 REPO = Path(__file__).parents[3]
+REFERENCE = REPO / "results" / "reference" / "performance-docs-cinder-ceph"
 
 
 @pytest.fixture(scope="module")
 def two_campaigns(tmp_path_factory) -> Path:
-    """The same 4k randread sweep at iodepth 1 and at iodepth 16, on prefilled files."""
+    """The same 4k randread sweep at iodepth 1 and at iodepth 16 (twice), on prefilled
+    files, with the reference study beside them."""
     root = tmp_path_factory.mktemp("cmp")
     (root / "data").mkdir()
-    for name, depth in (("qd1", 1), ("qd16", 16)):
+    for name, depth in (("qd1", 1), ("qd16", 16), ("qd16-again", 16)):
         spec = tiny_spec(
             root / "data",
             name=name,
@@ -29,6 +31,7 @@ def two_campaigns(tmp_path_factory) -> Path:
             workload={"rw": "randread", "iodepth": depth, "runtime": 2},
         )
         assert run_campaign(spec, root / "results", LocalFioTarget).ok
+    shutil.copytree(REFERENCE, root / "results" / "reference" / REFERENCE.name)
     shutil.copytree(
         REPO / "doc" / "source",
         root / "doc" / "source",
@@ -42,11 +45,17 @@ def two_campaigns(tmp_path_factory) -> Path:
     return root
 
 
+def compared(root: Path, *args: str) -> dict:
+    result = volperf("compare", *args, "--json", "--no-page", cwd=root)
+    assert result.returncode == 0, result.stderr
+    [comparison] = json.loads(result.stdout).values()
+    return comparison
+
+
 def test_compare_iodepth_1_against_16_has_the_right_signs_and_sizes(two_campaigns):
     root = two_campaigns
-    result = volperf("compare", "results/qd1", "results/qd16", "--json", cwd=root)
-    assert result.returncode == 0, result.stderr
-    deltas = json.loads(result.stdout)["qd16"]
+    comparison = compared(root, "results/qd1", "results/qd16", "--accept-differences")
+    deltas = comparison["deltas"]
     summaries = {
         n: json.loads((root / "results" / n / "summary.json").read_text())["steps"]
         for n in ("qd1", "qd16")
@@ -61,16 +70,77 @@ def test_compare_iodepth_1_against_16_has_the_right_signs_and_sizes(two_campaign
     by_metric = {(d["concurrency"], d["metric"]): d for d in deltas}
     # 16 I/Os in flight instead of 1: more IOPS (better) at a higher latency (worse)
     assert by_metric[(1, "iops_sum")]["delta"] > 0.5 and by_metric[(1, "iops_sum")]["better"]
-    assert (
-        by_metric[(1, "p95_merged")]["delta"] > 0
-        and by_metric[(1, "p95_merged")]["better"] is False
-    )
+    assert by_metric[(1, "iops_sum")]["verdict"] == "better"
+    assert by_metric[(1, "p95_merged")]["delta"] > 0
+    assert by_metric[(1, "p95_merged")]["verdict"] == "worse"
+    assert comparison["accept_differences"] and not comparison["not_comparable"]
 
-    table = volperf("compare", "results/qd1", "results/qd16", cwd=root)
+    table = volperf("compare", "results/qd1", "results/qd16", "--accept-differences", cwd=root)
     assert table.returncode == 0, table.stderr
     assert "qd16 against qd1" in table.stderr and "better" in table.stderr
+    assert "were accepted (--accept-differences)" in table.stderr
     page = root / "doc" / "source" / "test_results" / "compare-qd1-vs-qd16" / "index.rst"
     assert page.exists() and "IOPS, sum" in page.read_text()
+
+
+def test_iodepth_1_against_16_is_not_comparable_unless_accepted(two_campaigns):
+    comparison = compared(two_campaigns, "results/qd1", "results/qd16")
+    assert comparison["not_comparable"]
+    for match in comparison["matches"]:
+        assert match["differences"] == [
+            {"setting": "iodepth", "baseline": "1", "other": "16", "changes_meaning": True}
+        ]
+    assert {d["verdict"] for d in comparison["deltas"]} == {"not comparable"}
+    assert all(d["delta"] is not None for d in comparison["deltas"])  # numbers still shown
+    table = volperf("compare", "results/qd1", "results/qd16", "--no-page", cwd=two_campaigns)
+    assert "not comparable" in table.stderr and "--accept-differences" in table.stderr
+    assert "better" not in table.stderr.replace("“better”", "")
+
+
+def test_the_reference_study_against_a_quick_campaign(two_campaigns):
+    root = two_campaigns
+    reference = f"results/reference/{REFERENCE.name}"
+    comparison = compared(root, reference, "results/qd16")
+    [match] = comparison["matches"]  # 2 consumers: the only sweep point both have
+    assert match["concurrency"] == 2
+    found = {d["setting"]: (d["baseline"], d["other"]) for d in match["differences"]}
+    assert found["iodepth"] == ("64", "16")
+    assert found["runtime"] == ("600 s", "2 s")
+    assert found["target type"] == ("openstack", "local")
+    assert found["size"] == ("40G", "8M")
+    assert found["rw"] == ("randread+randwrite", "randread")
+    assert comparison["not_comparable"]
+    verdicts = {(d["direction"], d["metric"]): d["verdict"] for d in comparison["deltas"]}
+    assert verdicts[("read", "iops_sum")] == "not comparable"
+    # the study publishes no merged percentiles and no mean latency: "–", never "same"
+    assert verdicts[("read", "p95_merged")] == "–"
+    assert verdicts[("read", "clat_mean_avg")] == "–"
+    assert "same" not in verdicts.values()
+    unmatched = {(u["campaign"], u["concurrency"]) for u in comparison["unmatched"]}
+    assert unmatched == {
+        ("baseline", 4),
+        ("baseline", 10),
+        ("baseline", 20),
+        ("baseline", 40),
+        ("other", 1),
+    }
+    table = volperf("compare", reference, "results/qd16", cwd=root)
+    assert table.returncode == 0, table.stderr
+    for text in ("what differs in the method", "changes the figures' meaning", "only one"):
+        assert text in table.stderr
+    page = root / "doc/source/test_results" / f"compare-{REFERENCE.name}-vs-qd16" / "index.rst"
+    text = page.read_text()
+    assert "What differs in the method" in text and "Steps only one campaign has" in text
+    assert "not comparable" in text
+
+
+def test_two_campaigns_of_the_same_spec_list_no_differences(two_campaigns):
+    comparison = compared(two_campaigns, "results/qd16", "results/qd16-again")
+    assert [m["differences"] for m in comparison["matches"]] == [[], []]
+    assert not comparison["not_comparable"] and not comparison["unmatched"]
+    assert {d["verdict"] for d in comparison["deltas"]} <= {"better", "worse", "same", "–"}
+    table = volperf("compare", "results/qd16", "results/qd16-again", "--no-page", cwd=two_campaigns)
+    assert "measured the same way" in table.stderr
 
 
 def test_report_builds_and_prints_the_page(two_campaigns):
@@ -79,6 +149,8 @@ def test_report_builds_and_prints_the_page(two_campaigns):
     assert result.returncode == 0, result.stderr
     assert "report: doc/build/html/test_results/qd16/index.html" in result.stderr
     assert (root / "doc/build/html/test_results/qd16/index.html").exists()
+    # with -W: the comparison pages the tests above wrote are valid too
+    assert (root / "doc/build/html/test_results/compare-qd1-vs-qd16/index.html").exists()
 
 
 def test_report_needs_a_sphinx_source(two_campaigns, tmp_path):
@@ -93,6 +165,5 @@ def test_report_needs_a_sphinx_source(two_campaigns, tmp_path):
 
 
 def test_reference_campaigns_cannot_be_reparsed(tmp_path):
-    reference = REPO / "results" / "reference" / "performance-docs-cinder-ceph"
-    result = volperf("reparse", str(reference), cwd=tmp_path)
+    result = volperf("reparse", str(REFERENCE), cwd=tmp_path)
     assert result.returncode == 1 and "reference campaign" in result.stderr
