@@ -135,10 +135,10 @@ def _changes_meaning(setting: str, a: Any, b: Any) -> bool:
 
 
 def differences(baseline: dict[str, Any], other: dict[str, Any]) -> list[Difference]:
-    """Every setting that differs, in the order of the side that states more. A tool version one side does
-    not state is left out (a published study names the tools it thought mattered); any
-    other setting stated on one side only is listed as not stated on the other, unless
-    the side that states it says 'none'."""
+    """Every setting that differs, in the order of the side that states more. A tool
+    version one side does not state is left out (a published study names the tools it
+    thought mattered); any other setting stated on one side only is listed as not stated
+    on the other, unless the side that states it says 'none'."""
     found = []
     first, second = (baseline, other) if len(baseline) >= len(other) else (other, baseline)
     for setting in [*first, *(s for s in second if s not in first)]:
