@@ -143,7 +143,50 @@ class FileioWorkload(_DbWorkload):
     file_rw_ratio: float = Field(1.5, gt=0, description="reads per write for rndrw")
 
 
-class OltpWorkload(_DbWorkload):
+_DATASET = re.compile(r"^(\d+(?:\.\d+)?)x-memory$")
+
+
+def _dataset_factor(value: str | None) -> str | None:
+    if value is not None and (not _DATASET.match(value) or dataset_factor(value) <= 0):
+        raise ValueError("expected N x the memory, written like 2x-memory or 1.5x-memory")
+    return value
+
+
+def dataset_factor(value: str) -> float:
+    """2 for '2x-memory'."""
+    return float(value.removesuffix("x-memory"))
+
+
+DatasetSize = Annotated[
+    str | None,
+    AfterValidator(_dataset_factor),
+    Field(
+        description="size the data to N times the memory the database may keep it in "
+        "(2x-memory): sets table_size (sysbench) or scale (pgbench) when the step runs"
+    ),
+]
+
+
+class _SizedDbWorkload(_DbWorkload):
+    """A database workload whose data size is either given or derived from ``dataset``."""
+
+    dataset: DatasetSize = None
+
+    @model_validator(mode="after")
+    def _one_size(self) -> _SizedDbWorkload:
+        # a stored spec carries the default size beside dataset: only another one conflicts
+        fields = type(self).model_fields
+        sized = [
+            name
+            for name in ("table_size", "scale")
+            if name in fields and getattr(self, name) != fields[name].default
+        ]
+        if self.dataset is not None and sized:
+            raise ValueError(f"give {sized[0]} or dataset, not both")
+        return self
+
+
+class OltpWorkload(_SizedDbWorkload):
     """sysbench OLTP against volperf's own database server, one per consumer."""
 
     tool: Literal["sysbench-oltp"]
@@ -155,7 +198,7 @@ class OltpWorkload(_DbWorkload):
     runtime: int = Field(60, ge=1, description="seconds of measured run")
 
 
-class PgbenchWorkload(_DbWorkload):
+class PgbenchWorkload(_SizedDbWorkload):
     """pgbench (TPC-B like) against volperf's own PostgreSQL, one per consumer; the
     init at ``scale`` is timed as the load time."""
 
@@ -453,6 +496,12 @@ class CampaignSpec(_Strict):
                 raise ValueError(
                     f"workloads {', '.join(others)}: the k8s target runs fio, "
                     "pvc-provision, sysbench-oltp, pgbench and io-pause"
+                )
+            sized = [w.name for w in self.workloads if getattr(w, "dataset", None)]
+            if sized:
+                raise ValueError(
+                    f"workloads {', '.join(sized)}: dataset sizing runs on the local target "
+                    "only so far; give table_size (sysbench) or scale (pgbench) on k8s"
                 )
         if self.target.type == "rbd":
             others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]

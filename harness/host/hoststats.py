@@ -76,18 +76,23 @@ class DeviceRates:
     read_iops: float
     write_iops: float
     bandwidth_kib: float  # KiB/s, both directions
+    read_kib: float  # KiB/s
+    write_kib: float
 
 
 def rates_between(a: DiskCounters, b: DiskCounters, seconds: float) -> DeviceRates:
     if seconds <= 0:
         raise ValueError(f"interval must be positive, got {seconds}")
     reads, writes = b.reads - a.reads, b.writes - a.writes
-    sectors = (b.read_sectors - a.read_sectors) + (b.write_sectors - a.write_sectors)
+    read_kib = (b.read_sectors - a.read_sectors) * SECTOR_BYTES / 1024 / seconds
+    write_kib = (b.write_sectors - a.write_sectors) * SECTOR_BYTES / 1024 / seconds
     return DeviceRates(
         iops=(reads + writes) / seconds,
         read_iops=reads / seconds,
         write_iops=writes / seconds,
-        bandwidth_kib=sectors * SECTOR_BYTES / 1024 / seconds,
+        bandwidth_kib=read_kib + write_kib,
+        read_kib=read_kib,
+        write_kib=write_kib,
     )
 
 

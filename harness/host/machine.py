@@ -89,3 +89,16 @@ def tool_version(argv: list[str]) -> str:
 def memory_kib() -> int | None:
     """The machine's memory (MemTotal), KiB."""
     return parse_meminfo(_read("/proc/meminfo")).get("MemTotal")
+
+
+def directory_bytes(path: Path) -> int:
+    """Bytes allocated on disk to the files under ``path`` (sparse files count what they
+    hold); a file that vanishes while counted is skipped."""
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total

@@ -208,6 +208,14 @@ def verdict(
     return delta, "better" if judge(delta, higher_is_better) else "worse", ""
 
 
+def _measured_memory(mine: dict[str, Any], match: dict[str, Any]) -> str:
+    """Which side's database step measured memory, not storage, in words ('' if none)."""
+    flags = [bool((s.get("db") or {}).get("memory_not_storage")) for s in (mine, match)]
+    sides = {(True, True): "both", (True, False): "the baseline", (False, True): "the other"}
+    side = sides.get((flags[0], flags[1]))
+    return f"{side} measured memory, not storage" if side else ""
+
+
 def _step_deltas(
     mine: dict[str, Any],
     match: dict[str, Any],
@@ -216,6 +224,7 @@ def _step_deltas(
     spreads: dict[tuple[Key, str, str], float],
     comparable: bool,
 ) -> list[Delta]:
+    memory = _measured_memory(mine, match)
     ours = {name: (figures, metrics) for name, figures, metrics in _sections(mine)}
     theirs = {name: (figures, metrics) for name, figures, metrics in _sections(match)}
     deltas = []
@@ -231,6 +240,8 @@ def _step_deltas(
                 continue
             spread = spreads.get(((key[0], key[1], key[2], 0), direction, metric))
             delta, judged, note = verdict(va, vb, higher, tolerance, spread, comparable, ceiling)
+            if direction == "db" and memory:
+                note = "; ".join(filter(None, [note, memory]))
             deltas.append(
                 Delta(
                     mine["step"],

@@ -40,6 +40,8 @@ class DbRecord:
     written_mib_s: float | None = None
     load_time_s: float | None = None
     duration_s: float | None = None
+    data_bytes: int | None = None  # run rows: the consumer's data on disk
+    memory_bytes: int | None = None  # run rows: memory its database may keep data in
     backend: str = ""
     repeat: int = 1
     error: str = ""

@@ -10,8 +10,11 @@ from typing import Any
 
 from harness.core.redact import redact_text
 from harness.host.process import read_output, what_it_said
+from harness.host.sampler import read_samples
 from harness.records.aggregate import Warning
 from harness.records.db import DB_COLUMNS, DbRecord, EventRecord
+from harness.records.db_storage import StorageUse, storage_use
+from harness.records.device_check import device_window
 from harness.records.stats import mean
 from harness.tools.iopause import io_pause
 from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_run
@@ -23,6 +26,7 @@ class DbStepResult:
     records: list[DbRecord] = field(default_factory=list)
     events: list[EventRecord] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
+    storage: StorageUse | None = None
 
     def summary(self) -> dict[str, Any]:
         """Per step: sums over consumers and averages per consumer, as the studies show
@@ -61,7 +65,9 @@ class DbStepResult:
                 "max_s": max(ended, default=None),
                 "unresolved": len(of_kind) - len(ended),
             }
-        return {"db": db, "events": events}
+        storage = asdict(self.storage) if self.storage else None
+        db["memory_not_storage"] = bool(self.storage and self.storage.memory_not_storage)
+        return {"db": db, "events": events, "storage": storage}
 
 
 def _json(path: Path) -> Any:
@@ -88,15 +94,50 @@ def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -
     loads = _json(raw / "load.json") or {}
     processes = _json(raw / "process.json") or {}
     kills = _json(raw / "kills.json") or []
+    datasets = _json(raw / "dataset.json") or {}
     for consumer in [c["name"] for c in plan.get("consumers", [])]:
         if consumer in loads:
             result.records.append(_load_record(raw, consumer, tool, loads[consumer], base))
         if tool == "io-pause":
             _io_pause_events(raw, consumer, processes.get(consumer), kills, step_id, result)
         elif (raw / f"{consumer}.out").exists():
-            record = _run_record(raw, consumer, tool, base, result)
+            sizes = {k: datasets.get(consumer, {}).get(k) for k in ("data_bytes", "memory_bytes")}
+            record = _run_record(raw, consumer, tool, {**base, **sizes}, result)
             result.records.append(record)
+    if datasets:
+        result.storage = _storage(raw, workload, datasets, processes, result)
     return result
+
+
+def _storage(
+    raw: Path,
+    workload: dict[str, Any],
+    datasets: dict[str, Any],
+    processes: dict[str, Any],
+    result: DbStepResult,
+) -> StorageUse:
+    """The device's I/O while the clients ran, beside the data and the memory; a warning
+    when the step measured memory, not storage (io-pause measures pauses: no warning)."""
+    starts = [p["start_s"] for p in processes.values() if p.get("start_s") is not None]
+    ends = [p["end_s"] for p in processes.values() if p.get("end_s") is not None]
+    window = None
+    if starts and ends:
+        window = device_window(read_samples(raw / "host.jsonl"), (min(starts), max(ends)))
+    runs = [r for r in result.records if r.phase == "run" and not r.error]
+    tool, test = workload.get("tool"), workload.get("test")
+    served, what = None, ""
+    if tool == "sysbench-oltp" and test != "write_only":
+        served, what = sum(r.qps or 0 for r in runs), "queries"
+    elif tool == "pgbench":
+        served, what = sum(r.tps or 0 for r in runs), "transactions"
+    elif tool == "sysbench-fileio":
+        served, what = sum(r.reads_per_s or 0 for r in runs), "reads"
+    use = storage_use(datasets, window, served, what)
+    if use.memory_not_storage and tool != "io-pause":
+        result.warnings.append(
+            Warning("memory-not-storage", f"this step measured memory, not storage: {use.why}")
+        )
+    return use
 
 
 def _load_record(

@@ -29,12 +29,20 @@ class HostLoad:
     mem_available_min_kib: int | None
 
 
-def compare(
-    samples: list[dict[str, object]],
-    window_s: tuple[float, float],
-    fio_iops: float,
-    fio_bandwidth_kib: float,
-) -> DeviceComparison | None:
+@dataclass(frozen=True)
+class DeviceWindow:
+    """What the device under test did over a window, from the host's samples."""
+
+    device: str
+    seconds: float
+    read_iops: float
+    write_iops: float
+    read_kib_s: float
+    write_kib_s: float
+
+
+def disk_series(samples: list[dict[str, object]]) -> tuple[str, list[tuple[float, DiskCounters]]]:
+    """The device's name and its counters over time."""
     series: list[tuple[float, DiskCounters]] = []
     device = ""
     for sample in samples:
@@ -42,6 +50,28 @@ def compare(
         if counters is not None:
             series.append((float(sample["t"]), counters))  # type: ignore[arg-type]
             device = str(sample["disk"]["device"])  # type: ignore[index]
+    return device, series
+
+
+def device_window(
+    samples: list[dict[str, object]], window_s: tuple[float, float]
+) -> DeviceWindow | None:
+    """The device's rates between two moments, its counters interpolated at both."""
+    device, series = disk_series(samples)
+    start, stop = window_s
+    if len(series) < 2 or stop <= start:
+        return None
+    r = rates_between(interpolate(series, start), interpolate(series, stop), stop - start)
+    return DeviceWindow(device, stop - start, r.read_iops, r.write_iops, r.read_kib, r.write_kib)
+
+
+def compare(
+    samples: list[dict[str, object]],
+    window_s: tuple[float, float],
+    fio_iops: float,
+    fio_bandwidth_kib: float,
+) -> DeviceComparison | None:
+    device, series = disk_series(samples)
     start, stop = window_s
     if len(series) < 2 or stop <= start:
         return None

@@ -39,6 +39,7 @@ CHANGES_MEANING = frozenset(
         "pvcs",
         "pods",
         "kills",
+        "measured",  # memory or storage
     }
 )
 RUNTIME_RATIO = 2.0  # runtimes further apart than this change what a figure means
@@ -96,6 +97,9 @@ def step_method(step: dict[str, Any], campaign: CampaignMethod) -> dict[str, Any
         method["consumers' split"] = (
             f"{step.get('readers') or 0} reading, {step.get('writers') or 0} writing"
         )
+    if step.get("storage"):  # database steps: did the storage under test serve the data?
+        memory = (step.get("db") or {}).get("memory_not_storage")
+        method["measured"] = "memory, not storage" if memory else "storage"
     if campaign.target_type:
         method["target type"] = campaign.target_type
     if campaign.backend:

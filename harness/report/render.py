@@ -248,6 +248,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                     "description": describe_workload(spec_w),
                     "db_header": tables.DB_HEADERS[tool],
                     "db": tables.db_rows(steps, tool),
+                    "storage_header": tables.STORAGE_HEADER,
+                    "storage": tables.storage_rows(steps),
                     "plots": [tps] if tps else [],
                 }
             )

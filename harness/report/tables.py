@@ -249,6 +249,47 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
     return rows
 
 
+STORAGE_HEADER = [
+    "consumers",
+    "threads",
+    "data MiB",
+    "memory MiB",
+    "device reads/s",
+    "device writes/s",
+    "device read MiB/s",
+    "device write MiB/s",
+    "measured",
+]
+
+
+def storage_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Per database step: the largest consumer's data on disk, the memory its database
+    may keep it in, and the device's own I/O while the clients ran."""
+    rows = []
+    for s in steps:
+        use = s.get("storage")
+        if not use:
+            continue
+        mib = {
+            k: use[k] / 2**20 if use.get(k) is not None else None
+            for k in ("data_bytes", "memory_bytes")
+        }
+        rows.append(
+            [
+                str(s.get("concurrency")),
+                str(s.get("threads") or ""),
+                cell(mib["data_bytes"], 1),
+                cell(mib["memory_bytes"], 0),
+                cell(use.get("device_read_iops"), 1),
+                cell(use.get("device_write_iops"), 1),
+                cell(use.get("device_read_mib_s"), 2),
+                cell(use.get("device_write_mib_s"), 2),
+                "memory, not storage" if use.get("memory_not_storage") else "storage",
+            ]
+        )
+    return rows
+
+
 HEAT_TIMES = ("volume-create", "server-create", "volume-attach", "agent-result")
 
 

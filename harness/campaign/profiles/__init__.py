@@ -89,5 +89,8 @@ def _apply(workloads: list[dict[str, Any]], settings: Sequence[str], source: str
             if key in fields:
                 workload[key] = value
                 matched = True
+                if key == "dataset":  # sizes the data instead of the profile's size
+                    workload.pop("table_size", None)
+                    workload.pop("scale", None)
         if not matched:
             raise SpecError(source, [f"--set: no workload of this profile has {key!r}"])

@@ -6,9 +6,15 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from harness.host.databases.server import DatabaseServer, find_program, run_client
+from harness.host.databases.server import (
+    SYSBENCH_DATABASE,
+    DatabaseServer,
+    find_program,
+    run_client,
+)
+from harness.host.machine import directory_bytes
 
-DATABASE = "sbtest"
+DATABASE = SYSBENCH_DATABASE
 
 
 class MariaDBServer(DatabaseServer):
@@ -65,6 +71,10 @@ class MariaDBServer(DatabaseServer):
             [*self.client(), "-e", f"CREATE DATABASE IF NOT EXISTS {DATABASE}"],
             f"mariadb {self.name}: creating database {DATABASE}",
         )
+
+    def database_bytes(self, database: str) -> int:
+        """The database's files on disk (InnoDB keeps a file per table in its folder)."""
+        return directory_bytes(self.datadir / database)
 
     def sysbench_options(self) -> list[str]:
         return [

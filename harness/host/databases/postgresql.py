@@ -7,10 +7,16 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from harness.host.databases.server import DatabaseServer, ServerError, find_program, run_client
+from harness.host.databases.server import (
+    SYSBENCH_DATABASE,
+    DatabaseServer,
+    ServerError,
+    find_program,
+    run_client,
+)
 
 PGBENCH_DATABASE = "pgbench"  # the database pgbench uses (tools/pgbench/command.py)
-DATABASES = ("sbtest", PGBENCH_DATABASE)
+DATABASES = (SYSBENCH_DATABASE, PGBENCH_DATABASE)
 SUPERUSER = "postgres"
 
 
@@ -69,6 +75,12 @@ class PostgreSQLServer(DatabaseServer):
 
     def psql(self, database: str = "postgres") -> list[str]:
         return [self._program("psql"), "-X", "-h", str(self.socket_dir), "-U", SUPERUSER, database]
+
+    def database_bytes(self, database: str) -> int:
+        """The database's files on disk, as PostgreSQL counts them."""
+        query = f"SELECT pg_database_size('{database}')"
+        said = run_client([*self.psql(), "-tAc", query], f"postgresql {self.name}: size query")
+        return int(said.strip())
 
     def create_databases(self) -> None:
         for name in DATABASES:

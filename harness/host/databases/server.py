@@ -21,6 +21,7 @@ from pathlib import Path
 from harness.core.redact import redact_text
 from harness.host.process import log_tail
 
+SYSBENCH_DATABASE = "sbtest"  # the database sysbench OLTP uses on every engine
 READY_POLL_S = 0.1
 STOP_TIMEOUT_S = 60.0
 
@@ -120,6 +121,10 @@ class DatabaseServer:
         raise NotImplementedError
 
     def create_databases(self) -> None:
+        raise NotImplementedError
+
+    def database_bytes(self, database: str) -> int:
+        """Bytes on disk of one database the benchmark loaded."""
         raise NotImplementedError
 
     # lifecycle

@@ -11,6 +11,7 @@ is made, so `volperf cleanup` finds it after a crash.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import signal
@@ -32,13 +33,16 @@ from harness.core.spec import (
     IoPauseWorkload,
     OltpWorkload,
     PgbenchWorkload,
+    dataset_factor,
 )
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
 from harness.host.databases.mariadb import MariaDBServer
-from harness.host.databases.postgresql import PostgreSQLServer
-from harness.host.databases.server import DatabaseServer, ServerError
-from harness.host.machine import tool_version
+from harness.host.databases.memory import DatabaseMemory, database_memory
+from harness.host.databases.postgresql import PGBENCH_DATABASE, PostgreSQLServer
+from harness.host.databases.server import SYSBENCH_DATABASE, DatabaseServer, ServerError
+from harness.host.hoststats import device_for_path
+from harness.host.machine import directory_bytes, memory_kib, tool_version
 from harness.host.process import (
     Command,
     ProcessResult,
@@ -47,10 +51,13 @@ from harness.host.process import (
     run_processes,
     what_it_said,
 )
+from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.local.fio_target import describe_directory
 from harness.tools.pgbench import command as pgbench_command
+from harness.tools.pgbench.command import SCALE_BYTES
 from harness.tools.sysbench import command as sysbench_command
+from harness.tools.sysbench.command import ROW_BYTES
 
 RUN_MARGIN_S = 120
 LOAD_TIMEOUT_S = 3600
@@ -77,6 +84,23 @@ def engine_of(workload: DbWorkload) -> str | None:
     if isinstance(workload, PgbenchWorkload):
         return "postgresql"
     return workload.engine
+
+
+def memory_of(workload: DbWorkload, options: dict[str, str | int]) -> DatabaseMemory:
+    """The memory a consumer's data can be served from on this host."""
+    flags = workload.file_extra_flags if isinstance(workload, FileioWorkload) else []
+    return database_memory(engine_of(workload), options, (memory_kib() or 0) * 1024, flags)
+
+
+def sized(workload: DbWorkload, memory: DatabaseMemory) -> DbWorkload:
+    """The workload with ``dataset: Nx-memory`` turned into its table size or scale."""
+    if not isinstance(workload, OltpWorkload | PgbenchWorkload) or workload.dataset is None:
+        return workload
+    needed = dataset_factor(workload.dataset) * memory.bytes
+    if isinstance(workload, PgbenchWorkload):
+        return workload.model_copy(update={"scale": max(1, math.ceil(needed / SCALE_BYTES))})
+    rows = math.ceil(needed / (workload.tables * ROW_BYTES[workload.engine]))
+    return workload.model_copy(update={"table_size": max(1, rows)})
 
 
 @dataclass
@@ -224,10 +248,12 @@ class LocalDatabaseTarget:
         """Per consumer a server of its own (its data in the directory) or, for fileio, a
         folder of files; the data loaded once; then the clients run at once (or the
         servers killed, for io-pause); the servers' logs kept in raw/."""
-        workload = step.workload
-        assert not isinstance(workload, FioWorkload)
+        assert not isinstance(step.workload, FioWorkload)
+        engine = engine_of(step.workload)
+        options = dict(getattr(self.spec.databases, engine).options) if engine else {}
+        memory = memory_of(step.workload, options)
+        workload = sized(step.workload, memory)
         run = _StepRun(step, store, store.raw_dir(step.id), stop, tick)
-        engine = engine_of(workload)
         servers: list[DatabaseServer] = []
         offsets: dict[str, int] = {}
         try:
@@ -240,9 +266,11 @@ class LocalDatabaseTarget:
             failure = self._load(run, workload, places, servers)
             if failure is not None:
                 return failure
-            if isinstance(workload, IoPauseWorkload):
-                return self._io_pause(run, workload, servers)
-            return self._run_clients(run, workload, places, servers)
+            _record_datasets(run, workload, places, servers, memory)
+            with HostSampler(run.raw / "host.jsonl", device_for_path(self.path)):
+                if isinstance(workload, IoPauseWorkload):
+                    return self._io_pause(run, workload, servers)
+                return self._run_clients(run, workload, places, servers)
         except ServerError as exc:
             return StepOutcome("failed", str(exc))
         finally:
@@ -438,6 +466,36 @@ class LocalDatabaseTarget:
     def cleanup(self, store: CampaignStore) -> list[str]:
         self.stop_servers(store)
         return []
+
+
+def _record_datasets(
+    run: _StepRun,
+    workload: DbWorkload,
+    places: list[Path],
+    servers: list[DatabaseServer],
+    memory: DatabaseMemory,
+) -> None:
+    """Each consumer's data as loaded, on disk, beside the memory that can hold it:
+    raw/dataset.json. The data is the benchmark's database (sysbench fileio: its files);
+    the server's whole data directory, logs included, is there too."""
+    size = {
+        k: v for k, v in workload.model_dump().items() if k in ("tables", "table_size", "scale")
+    }
+    pgbench = isinstance(workload, PgbenchWorkload)
+    database = PGBENCH_DATABASE if pgbench else SYSBENCH_DATABASE
+    datasets = {}
+    for consumer, place in zip(run.step.consumers, places, strict=True):
+        server = next((s for s in servers if s.datadir == place), None)
+        data = directory_bytes(place) if server is None else server.database_bytes(database)
+        datasets[consumer.name] = {
+            "data_bytes": data,
+            "datadir_bytes": directory_bytes(place),
+            "memory_bytes": memory.bytes,
+            "memory": memory.what,
+            "dataset": getattr(workload, "dataset", None),
+            **size,
+        }
+    atomic_write_json(run.raw / "dataset.json", datasets)
 
 
 def _connection(server: DatabaseServer) -> list[str]:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from harness.campaign import profiles
-from harness.core.spec import SpecError, load, validate
+from harness.core.spec import SpecError, dataset_factor, load, validate
 
 GOOD = {
     "name": "demo",
@@ -116,6 +116,9 @@ def test_profiles_are_the_promised_ones():
 def test_profile_overrides_and_unknown_profile(tmp_path):
     spec = profiles.local_spec("quick", tmp_path, "q", runtime=1, size="8M")
     assert {(w.runtime, w.size) for w in spec.workloads} == {(1, "8M")}
+    # --set dataset sizes the data instead of the profile's scale or table size
+    bare = profiles.local_spec("bare-host", tmp_path, "b", settings=["dataset=2x-memory"])
+    assert [w.dataset for w in bare.workloads if w.tool == "pgbench"] == ["2x-memory"]
     with pytest.raises(
         SpecError, match="unknown; one of bare-host, matrix, multi-tenant-oltp, quick, reference"
     ):
@@ -264,3 +267,33 @@ def test_k8s_target_takes_database_and_provisioning_workloads_but_not_fileio():
                 "workloads": [{"name": "p", "tool": "pvc-provision"}],
             }
         )
+
+
+def test_dataset_sizing_against_memory():
+    def spec(workload: dict, target: dict | None = None) -> dict:
+        return {
+            "name": "d",
+            "target": target or {"dir": "."},
+            "sweep": [1],
+            "workloads": [{"name": "o", "tool": "sysbench-oltp"} | workload],
+        }
+
+    sized = validate(spec({"dataset": "2x-memory"}))
+    assert sized.workloads[0].dataset == "2x-memory"
+    assert dataset_factor("1.5x-memory") == 1.5
+    # a stored spec (defaults written out) validates again
+    assert validate(sized.to_dict()).workloads[0].dataset == "2x-memory"
+    problems = {
+        "2xmemory": "workloads[0].dataset: expected N x the memory, written like 2x-memory",
+        "0x-memory": "workloads[0].dataset: expected N x the memory",
+    }
+    for value, problem in problems.items():
+        with pytest.raises(SpecError) as caught:
+            validate(spec({"dataset": value}))
+        assert caught.value.problems[0].startswith(problem)
+    with pytest.raises(SpecError, match="give table_size or dataset, not both"):
+        validate(spec({"dataset": "2x-memory", "table_size": 5}))
+    with pytest.raises(SpecError, match="give scale or dataset, not both"):
+        validate(spec({"tool": "pgbench", "dataset": "2x-memory", "scale": 5}))
+    with pytest.raises(SpecError, match="workloads o: dataset sizing runs on the local target"):
+        validate(spec({"dataset": "2x-memory"}, {"type": "k8s", "storage_class": "fast"}))

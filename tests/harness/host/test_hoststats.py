@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from harness.host.hoststats import (
     parse_meminfo,
     rates_between,
 )
+from harness.host.machine import directory_bytes
 
 DISKSTATS = (
     " 254       0 vda 80488 10 2826114 100 9123 20 1070960 300 0 400 500 0 0 0 0 0 0\n"
@@ -43,6 +45,17 @@ def test_device_of_a_directory_on_disk(tmp_path):
     assert counters is not None and counters.reads > 0
 
 
+def test_directory_bytes_counts_what_is_allocated(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "full").write_bytes(b"x" * 65536)
+    with open(tmp_path / "sparse", "wb") as sparse:
+        sparse.truncate(1 << 30)  # a 1 GiB hole holds nothing
+    expected = sum(os.lstat(p).st_blocks * 512 for p in (tmp_path / "a/full", tmp_path / "sparse"))
+    assert directory_bytes(tmp_path) == expected
+    assert 65536 <= directory_bytes(tmp_path) < 1 << 20
+    assert directory_bytes(tmp_path / "missing") == 0
+
+
 def test_virtual_file_systems_have_no_device():
     assert device_for_path(Path("/proc/self")) is None
 
@@ -53,6 +66,7 @@ def test_rates_between():
     rates = rates_between(a, b, 2.0)
     assert (rates.read_iops, rates.write_iops, rates.iops) == (500, 250, 750)
     assert rates.bandwidth_kib == 12000 * 512 / 1024 / 2
+    assert (rates.read_kib, rates.write_kib) == (8000 * 512 / 1024 / 2, 4000 * 512 / 1024 / 2)
     with pytest.raises(ValueError):
         rates_between(a, b, 0)
 
