@@ -14,8 +14,9 @@ same code and `volperf reparse` rebuilds them.
 io-pause: each server pod gets a client pod of its own, connected to the server by the
 pod's name; each cycle deletes every server pod at once (grace period 0, as a node loss
 does), the StatefulSet makes the replacement on the same PVC, and volperf points the
-client's name at the new pod's address (/etc/hosts: the testbed has no cluster DNS; a
-Service would do this in a cluster). Events: server-recovery (deletion to the new pod
+client's name at the new pod's address once it is ready, and at the client's loopback
+from just before the deletion until then (/etc/hosts: the testbed has no cluster DNS; a
+headless Service's record would do this in a cluster). Events: server-recovery (deletion to the new pod
 Ready), pod-replaced (deletion to the new pod Running) and io-pause from the client's
 1-second reports.
 """
@@ -69,6 +70,7 @@ KIND = "k8s-namespace"
 DELETE_TIMEOUT_S = 300
 POLL_S = 0.25
 STOPPED = (0, 143, -15)  # exit statuses of a client volperf stopped with SIGTERM
+NOWHERE = "127.0.0.1"  # a deleted server's name, until its replacement is ready
 DbWorkload = OltpWorkload | PgbenchWorkload | IoPauseWorkload
 
 
@@ -408,14 +410,21 @@ class K8sDatabaseTarget:
             time.sleep(POLL_S)
         return "stopped on request" if stop.is_set() else f"client pods not ready: {names}"
 
-    def _point(self, client: str, server_pod: str) -> None:
-        """The client's name for its server is the server pod's current address."""
-        pod = self.core.read_namespaced_pod(server_pod, self.namespace)
-        hosts = f"127.0.0.1 localhost\n{pod.status.pod_ip} {server_pod}\n"
+    def _point(self, client: str, server_pod: str, gone: bool = False) -> None:
+        """The client's name for its server is the server pod's current address (as a
+        headless Service's DNS record would be). ``gone``: the client's own loopback,
+        where nothing listens, so that a reconnect fails at once (refused) until the
+        replacement is ready, as it would once the record vanished. A client that tried
+        the deleted pod's address instead could wait in connect() on a neighbour entry
+        still naming the old pod's interface, long after the replacement was ready."""
+        ip = NOWHERE
+        if not gone:
+            ip = self.core.read_namespaced_pod(server_pod, self.namespace).status.pod_ip
+        hosts = f"127.0.0.1 localhost\n{ip} {server_pod}\n"
         line = f"printf %s {shlex.quote(hosts)} > /etc/hosts"
         result = self._quiet_exec(client, line)
         if result.returncode != 0:
-            raise RuntimeError(f"could not point {client} at {server_pod} ({pod.status.pod_ip})")
+            raise RuntimeError(f"could not point {client} at {server_pod} ({ip})")
 
     def _quiet_exec(self, client: str, line: str) -> ProcessResult:
         return exec_in_pod(
@@ -513,11 +522,18 @@ class K8sDatabaseTarget:
     ) -> str:
         """Delete every server pod at once; wait for each replacement to run and be ready,
         point its client at it."""
-        old = {p.metadata.name: p.metadata.uid for p in self._pods(name)}
+        pods = self._pods(name)
+        old = {p.metadata.name: p.metadata.uid for p in pods}
+        old_ip = {p.metadata.name: p.status.pod_ip for p in pods}
+        for consumer, pod in pod_of.items():  # open connections stay; new ones fail fast
+            self._point(clients[consumer], pod, gone=True)
         killed_at = time.time()
         for pod in pod_of.values():
             self.core.delete_namespaced_pod(pod, self.namespace, grace_period_seconds=0)
-        records = {c: {"consumer": c, "cycle": cycle, "killed_at": killed_at} for c in pod_of}
+        records = {
+            c: {"consumer": c, "cycle": cycle, "killed_at": killed_at, "old_ip": old_ip.get(p)}
+            for c, p in pod_of.items()
+        }
         deadline = time.monotonic() + workload.recovery_timeout
         waiting = dict(pod_of)
         while waiting and time.monotonic() < deadline and not stop.is_set():
@@ -533,6 +549,7 @@ class K8sDatabaseTarget:
                     record["running_at"] = time.time()
                 if _ready(pod):
                     record["ready_at"] = time.time()
+                    record["new_ip"] = pod.status.pod_ip  # the client is pointed there
                     self._point(clients[consumer], pod_name)
                     del waiting[consumer]
             time.sleep(POLL_S)
