@@ -57,15 +57,18 @@ class CampaignMethod:
     backend: str
     tools: dict[str, str]
     databases: dict[str, Any] = field(default_factory=dict)
+    volume_gib: int | None = None  # Heat: every VM's Cinder volume, when the spec sets it
 
     @classmethod
     def of(cls, spec: dict[str, Any], backend: str, environment: dict[str, Any]) -> CampaignMethod:
+        target = spec.get("target") or {}
         return cls(
             workloads={w.get("name"): w for w in spec.get("workloads") or []},
-            target_type=(spec.get("target") or {}).get("type"),
+            target_type=target.get("type"),
             backend=backend,
             tools={str(k): str(v) for k, v in (environment.get("tools") or {}).items()},
             databases=spec.get("databases") or {},
+            volume_gib=(target.get("heat") or {}).get("volume_size"),
         )
 
 
@@ -97,6 +100,8 @@ def step_method(step: dict[str, Any], campaign: CampaignMethod) -> dict[str, Any
         method["consumers' split"] = (
             f"{step.get('readers') or 0} reading, {step.get('writers') or 0} writing"
         )
+    if campaign.volume_gib is not None and method["tool"] == "fio":
+        method["volume size"] = f"{campaign.volume_gib} GiB"
     if step.get("storage"):  # database steps: did the storage under test serve the data?
         memory = (step.get("db") or {}).get("memory_not_storage")
         method["measured"] = "memory, not storage" if memory else "storage"

@@ -16,9 +16,9 @@ pod's name; each cycle deletes every server pod at once (grace period 0, as a no
 does), the StatefulSet makes the replacement on the same PVC, and volperf points the
 client's name at the new pod's address once it is ready, and at the client's loopback
 from just before the deletion until then (/etc/hosts: the testbed has no cluster DNS; a
-headless Service's record would do this in a cluster). Events: server-recovery (deletion to the new pod
-Ready), pod-replaced (deletion to the new pod Running) and io-pause from the client's
-1-second reports.
+headless Service's record would do this in a cluster). Events: server-recovery
+(deletion to the new pod Ready), pod-replaced (deletion to the new pod Running) and
+io-pause from the client's 1-second reports.
 """
 
 from __future__ import annotations

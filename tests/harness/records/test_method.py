@@ -98,3 +98,16 @@ def test_shown():
     assert shown(True) == "yes" and shown(None) == "none" and shown({}) == "none"
     assert shown({"innodb_buffer_pool_size": "128M"}) == "innodb_buffer_pool_size=128M"
     assert shown(600, "s") == "600 s" and shown(1.5, "s") == "1.5 s"
+
+
+def test_the_heat_volume_size_is_part_of_the_method():
+    spec = profiles.local_spec("quick", Path("/d"), "h").to_dict()
+    spec["target"] = {"type": "openstack", "heat": {"volume_size": 40}}
+    heat = CampaignMethod.of(spec, "cinder", {})
+    found = by_setting(
+        differences(
+            step_method(fio_step("randrw-4k"), quick()), step_method(fio_step("randrw-4k"), heat)
+        )
+    )
+    assert found["volume size"] == ("not stated", "40 GiB", False)
+    assert found["target type"] == ("local", "openstack", True)
