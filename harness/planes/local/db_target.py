@@ -486,9 +486,16 @@ def _record_datasets(
     datasets = {}
     for consumer, place in zip(run.step.consumers, places, strict=True):
         server = next((s for s in servers if s.datadir == place), None)
-        data = directory_bytes(place) if server is None else server.database_bytes(database)
+        data: int | None = directory_bytes(place)
+        error = ""
+        if server is not None:
+            try:
+                data = server.database_bytes(database)
+            except ServerError as exc:  # the step still runs: only this figure is missing
+                data, error = None, str(exc)
         datasets[consumer.name] = {
             "data_bytes": data,
+            "data_error": error,
             "datadir_bytes": directory_bytes(place),
             "memory_bytes": memory.bytes,
             "memory": memory.what,
