@@ -229,8 +229,8 @@ def _step_deltas(
     theirs = {name: (figures, metrics) for name, figures, metrics in _sections(match)}
     deltas = []
     for direction in [*ours, *(s for s in theirs if s not in ours)]:
-        a, metrics = ours.get(direction) or ({}, theirs[direction][1])
-        b = theirs.get(direction, ({}, metrics))[0]
+        metrics = (ours.get(direction) or theirs[direction])[1]
+        a, b = ours.get(direction, ({},))[0], theirs.get(direction, ({},))[0]
         for metric, label, higher in metrics:
             va, vb = a.get(metric), b.get(metric)
             ceiling = ""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from harness.records.fio import csv_cell, iso_time
 
@@ -56,6 +57,12 @@ class EventRecord:
     start_ms: int | None
     seconds: float | None  # None: it never ended within the step
     detail: str = ""
+
+
+def engine_of(workload: Mapping[str, Any]) -> str:
+    """The database engine of a stored workload: its own, pgbench's PostgreSQL, or ''
+    (sysbench fileio has none)."""
+    return str(workload.get("engine", "postgresql" if workload.get("tool") == "pgbench" else ""))
 
 
 DB_COLUMNS = [f.name for f in fields(DbRecord)]

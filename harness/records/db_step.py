@@ -12,7 +12,7 @@ from harness.core.redact import redact_text
 from harness.host.process import read_output, what_it_said
 from harness.host.sampler import read_samples
 from harness.records.aggregate import Warning
-from harness.records.db import DB_COLUMNS, DbRecord, EventRecord
+from harness.records.db import DB_COLUMNS, DbRecord, EventRecord, engine_of
 from harness.records.db_storage import StorageUse, storage_use
 from harness.records.device_check import device_window
 from harness.records.stats import mean
@@ -84,7 +84,7 @@ def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -
     base = {
         "step": step_id,
         "tool": tool,
-        "engine": workload.get("engine", "postgresql" if tool == "pgbench" else ""),
+        "engine": engine_of(workload),
         "test": workload.get("test", "tpcb-like" if tool == "pgbench" else ""),
         "concurrency": int(plan.get("concurrency") or 0),
         "threads": int(plan.get("threads") or 1),

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.records.db import engine_of
+
 # workload settings that are not part of the method: the name, and what a step is
 # matched by (thread counts) or how often a tool reports
 NOT_METHOD = frozenset({"name", "threads", "report_interval"})
@@ -93,8 +95,8 @@ def step_method(step: dict[str, Any], campaign: CampaignMethod) -> dict[str, Any
     method.update({k: v for k, v in workload.items() if k not in NOT_METHOD | {"tool"}})
     if method.get("mode") == "size":  # fio runs until the size is done: no runtime
         method.pop("runtime", None)
-    engine = workload.get("engine", "postgresql" if method["tool"] == "pgbench" else None)
-    if engine and engine in campaign.databases:
+    engine = engine_of(workload)
+    if engine in campaign.databases:
         method["server options"] = campaign.databases[engine].get("options", {})
     if step.get("readers") is not None or step.get("writers") is not None:
         method["consumers' split"] = (

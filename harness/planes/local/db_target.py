@@ -479,14 +479,15 @@ def _record_datasets(
     raw/dataset.json. The data is the benchmark's database (sysbench fileio: its files);
     the server's whole data directory, logs included, is there too."""
     size = {
-        k: v for k, v in workload.model_dump().items() if k in ("tables", "table_size", "scale")
+        k: getattr(workload, k) for k in ("tables", "table_size", "scale") if hasattr(workload, k)
     }
     pgbench = isinstance(workload, PgbenchWorkload)
     database = PGBENCH_DATABASE if pgbench else SYSBENCH_DATABASE
     datasets = {}
     for consumer, place in zip(run.step.consumers, places, strict=True):
         server = next((s for s in servers if s.datadir == place), None)
-        data: int | None = directory_bytes(place)
+        on_disk = directory_bytes(place)
+        data: int | None = on_disk  # fileio: its files are the data
         error = ""
         if server is not None:
             try:
@@ -496,7 +497,7 @@ def _record_datasets(
         datasets[consumer.name] = {
             "data_bytes": data,
             "data_error": error,
-            "datadir_bytes": directory_bytes(place),
+            "datadir_bytes": on_disk,
             "memory_bytes": memory.bytes,
             "memory": memory.what,
             "dataset": getattr(workload, "dataset", None),

@@ -6,6 +6,7 @@ from pathlib import Path
 import yaml
 
 from harness.campaign import profiles
+from harness.records.db import engine_of
 from harness.records.method import CampaignMethod, differences, shown, step_method
 
 REFERENCE = Path(__file__).parents[3] / "results/reference/performance-docs-cinder-ceph"
@@ -111,3 +112,9 @@ def test_the_heat_volume_size_is_part_of_the_method():
     )
     assert found["volume size"] == ("not stated", "40 GiB", False)
     assert found["target type"] == ("local", "openstack", True)
+
+
+def test_engine_of_a_stored_workload():
+    assert engine_of({"tool": "sysbench-oltp", "engine": "mariadb"}) == "mariadb"
+    assert engine_of({"tool": "pgbench"}) == "postgresql"
+    assert engine_of({"tool": "sysbench-fileio"}) == "" == engine_of({"name": "fio"})
