@@ -129,8 +129,10 @@ def test_data_that_fits_the_buffer_pool_is_memory_not_storage(steps):
     assert step["db"]["memory_not_storage"] is True
     # the device read (almost) nothing while sysbench was served thousands of queries
     reads, _ = own_reading(step, watcher)
-    assert storage["device_read_iops"] < 0.01 * step["db"]["qps_total"]
-    assert storage["device_read_iops"] == pytest.approx(reads, abs=1.0)
+    queries = step["db"]["qps_total"]
+    assert storage["device_read_iops"] < 0.01 * queries and reads < 0.01 * queries
+    # a few reads/s of the machine's other I/O: agreement within half the threshold
+    assert storage["device_read_iops"] == pytest.approx(reads, abs=0.005 * queries)
     assert page_figures(step)["measured"] == "memory, not storage"
 
 
