@@ -14,7 +14,7 @@ from harness.host.sampler import read_samples
 from harness.records.aggregate import Warning
 from harness.records.db import DB_COLUMNS, DbRecord, EventRecord, engine_of
 from harness.records.db_storage import StorageUse, storage_use
-from harness.records.device_check import device_window
+from harness.records.device_check import cgroup_window, device_window
 from harness.records.stats import mean
 from harness.tools.iopause import io_pause
 from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_run
@@ -120,9 +120,14 @@ def _storage(
     when the step measured memory, not storage (io-pause measures pauses: no warning)."""
     starts = [p["start_s"] for p in processes.values() if p.get("start_s") is not None]
     ends = [p["end_s"] for p in processes.values() if p.get("end_s") is not None]
-    window = None
+    window, unknown = None, ""
     if starts and ends:
-        window = device_window(read_samples(raw / "host.jsonl"), (min(starts), max(ends)))
+        run = (min(starts), max(ends))
+        counters = _cgroup_readings(raw, list(processes))
+        if counters:  # pods: their servers' own cgroup counters
+            window, unknown = cgroup_window(counters, run)
+        else:  # this host: its device's counters, sampled
+            window = device_window(read_samples(raw / "host.jsonl"), run)
     runs = [r for r in result.records if r.phase == "run" and not r.error]
     tool, test = workload.get("tool"), workload.get("test")
     served, what = None, ""
@@ -133,11 +138,28 @@ def _storage(
     elif tool == "sysbench-fileio":
         served, what = sum(r.reads_per_s or 0 for r in runs), "reads"
     use = storage_use(datasets, window, served, what)
+    if unknown:
+        result.warnings.append(
+            Warning(
+                "device-io-unknown", f"the device's own I/O during the run is unknown: {unknown}"
+            )
+        )
     if use.memory_not_storage and tool != "io-pause":
         result.warnings.append(
             Warning("memory-not-storage", f"this step measured memory, not storage: {use.why}")
         )
     return use
+
+
+def _cgroup_readings(raw: Path, consumers: list[str]) -> dict[str, dict[str, str]]:
+    """The servers' block I/O counters read before and after the run, by consumer."""
+    readings: dict[str, dict[str, str]] = {}
+    for consumer in consumers:
+        for when in ("before", "after"):
+            path = raw / f"{consumer}.blkio-{when}.out"
+            if path.exists():
+                readings.setdefault(consumer, {})[when] = read_output(path)
+    return readings
 
 
 def _load_record(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from harness.host.hoststats import DiskCounters, interpolate, rates_between
 from harness.host.sampler import disk_counters
 from harness.records import stats
+from harness.tools.blkio.parse import CountersUnavailable, parse_counters
 
 GAP_WARNING = 0.10
 EDGE_S = 0.25
@@ -63,6 +64,45 @@ def device_window(
         return None
     r = rates_between(interpolate(series, start), interpolate(series, stop), stop - start)
     return DeviceWindow(device, stop - start, r.read_iops, r.write_iops, r.read_kib, r.write_kib)
+
+
+def cgroup_window(
+    readings: dict[str, dict[str, str]], window_s: tuple[float, float]
+) -> tuple[DeviceWindow | None, str]:
+    """What the containers' own cgroups counted on their data disks between a reading
+    before and one after the window (``readings``: consumer -> {"before", "after"}, the
+    counters' text), summed over the consumers, as rates over the window; or None and
+    why not. A container idle outside the window adds nothing outside it."""
+    start, stop = window_s
+    if not readings or stop <= start:
+        return None, ""
+    done = []
+    try:
+        for consumer, pair in sorted(readings.items()):
+            if "before" not in pair or "after" not in pair:
+                return None, f"{consumer}: its container's counters were not read twice"
+            done.append(parse_counters(pair["after"]).minus(parse_counters(pair["before"])))
+    except CountersUnavailable as exc:
+        return None, f"{consumer}: {exc}"
+    if not any(d.seen for d in done):
+        return None, (
+            f"the containers' {done[0].source} counters listed no disk after the run: the "
+            "kernel is not counting (cgroup v1 counts once a blkio throttle rule has been "
+            "set on the disk)"
+        )
+    seconds = stop - start
+    disks = sorted({d.name or d.disk for d in done})
+    return (
+        DeviceWindow(
+            f"{', '.join(disks)} (the database containers' {done[0].source} counters)",
+            seconds,
+            sum(d.read_ios for d in done) / seconds,
+            sum(d.write_ios for d in done) / seconds,
+            sum(d.read_bytes for d in done) / 1024 / seconds,
+            sum(d.write_bytes for d in done) / 1024 / seconds,
+        ),
+        "",
+    )
 
 
 def compare(

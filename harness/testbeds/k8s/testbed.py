@@ -50,6 +50,7 @@ DAEMON_ORDER = (
     "local-path-provisioner",
 )
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+COUNTING_BPS = 10**15  # a throttle limit no device reaches (1 PB/s)
 
 Progress = Callable[[str], None]
 
@@ -144,6 +145,7 @@ class K8sTestbed:
         self._start("kube-scheduler", configs.scheduler_command(layout, bin_dir))
         self._start("kubelet", configs.kubelet_command(layout, bin_dir))
         self._wait(f"node {NODE} Ready", self._node_ready, timeout, "kubelet")
+        count_block_io(self.state)
         self._apply_storage()
         self._start("local-path-provisioner", configs.lpp_command(layout, bin_dir))
 
@@ -424,6 +426,32 @@ def _kubepods() -> list[Path]:
     with contextlib.suppress(OSError):
         found += [c / "kubepods" for c in CGROUP_ROOT.iterdir() if c.is_dir()]
     return [p for p in found if p.is_dir()]
+
+
+def disk_of(path: Path) -> str:
+    """MAJ:MIN of the whole disk holding ``path`` (a partition's disk)."""
+    dev = os.stat(path).st_dev
+    disk = f"{os.major(dev)}:{os.minor(dev)}"
+    block = Path("/sys/dev/block", disk)
+    if (block / "partition").exists():
+        disk = (block.resolve().parent / "dev").read_text().strip()
+    return disk
+
+
+def count_block_io(path: Path, limit: int = COUNTING_BPS) -> str | None:
+    """Make cgroup v1 count each pod's block I/O on the disk of ``path`` (the testbed's
+    volumes): it does so only under a throttle rule, so put one no device reaches on
+    the kubepods blkio cgroup (its pods inherit it; ``limit`` 0 removes it). Volume
+    I/O is then what a database pod reads of its own blkio.throttle counters, as
+    cgroup v2's io.stat gives it without a rule. The disk, or None where there is no
+    v1 blkio hierarchy (or no kubepods cgroup in it)."""
+    kubepods = CGROUP_ROOT / "blkio" / "kubepods"
+    if not (kubepods / "blkio.throttle.read_bps_device").exists():
+        return None
+    disk = disk_of(path)
+    for direction in ("read", "write"):
+        (kubepods / f"blkio.throttle.{direction}_bps_device").write_text(f"{disk} {limit}\n")
+    return disk
 
 
 def kill_pod_processes() -> int:
