@@ -25,6 +25,9 @@ SCALES = {  # consumers per step and their work, by --scale
         "tables": 2,
         "table_size": 2000,
         "pgbench_scale": 2,
+        "db_dataset": None,  # tables x table_size, pgbench_scale as given
+        "db_memory_limit": None,
+        "databases": {},
         "failover_pods": 1,
         "failover_kills": 2,
     },
@@ -40,6 +43,15 @@ SCALES = {  # consumers per step and their work, by --scale
         "tables": 50,
         "table_size": 1000000,
         "pgbench_scale": 100,
+        # the sysbench and pgbench scenarios size their data at twice the memory each
+        # server may keep it in, so that they measure the storage (failover keeps the
+        # sizes above: it measures pauses)
+        "db_dataset": "2x-memory",
+        "db_memory_limit": "2Gi",
+        "databases": {
+            "mariadb": {"options": {"innodb_buffer_pool_size": "1G"}},
+            "postgresql": {"options": {"shared_buffers": "512MB"}},
+        },
         "failover_pods": 10,
         "failover_kills": 10,
     },
@@ -109,6 +121,12 @@ class ScenarioOptions:
     image_pull_policy: str
     pod_timeout: int
 
+    def data_size(self, size_key: str, size: int) -> dict[str, Any]:
+        """A database scenario's data: ``size_key: size`` (table_size, scale), or the
+        scale's dataset against the memory."""
+        dataset = self.scale["db_dataset"]
+        return {"dataset": dataset} if dataset else {size_key: size}
+
     def target(self, storage_class: str) -> dict[str, Any]:
         return {
             "type": "k8s",
@@ -119,6 +137,19 @@ class ScenarioOptions:
             "postgresql_image": self.postgresql_image,
             "image_pull_policy": self.image_pull_policy,
             "pod_timeout": self.pod_timeout,
+            "db_memory_limit": self.scale["db_memory_limit"],
+        }
+
+    def spec(
+        self, scenario: str, storage_class: str, workloads: list[dict[str, Any]], sweep: list[int]
+    ) -> dict[str, Any]:
+        return {
+            "name": f"{self.campaign}-{scenario}-{storage_class}",
+            "target": self.target(storage_class),
+            "databases": self.scale["databases"],
+            "workloads": workloads,
+            "sweep": sweep,
+            "labels": {"storage_class": storage_class, "scenario": scenario},
         }
 
     def run(
@@ -129,15 +160,7 @@ class ScenarioOptions:
         from harness.core.spec import validate
         from harness.planes.k8s.target import KubernetesTarget
 
-        spec = validate(
-            {
-                "name": f"{self.campaign}-{scenario}-{storage_class}",
-                "target": self.target(storage_class),
-                "workloads": workloads,
-                "sweep": sweep,
-                "labels": {"storage_class": storage_class, "scenario": scenario},
-            }
-        )
+        spec = validate(self.spec(scenario, storage_class, workloads, sweep))
         outcome = run_campaign(spec, self.results, KubernetesTarget)
         CAMPAIGNS.setdefault(scenario, []).append(self.results / spec.name)
         failed = {

@@ -18,7 +18,7 @@ def test_mysql_sysbench_statefulset(scenario_options, storage_class):
                 "engine": "mariadb",
                 "test": "read_write",
                 "tables": scale["tables"],
-                "table_size": scale["table_size"],
+                **scenario_options.data_size("table_size", scale["table_size"]),
                 "threads": scale["db_threads"],
                 "runtime": scale["db_runtime"],
             }

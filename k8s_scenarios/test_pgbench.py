@@ -14,7 +14,7 @@ def test_pgbench_statefulset(scenario_options, storage_class):
             {
                 "name": "tpcb",
                 "tool": "pgbench",
-                "scale": scale["pgbench_scale"],
+                **scenario_options.data_size("scale", scale["pgbench_scale"]),
                 "threads": scale["db_threads"],
                 "runtime": scale["db_runtime"],
             }

@@ -399,6 +399,12 @@ class K8sTarget(_Strict):
     volume_mode: Literal["Filesystem", "Block"] = Field(
         "Filesystem", description="fio workloads: Block gives each pod its PVC as a raw device"
     )
+    db_memory_limit: str | None = Field(
+        None,
+        pattern=r"^[0-9]+(Ki|Mi|Gi|Ti)$",
+        description="memory limit of each database server container (e.g. 2Gi): the page "
+        "cache its data can be read from; default none (the node's memory)",
+    )
 
 
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
@@ -496,12 +502,6 @@ class CampaignSpec(_Strict):
                 raise ValueError(
                     f"workloads {', '.join(others)}: the k8s target runs fio, "
                     "pvc-provision, sysbench-oltp, pgbench and io-pause"
-                )
-            sized = [w.name for w in self.workloads if getattr(w, "dataset", None)]
-            if sized:
-                raise ValueError(
-                    f"workloads {', '.join(sized)}: dataset sizing runs on the local target "
-                    "only so far; give table_size (sysbench) or scale (pgbench) on k8s"
                 )
         if self.target.type == "rbd":
             others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]

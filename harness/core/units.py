@@ -1,4 +1,4 @@
-"""Sizes as fio and the spec write them ("4k", "64M", "1GiB")."""
+"""Sizes as fio and the spec write them ("4k", "64M", "1GiB", Kubernetes' "2Gi")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]?)(?:i?b)?$")
 
 def size_bytes(size: str) -> int:
     """fio's size notation in bytes (fio's default kb_base=1024: 4k is 4096)."""
-    match = _SIZE.match(size.strip().lower())
+    text = size.strip().lower()
+    if text[-2:] in ("ki", "mi", "gi", "ti"):  # Kubernetes' binary suffixes
+        text += "b"
+    match = _SIZE.match(text)
     if not match:
         raise ValueError(f"not a size: {size!r}")
     return int(float(match.group(1)) * _UNITS[match.group(2)])

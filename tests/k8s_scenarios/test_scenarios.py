@@ -147,6 +147,16 @@ def test_database_scenarios_report_each_pods_own_figures(scenario_run):
                         read_output(out), read_output(out.with_suffix(".err")), str(out)
                     ).tps
                 assert float(row["tps"]) == pytest.approx(tps)
+            # small scale: a few MiB of data in each server's memory, and the servers'
+            # own cgroup counters saw the device (they wrote the data, at least)
+            summary = json.loads((campaign / "summary.json").read_text())
+            for step in summary["steps"]:
+                use = step["storage"]
+                assert use["memory_not_storage"] and use["data_bytes"] < use["memory_bytes"]
+                assert "database containers' cgroup v1 blkio.throttle" in use["device"]
+                assert use["device_write_iops"] > 0  # commits
+                warned = [w["message"] for w in step["warnings"]]
+                assert any(m.startswith("this step measured memory, not storage") for m in warned)
             assert json.loads((campaign / "created.json").read_text()) == {}
 
 
@@ -187,6 +197,8 @@ def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     page = tmp_path / "html" / "test_results" / "ci-provision-local-path" / "index.html"
     assert "bound p95 s" in page.read_text()
+    page = tmp_path / "html" / "test_results" / "ci-sysbench-local-path" / "index.html"
+    assert "memory, not storage" in page.read_text()
     compared = volperf(
         "compare",
         str(work / "results" / "ci-fio-local-path"),

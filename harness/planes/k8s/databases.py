@@ -73,6 +73,26 @@ READY = {
 START = {"mariadb": MARIADB_START, "postgresql": POSTGRESQL_START}
 RUN_DIR = {"mariadb": "/run/mysqld", "postgresql": "/run/postgresql"}
 
+# In the server's container: the benchmark's database on disk ("data", MariaDB's database
+# folder or PostgreSQL's own size query) and the whole data directory ("datadir")
+DATASET_LINE = {
+    "mariadb": 'echo "data $(du -sb /data/mysql/sbtest | cut -f1)"; '
+    'echo "datadir $(du -sb /data/mysql | cut -f1)"',
+    "postgresql": f'echo "data $({PG_BIN}/psql -d pgbench -Atc '
+    '"SELECT pg_database_size(\'pgbench\')")"; '
+    'echo "datadir $(du -sb /data/pg | cut -f1)"',
+}
+
+
+def dataset_sizes(text: str) -> dict[str, int | None]:
+    """DATASET_LINE's output: bytes of "data" and "datadir", None where it said none."""
+    sizes: dict[str, int | None] = {"data": None, "datadir": None}
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(" ")
+        if key in sizes and value.strip().isdigit():
+            sizes[key] = int(value)
+    return sizes
+
 
 def server_options(engine: str, options: dict[str, str | int]) -> str:
     """The campaign's server options as the server takes them on its command line."""
@@ -112,7 +132,9 @@ def statefulset(
     request: str,
     options: dict[str, str | int],
     labels: dict[str, str],
+    memory_limit: str | None = None,
 ) -> dict[str, Any]:
+    """``memory_limit``: the server container's (its page cache is charged to it)."""
     selector = {"volperf-set": name}
     server = {
         "name": "db",
@@ -134,6 +156,9 @@ def statefulset(
             {"name": "run", "mountPath": RUN_DIR[engine]},
         ],
     }
+    if memory_limit is not None:
+        memory = {"memory": memory_limit}
+        server["resources"] = {"limits": memory, "requests": memory}
     return {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",

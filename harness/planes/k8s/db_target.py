@@ -19,6 +19,13 @@ from just before the deletion until then (/etc/hosts: the testbed has no cluster
 headless Service's record would do this in a cluster). Events: server-recovery
 (deletion to the new pod Ready), pod-replaced (deletion to the new pod Running) and
 io-pause from the client's 1-second reports.
+
+Storage or memory: before the clients run, each server's dataset on disk is measured in
+its own container (raw/dataset.json, as the local target writes it) beside the memory
+it may keep it in (its buffer pool; the page cache within the container's memory limit
+``db_memory_limit``, or the node's memory without one); its container's own cgroup block
+I/O counters are read just before and after the run (raw/<consumer>.blkio-before.out,
+.blkio-after.out), so db.csv's step records what the device did for each server.
 """
 
 from __future__ import annotations
@@ -42,7 +49,9 @@ from harness.core.spec import (
     PgbenchWorkload,
 )
 from harness.core.store import CampaignStore, atomic_write_json
-from harness.host.process import Command, ProcessResult
+from harness.core.units import size_bytes
+from harness.host.databases.memory import DatabaseMemory, PageCache, database_memory
+from harness.host.process import Command, ProcessResult, read_output
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s import databases as objects
 from harness.planes.k8s.cluster import (
@@ -61,10 +70,14 @@ from harness.planes.local.db_target import (
     dataset_of,
     engine_of,
     quote_failures,
+    sized,
     step_outcome,
 )
+from harness.tools.blkio.command import counters_line
 from harness.tools.pgbench import command as pgbench_command
+from harness.tools.pgbench.command import SCALE_BYTES
 from harness.tools.sysbench import command as sysbench_command
+from harness.tools.sysbench.command import ROW_BYTES
 
 KIND = "k8s-namespace"
 DELETE_TIMEOUT_S = 300
@@ -90,6 +103,7 @@ class K8sDatabaseTarget:
         self.labels = {LABEL: k8s_name(spec.name)}
         self.current: str | None = None  # the StatefulSet standing
         self.datasets: dict[str, Any] = {}  # its loaded dataset, by name
+        self.page_cache: PageCache | None = None
 
     # the namespace and the StatefulSet
     def _key(self) -> str:
@@ -146,6 +160,7 @@ class K8sDatabaseTarget:
                 request,
                 dict(settings.options),
                 self.labels,
+                self.options.db_memory_limit,
             ),
         )
         self.current, self.datasets = name, {}
@@ -154,10 +169,39 @@ class K8sDatabaseTarget:
     def _request_mib(self, workload: DbWorkload) -> int:
         """Room for the server's own files and the dataset, generously."""
         if isinstance(workload, PgbenchWorkload):
-            data = workload.scale * 16  # pgbench: ~15 MiB per scale unit
+            data = workload.scale * SCALE_BYTES
         else:
-            data = workload.tables * workload.table_size * 250 / 2**20  # ~250 B per row
-        return 512 + math.ceil(data * 2)
+            data = workload.tables * workload.table_size * ROW_BYTES[workload.engine]
+        return 512 + math.ceil(data * 2 / 2**20)
+
+    # memory
+    def _memory(self, engine: str) -> DatabaseMemory:
+        options = dict(getattr(self.spec.databases, engine).options)
+        return database_memory(engine, options, self._page_cache(), [])
+
+    def _page_cache(self) -> PageCache:
+        """The page cache a server's reads can come from: its container's memory limit
+        (the cache is charged to it), or without one its node's memory (the largest
+        node's: the pods' nodes are not known before they are scheduled)."""
+        if self.page_cache is not None:
+            return self.page_cache
+        limit = self.options.db_memory_limit
+        if limit is not None:
+            what = f"the page cache within the container's memory limit ({limit})"
+            self.page_cache = PageCache(size_bytes(limit), what, holds_buffers=True)
+            return self.page_cache
+        from kubernetes.utils import parse_quantity
+
+        try:
+            nodes = self.core.list_node().items
+            largest = max(int(parse_quantity(n.status.capacity["memory"])) for n in nodes)
+        except Exception as exc:  # a namespaced user may not read nodes
+            reason = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+            self.page_cache = PageCache(0, f"no page cache counted (nodes unreadable: {reason})")
+            return self.page_cache
+        what = f"the page cache of its node's {largest / 2**20:,.0f} MiB (no memory limit)"
+        self.page_cache = PageCache(largest, what)
+        return self.page_cache
 
     def _delete_set(self, name: str) -> None:
         absent(
@@ -238,10 +282,12 @@ class K8sDatabaseTarget:
         """The engine's StatefulSet at the step's size (its pods each a server on its own
         PVC with a client beside it), the data loaded once, then the clients run (or the
         pods killed, for io-pause) through the API's exec; output kept in raw/."""
-        workload = step.workload
-        assert isinstance(workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
-        engine = engine_of(workload)
+        assert isinstance(step.workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
+        engine = engine_of(step.workload)
         assert engine is not None
+        memory = self._memory(engine)
+        workload = sized(step.workload, memory)
+        assert isinstance(workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
         raw = store.raw_dir(step.id)
         self._namespace(store)
         name = self._ensure_set(step, engine, workload)
@@ -256,15 +302,63 @@ class K8sDatabaseTarget:
         failure = self._load(step, workload, engine, pod_of, raw, stop)
         if failure is not None:
             return failure
+        self._record_datasets(workload, engine, memory, pod_of, raw, stop)
         if isinstance(workload, IoPauseWorkload):
             return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
         threads = step.threads or 1
         lines = {c: self._run_line(workload, threads) for c in pod_of}
+        self._read_counters(pod_of, raw, "before", stop)
         commands, results = self._exec_all(
             pod_of, lines, raw, "", workload.runtime + RUN_MARGIN_S, stop, tick
         )
+        self._read_counters(pod_of, raw, "after", stop)
         atomic_write_json(raw / "process.json", by_consumer(commands, results))
         return step_outcome(commands, results, "run")
+
+    def _record_datasets(
+        self,
+        workload: DbWorkload,
+        engine: str,
+        memory: DatabaseMemory,
+        pod_of: dict[str, str],
+        raw: Path,
+        stop: threading.Event,
+    ) -> None:
+        """Each server's dataset on disk, measured in its container, beside the memory
+        it may keep it in: raw/dataset.json (the local target's layout)."""
+        lines = {c: objects.DATASET_LINE[engine] for c in pod_of}
+        commands, _ = self._exec_all(
+            pod_of, lines, raw, ".dataset", 120, stop, lambda *_: None, container="db"
+        )
+        size = {
+            k: getattr(workload, k)
+            for k in ("tables", "table_size", "scale")
+            if hasattr(workload, k)
+        }
+        datasets = {}
+        for consumer, command in zip(pod_of, commands, strict=True):
+            sizes = objects.dataset_sizes(read_output(command.stdout))
+            said = redact_text(read_output(command.stderr).strip())[-300:]
+            datasets[consumer] = {
+                "data_bytes": sizes["data"],
+                "data_error": "" if sizes["data"] is not None else said or "no size printed",
+                "datadir_bytes": sizes["datadir"],
+                "memory_bytes": memory.bytes,
+                "memory": memory.what,
+                "dataset": getattr(workload, "dataset", None),
+                **size,
+            }
+        atomic_write_json(raw / "dataset.json", datasets)
+
+    def _read_counters(
+        self, pod_of: dict[str, str], raw: Path, when: str, stop: threading.Event
+    ) -> None:
+        """Each server container's own block I/O counters for its data disk, as printed
+        (raw/<consumer>.blkio-<when>.out); records/device_check reads them."""
+        lines = {c: counters_line(objects.DATA) for c in pod_of}
+        self._exec_all(
+            pod_of, lines, raw, f".blkio-{when}", 60, stop, lambda *_: None, container="db"
+        )
 
     def _keep_pods(self, raw: Path, statefulset: str, pod_of: dict[str, str]) -> None:
         """raw/pods.json: which pod each consumer is."""
@@ -313,8 +407,9 @@ class K8sDatabaseTarget:
         timeout: float,
         stop: threading.Event,
         tick: Tick,
+        container: str = "client",
     ) -> tuple[list[Command], list[ProcessResult]]:
-        """Each consumer's shell line in its pod's client container, all at once; the
+        """Each consumer's shell line in its pod's ``container``, all at once; the
         commands (their output files, as the local target's) and their results."""
         commands = [
             Command(
@@ -331,7 +426,7 @@ class K8sDatabaseTarget:
                 self.core,
                 self.namespace,
                 pod_of[consumer],
-                "client",
+                container,
                 list(command.argv),
                 command.stdout,
                 command.stderr,

@@ -38,7 +38,7 @@ from harness.core.spec import (
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
 from harness.host.databases.mariadb import MariaDBServer
-from harness.host.databases.memory import DatabaseMemory, database_memory
+from harness.host.databases.memory import DatabaseMemory, database_memory, host_page_cache
 from harness.host.databases.postgresql import PGBENCH_DATABASE, PostgreSQLServer
 from harness.host.databases.server import SYSBENCH_DATABASE, DatabaseServer, ServerError
 from harness.host.hoststats import device_for_path
@@ -89,7 +89,8 @@ def engine_of(workload: DbWorkload) -> str | None:
 def memory_of(workload: DbWorkload, options: dict[str, str | int]) -> DatabaseMemory:
     """The memory a consumer's data can be served from on this host."""
     flags = workload.file_extra_flags if isinstance(workload, FileioWorkload) else []
-    return database_memory(engine_of(workload), options, (memory_kib() or 0) * 1024, flags)
+    cache = host_page_cache((memory_kib() or 0) * 1024)
+    return database_memory(engine_of(workload), options, cache, flags)
 
 
 def sized(workload: DbWorkload, memory: DatabaseMemory) -> DbWorkload:

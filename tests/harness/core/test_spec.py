@@ -295,5 +295,7 @@ def test_dataset_sizing_against_memory():
         validate(spec({"dataset": "2x-memory", "table_size": 5}))
     with pytest.raises(SpecError, match="give scale or dataset, not both"):
         validate(spec({"tool": "pgbench", "dataset": "2x-memory", "scale": 5}))
-    with pytest.raises(SpecError, match="workloads o: dataset sizing runs on the local target"):
-        validate(spec({"dataset": "2x-memory"}, {"type": "k8s", "storage_class": "fast"}))
+    k8s = {"type": "k8s", "storage_class": "fast", "db_memory_limit": "2Gi"}
+    assert validate(spec({"dataset": "2x-memory"}, k8s)).target.db_memory_limit == "2Gi"
+    with pytest.raises(SpecError, match="target.db_memory_limit"):
+        validate(spec({}, {**k8s, "db_memory_limit": "2 GB"}))

@@ -1,5 +1,6 @@
 """The database objects' pure parts: the password stays in the container's environment,
-server options in each engine's own syntax, the StatefulSet's shape."""
+server options in each engine's own syntax, the StatefulSet's shape, the dataset's
+sizes as the server's container prints them."""
 
 from __future__ import annotations
 
@@ -63,3 +64,26 @@ def test_statefulset_pods_have_their_own_claim_server_and_client():
 def test_start_scripts_are_valid_shell():
     for script in databases.START.values():
         subprocess.run(["sh", "-n", "-c", script], check=True)
+
+
+def test_a_memory_limit_bounds_the_server_container_only():
+    limited = databases.statefulset(
+        "mariadb-c001", "mariadb", 1, "img", "Never", "fast", "1Gi", {}, {}, "512Mi"
+    )
+    server, client = limited["spec"]["template"]["spec"]["containers"]
+    assert server["resources"] == {"limits": {"memory": "512Mi"}, "requests": {"memory": "512Mi"}}
+    assert "resources" not in client
+    plain = databases.statefulset(
+        "mariadb-c001", "mariadb", 1, "img", "Never", "fast", "1Gi", {}, {}
+    )
+    assert "resources" not in plain["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_dataset_sizes_as_the_containers_print_them():
+    assert databases.dataset_sizes("data 46144821\ndatadir 243741440\n") == {
+        "data": 46144821,
+        "datadir": 243741440,
+    }
+    assert databases.dataset_sizes("data \ndatadir 10\n") == {"data": None, "datadir": 10}
+    for engine in ("mariadb", "postgresql"):
+        assert "du -sb /data/" in databases.DATASET_LINE[engine]
