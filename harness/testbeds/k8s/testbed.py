@@ -4,7 +4,8 @@ local-path-provisioner built from the Go module proxy (build.py); certificates m
 (certs.py); images built here (images.py) and imported into containerd; StorageClasses
 `local-path` (dynamic) and `local-static` (pre-made local PVs). Everything lives in one
 state dir and listens on 127.0.0.1 from one base port. Follows the trial bring-up in
-../shared/testbeds/kubernetes.notes.txt.
+../shared/testbeds/kubernetes.notes.txt. On cgroup v1 a throttle rule no disk reaches on
+the kubepods blkio cgroup makes the kernel count each pod's block I/O (count_block_io).
 
 `down` stops the pods' processes (by the kubepods cgroups), the daemons (by pid file and
 command line), unmounts what is mounted under the state dir, and deletes the bridge and
@@ -440,9 +441,10 @@ def disk_of(path: Path) -> str:
 
 def count_block_io(path: Path, limit: int = COUNTING_BPS) -> str | None:
     """Make cgroup v1 count each pod's block I/O on the disk of ``path`` (the testbed's
-    volumes): it does so only under a throttle rule, so put one no device reaches on
-    the kubepods blkio cgroup (its pods inherit it; ``limit`` 0 removes it). Volume
-    I/O is then what a database pod reads of its own blkio.throttle counters, as
+    volumes): its blkio.throttle counters stay at "Total 0" until a throttle rule has
+    been set on the disk (in any cgroup; it counts from then until the next boot), so
+    put one no device reaches on the kubepods blkio cgroup (``limit`` 0 removes it, the
+    counting stays). A database pod then reads its own I/O from its counters, as
     cgroup v2's io.stat gives it without a rule. The disk, or None where there is no
     v1 blkio hierarchy (or no kubepods cgroup in it)."""
     kubepods = CGROUP_ROOT / "blkio" / "kubepods"

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.records.db_storage import READ_SHARE, reads_negligible, storage_use
-from harness.records.device_check import DeviceWindow, device_window
+from harness.records.device_check import DeviceWindow, cgroup_window, device_window
+
+BLKIO = Path(__file__).parents[1] / "tools" / "fixtures" / "blkio"  # real pod output
 
 MIB = 2**20
 POOL = {"memory_bytes": 128 * MIB, "memory": "innodb_buffer_pool_size 128 MiB"}
@@ -66,3 +70,27 @@ def test_device_window_interpolates_at_both_ends():
     assert found.read_kib_s == (2400 - 400) * 512 / 1024 / 1.5
     assert device_window(samples[:1], (0.5, 2.0)) is None
     assert device_window(samples, (2.0, 2.0)) is None
+
+
+def _reading(name: str) -> str:
+    return (BLKIO / name).read_text()
+
+
+def test_cgroup_window_sums_the_pods_counters_over_the_run():
+    pair = {"before": _reading("v1-before.txt"), "after": _reading("v1-after.txt")}
+    found, why = cgroup_window({"c01": pair, "c02": pair}, (100.0, 110.0))
+    assert why == "" and found is not None
+    assert found.device == "vda (the database containers' cgroup v1 blkio.throttle counters)"
+    assert (found.read_iops, found.write_iops) == (2 * 322 / 10, 2 * 40 / 10)
+    assert found.read_kib_s == 2 * 21037056 / 1024 / 10
+
+
+def test_cgroup_window_unknown_when_the_kernel_did_not_count_or_a_reading_is_missing():
+    inactive = {"before": _reading("v1-before.txt"), "after": _reading("v1-inactive.txt")}
+    found, why = cgroup_window({"c01": inactive}, (0.0, 10.0))
+    assert found is None and "the kernel is not counting" in why
+    found, why = cgroup_window({"c01": {"after": _reading("v1-after.txt")}}, (0.0, 10.0))
+    assert found is None and why == "c01: its container's counters were not read twice"
+    broken = {"before": "", "after": _reading("v1-after.txt")}
+    found, why = cgroup_window({"c02": broken}, (0.0, 10.0))
+    assert found is None and why.startswith("c02: the disk under the data directory")

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import stat
 import time
+from pathlib import Path
 
 import pytest
 
 from harness.testbeds.k8s.images import FIO
-from harness.testbeds.k8s.testbed import STATIC_PVS
+from harness.testbeds.k8s.testbed import COUNTING_BPS, STATIC_PVS, disk_of
 from tests.harness.helpers import volperf
 
 
@@ -54,6 +55,9 @@ def test_up_from_nothing_is_ready_with_both_storage_classes(k8s_testbed):
     assert classes["local-static"].provisioner == "kubernetes.io/no-provisioner"
     pvs = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-static=true")
     assert len(pvs.items) == STATIC_PVS and {pv.status.phase for pv in pvs.items} == {"Available"}
+    # cgroup v1 counts the pods' block I/O once a throttle rule is set on the volumes' disk
+    rule = Path("/sys/fs/cgroup/blkio/kubepods/blkio.throttle.read_bps_device")
+    assert rule.read_text().split() == [disk_of(k8s_testbed.state), str(COUNTING_BPS)]
 
 
 def _wait(what: str, check, timeout: float = 120):
