@@ -429,11 +429,14 @@ def _kubepods() -> list[Path]:
     return [p for p in found if p.is_dir()]
 
 
-def disk_of(path: Path) -> str:
-    """MAJ:MIN of the whole disk holding ``path`` (a partition's disk)."""
+def disk_of(path: Path) -> str | None:
+    """MAJ:MIN of the whole disk holding ``path`` (a partition's disk); None on a file
+    system of no block device (tmpfs, overlay)."""
     dev = os.stat(path).st_dev
     disk = f"{os.major(dev)}:{os.minor(dev)}"
     block = Path("/sys/dev/block", disk)
+    if not block.exists():
+        return None
     if (block / "partition").exists():
         disk = (block.resolve().parent / "dev").read_text().strip()
     return disk
@@ -446,11 +449,12 @@ def count_block_io(path: Path, limit: int = COUNTING_BPS) -> str | None:
     put one no device reaches on the kubepods blkio cgroup (``limit`` 0 removes it, the
     counting stays). A database pod then reads its own I/O from its counters, as
     cgroup v2's io.stat gives it without a rule. The disk, or None where there is no
-    v1 blkio hierarchy (or no kubepods cgroup in it)."""
+    v1 blkio hierarchy (or no kubepods cgroup in it) or ``path`` is on no disk: then
+    database steps say their device I/O is unknown."""
     kubepods = CGROUP_ROOT / "blkio" / "kubepods"
-    if not (kubepods / "blkio.throttle.read_bps_device").exists():
-        return None
     disk = disk_of(path)
+    if disk is None or not (kubepods / "blkio.throttle.read_bps_device").exists():
+        return None
     for direction in ("read", "write"):
         (kubepods / f"blkio.throttle.{direction}_bps_device").write_text(f"{disk} {limit}\n")
     return disk
