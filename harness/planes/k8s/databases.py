@@ -15,6 +15,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from harness.host.databases.postgresql import PGBENCH_DATABASE
+from harness.host.databases.server import SYSBENCH_DATABASE
+
 SECRET = "volperf-db"
 LUA_CONFIGMAP = "volperf-sysbench-lua"
 LUA_DIR = "/volperf-lua"
@@ -76,10 +79,10 @@ RUN_DIR = {"mariadb": "/run/mysqld", "postgresql": "/run/postgresql"}
 # In the server's container: the benchmark's database on disk ("data", MariaDB's database
 # folder or PostgreSQL's own size query) and the whole data directory ("datadir")
 DATASET_LINE = {
-    "mariadb": 'echo "data $(du -sb /data/mysql/sbtest | cut -f1)"; '
+    "mariadb": f'echo "data $(du -sb /data/mysql/{SYSBENCH_DATABASE} | cut -f1)"; '
     'echo "datadir $(du -sb /data/mysql | cut -f1)"',
-    "postgresql": f'echo "data $({PG_BIN}/psql -d pgbench -Atc '
-    '"SELECT pg_database_size(\'pgbench\')")"; '
+    "postgresql": f'echo "data $({PG_BIN}/psql -d {PGBENCH_DATABASE} -Atc '
+    f'"SELECT pg_database_size(\'{PGBENCH_DATABASE}\')")"; '
     'echo "datadir $(du -sb /data/pg | cut -f1)"',
 }
 

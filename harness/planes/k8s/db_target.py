@@ -36,6 +36,7 @@ import shlex
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ from harness.planes.local.db_target import (
     LOAD_TIMEOUT_S,
     RUN_MARGIN_S,
     by_consumer,
+    dataset_entry,
     dataset_of,
     engine_of,
     quote_failures,
@@ -103,7 +105,6 @@ class K8sDatabaseTarget:
         self.labels = {LABEL: k8s_name(spec.name)}
         self.current: str | None = None  # the StatefulSet standing
         self.datasets: dict[str, Any] = {}  # its loaded dataset, by name
-        self.page_cache: PageCache | None = None
 
     # the namespace and the StatefulSet
     def _key(self) -> str:
@@ -177,19 +178,17 @@ class K8sDatabaseTarget:
     # memory
     def _memory(self, engine: str) -> DatabaseMemory:
         options = dict(getattr(self.spec.databases, engine).options)
-        return database_memory(engine, options, self._page_cache(), [])
+        return database_memory(engine, options, self.page_cache, [])
 
-    def _page_cache(self) -> PageCache:
+    @cached_property
+    def page_cache(self) -> PageCache:
         """The page cache a server's reads can come from: its container's memory limit
         (the cache is charged to it), or without one its node's memory (the largest
         node's: the pods' nodes are not known before they are scheduled)."""
-        if self.page_cache is not None:
-            return self.page_cache
         limit = self.options.db_memory_limit
         if limit is not None:
             what = f"the page cache within the container's memory limit ({limit})"
-            self.page_cache = PageCache(size_bytes(limit), what, holds_buffers=True)
-            return self.page_cache
+            return PageCache(size_bytes(limit), what, holds_buffers=True)
         from kubernetes.utils import parse_quantity
 
         try:
@@ -197,11 +196,9 @@ class K8sDatabaseTarget:
             largest = max(int(parse_quantity(n.status.capacity["memory"])) for n in nodes)
         except Exception as exc:  # a namespaced user may not read nodes
             reason = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
-            self.page_cache = PageCache(0, f"no page cache counted (nodes unreadable: {reason})")
-            return self.page_cache
+            return PageCache(0, f"no page cache counted (nodes unreadable: {reason})")
         what = f"the page cache of its node's {largest / 2**20:,.0f} MiB (no memory limit)"
-        self.page_cache = PageCache(largest, what)
-        return self.page_cache
+        return PageCache(largest, what)
 
     def _delete_set(self, name: str) -> None:
         absent(
@@ -330,24 +327,14 @@ class K8sDatabaseTarget:
         commands, _ = self._exec_all(
             pod_of, lines, raw, ".dataset", 120, stop, lambda *_: None, container="db"
         )
-        size = {
-            k: getattr(workload, k)
-            for k in ("tables", "table_size", "scale")
-            if hasattr(workload, k)
-        }
         datasets = {}
         for consumer, command in zip(pod_of, commands, strict=True):
             sizes = objects.dataset_sizes(read_output(command.stdout))
             said = redact_text(read_output(command.stderr).strip())[-300:]
-            datasets[consumer] = {
-                "data_bytes": sizes["data"],
-                "data_error": "" if sizes["data"] is not None else said or "no size printed",
-                "datadir_bytes": sizes["datadir"],
-                "memory_bytes": memory.bytes,
-                "memory": memory.what,
-                "dataset": getattr(workload, "dataset", None),
-                **size,
-            }
+            error = "" if sizes["data"] is not None else said or "no size printed"
+            datasets[consumer] = dataset_entry(
+                workload, sizes["data"], error, sizes["datadir"], memory
+            )
         atomic_write_json(raw / "dataset.json", datasets)
 
     def _read_counters(

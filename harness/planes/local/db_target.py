@@ -469,6 +469,30 @@ class LocalDatabaseTarget:
         return []
 
 
+def dataset_entry(
+    workload: DbWorkload,
+    data: int | None,
+    error: str,
+    datadir: int | None,
+    memory: DatabaseMemory,
+) -> dict[str, Any]:
+    """One consumer's line of raw/dataset.json (both targets write it; records read it):
+    its data on disk (or why not), its server's whole data directory, the memory that
+    can hold the data, and what sized it."""
+    size = {
+        k: getattr(workload, k) for k in ("tables", "table_size", "scale") if hasattr(workload, k)
+    }
+    return {
+        "data_bytes": data,
+        "data_error": error,
+        "datadir_bytes": datadir,
+        "memory_bytes": memory.bytes,
+        "memory": memory.what,
+        "dataset": getattr(workload, "dataset", None),
+        **size,
+    }
+
+
 def _record_datasets(
     run: _StepRun,
     workload: DbWorkload,
@@ -479,9 +503,6 @@ def _record_datasets(
     """Each consumer's data as loaded, on disk, beside the memory that can hold it:
     raw/dataset.json. The data is the benchmark's database (sysbench fileio: its files);
     the server's whole data directory, logs included, is there too."""
-    size = {
-        k: getattr(workload, k) for k in ("tables", "table_size", "scale") if hasattr(workload, k)
-    }
     pgbench = isinstance(workload, PgbenchWorkload)
     database = PGBENCH_DATABASE if pgbench else SYSBENCH_DATABASE
     datasets = {}
@@ -495,15 +516,7 @@ def _record_datasets(
                 data = server.database_bytes(database)
             except ServerError as exc:  # the step still runs: only this figure is missing
                 data, error = None, str(exc)
-        datasets[consumer.name] = {
-            "data_bytes": data,
-            "data_error": error,
-            "datadir_bytes": on_disk,
-            "memory_bytes": memory.bytes,
-            "memory": memory.what,
-            "dataset": getattr(workload, "dataset", None),
-            **size,
-        }
+        datasets[consumer.name] = dataset_entry(workload, data, error, on_disk, memory)
     atomic_write_json(run.raw / "dataset.json", datasets)
 
 
