@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 Histogram = Mapping[int, int]
@@ -120,3 +121,61 @@ def relative_spread(values: Sequence[float]) -> float | None:
 def at_ceiling(value: float, ceiling: float, tolerance: float = 0.0) -> bool:
     """True when a value reached a measurement limit (within a relative tolerance)."""
     return value >= ceiling * (1 - tolerance)
+
+
+def coefficient_of_variation(values: Sequence[float]) -> float | None:
+    """Sample standard deviation / |mean| of repeats of one figure (the run-to-run
+    spread). None for fewer than two values or a zero mean."""
+    if len(values) < 2:
+        return None
+    centre = sum(values) / len(values)
+    if centre == 0:
+        return None
+    variance = sum((v - centre) ** 2 for v in values) / (len(values) - 1)
+    return variance**0.5 / abs(centre)
+
+
+def least_squares_slope(values: Sequence[float]) -> float | None:
+    """Slope per sample of the least-squares line through values at x = 0, 1, 2, ...;
+    None for fewer than two values."""
+    n = len(values)
+    if n < 2:
+        return None
+    x_mean = (n - 1) / 2
+    y_mean = sum(values) / n
+    covariance = sum((x - x_mean) * (y - y_mean) for x, y in enumerate(values))
+    spread = sum((x - x_mean) ** 2 for x in range(n))
+    return covariance / spread
+
+
+# SNIA Solid State Storage Performance Test Specification: over the measurement window
+# the data excursion (max - min) stays within 20 % of the window's average and the
+# excursion of the least-squares line across the window within 10 %
+STEADY_RANGE = 0.20
+STEADY_SLOPE = 0.10
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    average: float
+    data_excursion: float  # (max - min) / average
+    slope_excursion: float  # |slope| x (samples - 1) / average
+    steady: bool
+
+
+def steady_state(
+    window: Sequence[float],
+    range_share: float = STEADY_RANGE,
+    slope_share: float = STEADY_SLOPE,
+) -> SteadyState | None:
+    """The SNIA criteria on a window of a per-interval series (e.g. the last 60 one-second
+    IOPS averages). None for fewer than two values or a zero average."""
+    slope = least_squares_slope(window)
+    if slope is None:
+        return None
+    average = sum(window) / len(window)
+    if average == 0:
+        return None
+    data = (max(window) - min(window)) / abs(average)
+    line = abs(slope) * (len(window) - 1) / abs(average)
+    return SteadyState(average, data, line, data <= range_share and line <= slope_share)

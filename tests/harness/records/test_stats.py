@@ -128,3 +128,38 @@ def test_sample_percentile_interpolates_between_ranks():
 @given(st.lists(st.floats(0, 1e6), min_size=1), st.floats(0, 100))
 def test_sample_percentile_lies_between_min_and_max(values, p):
     assert min(values) <= stats.sample_percentile(values, p) <= max(values)
+
+
+def test_coefficient_of_variation():
+    assert stats.coefficient_of_variation([100.0, 100.0, 100.0]) == 0.0
+    # mean 100, sample standard deviation 10
+    assert stats.coefficient_of_variation([90.0, 100.0, 110.0]) == pytest.approx(0.10)
+    assert stats.coefficient_of_variation([1.0]) is None
+    assert stats.coefficient_of_variation([-1.0, 1.0]) is None
+
+
+@given(st.lists(st.floats(min_value=1, max_value=1e6), min_size=2, max_size=50))
+def test_coefficient_of_variation_is_not_negative(values):
+    assert stats.coefficient_of_variation(values) >= 0
+
+
+def test_least_squares_slope():
+    assert stats.least_squares_slope([1.0, 2.0, 3.0, 4.0]) == pytest.approx(1.0)
+    assert stats.least_squares_slope([5.0, 5.0, 5.0]) == 0.0
+    assert stats.least_squares_slope([4.0, 2.0, 4.0, 2.0]) == pytest.approx(-0.4)
+    assert stats.least_squares_slope([3.0]) is None
+
+
+def test_steady_state_follows_the_snia_criteria():
+    flat = stats.steady_state([1000.0, 1010.0, 990.0, 1005.0, 995.0])
+    assert flat is not None and flat.steady and flat.data_excursion == pytest.approx(0.02)
+    # a 25 % swing: the data excursion is out
+    swinging = stats.steady_state([1000.0, 1250.0, 1000.0, 1250.0, 1000.0])
+    assert swinging is not None and not swinging.steady
+    assert swinging.data_excursion == pytest.approx(250 / 1100)
+    # a steady climb of 3 % per interval over 5: range 12 % passes, the line's 12 % does not
+    climbing = stats.steady_state([1000.0, 1030.0, 1060.0, 1090.0, 1120.0])
+    assert climbing is not None and climbing.data_excursion < stats.STEADY_RANGE
+    assert climbing.slope_excursion == pytest.approx(120 / 1060)
+    assert not climbing.steady
+    assert stats.steady_state([1.0]) is None and stats.steady_state([0.0, 0.0]) is None

@@ -1,0 +1,55 @@
+"""fio's per-second logs, parsed from real ones (fixtures/logs/capture.sh made them with
+fio 3.33): times since the epoch, one direction per job, values that agree with the
+same run's JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.tools.fio.logs import FioLogError, LogPoint, parse_log, series
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+
+
+def _log(name: str) -> list[LogPoint]:
+    return parse_log((LOGS / name).read_text(), name)
+
+
+def test_iops_logs_of_a_reader_and_a_writer():
+    reader, writer = _log("fio-3.33-reader_iops.1.log"), _log("fio-3.33-writer_iops.2.log")
+    assert {p.direction for p in reader} == {"read"} and {p.direction for p in writer} == {"write"}
+    assert reader[0] == LogPoint(1795412805818, 30256.0, "read")
+    times = [t for t, _ in series(reader, "read")]
+    assert times == sorted(times) and all(
+        b - a == pytest.approx(1000, abs=5) for a, b in zip(times, times[1:])
+    )
+    assert series(reader, "write") == []
+
+
+def test_the_logs_agree_with_the_runs_json():
+    jobs = {
+        j["jobname"]: j
+        for j in json.loads((LOGS / "fio-3.33-reader-writer.json").read_text())["jobs"]
+    }
+    for job, direction, number in (("reader", "read", 1), ("writer", "write", 2)):
+        iops = [v for _, v in series(_log(f"fio-3.33-{job}_iops.{number}.log"), direction)]
+        bw = [v for _, v in series(_log(f"fio-3.33-{job}_bw.{number}.log"), direction)]
+        whole = jobs[job][direction]
+        assert sum(iops) / len(iops) == pytest.approx(whole["iops"], rel=0.1)
+        assert sum(bw) / len(bw) == pytest.approx(whole["bw"], rel=0.1)  # KiB/s both
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("1000, x, 0, 0, 0", "not a fio log line"),
+        ("1000", "not a fio log line"),
+        ("1000, 5, 7, 0, 0", "unknown direction 7"),
+    ],
+)
+def test_a_line_fio_would_not_write_is_named(text, says):
+    with pytest.raises(FioLogError, match=f"iops.log:1: {says}"):
+        parse_log(text, "iops.log")
