@@ -24,7 +24,7 @@ def test_iops_logs_of_a_reader_and_a_writer():
     assert reader[0] == LogPoint(1795412805818, 30256.0, "read")
     times = [t for t, _ in series(reader, "read")]
     assert times == sorted(times) and all(
-        b - a == pytest.approx(1000, abs=5) for a, b in zip(times, times[1:])
+        b - a == pytest.approx(1000, abs=5) for a, b in zip(times, times[1:], strict=False)
     )
     assert series(reader, "write") == []
 
