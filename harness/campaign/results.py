@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,17 @@ from harness.core.spec import FioWorkload, validate
 from harness.core.store import CampaignStore, atomic_write_json, atomic_write_text
 from harness.host.sampler import read_samples
 from harness.planes import registry
+from harness.planes.fio_step import LOG_DIR
 from harness.records.aggregate import Warning, aggregate_step
 from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
 from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
 from harness.records.step import RawStep, StepParts
+from harness.records.window import CommonWindow, common_window, running
 from harness.tools.fio.histogram import top_bucket_ns
+from harness.tools.fio.logs import FioLogError, JobLogs, read_job_logs
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
+from harness.tools.fio.render import LOG_AVG_MS
 
 
 @dataclass
@@ -139,7 +143,35 @@ def _fio_step(
             repeat=int(plan.get("repeat") or 1),
         )
         records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
-    return _fio_summary(store, step_id, records, [output], rate_iops, summary)
+    logs, records = _read_logs(raw / LOG_DIR, records, summary)
+    return _fio_summary(store, step_id, records, [output], rate_iops, summary, logs)
+
+
+def _read_logs(
+    directory: Path, records: list[FioConsumerRecord], summary: dict[str, Any]
+) -> tuple[list[JobLogs], list[FioConsumerRecord]]:
+    """The consumers' per-second logs (none when any is missing or unreadable, said in a
+    warning), and the records with the run windows the logs measured where fio's JSON
+    only let them be estimated (fio < 3.36)."""
+    if not directory.is_dir():
+        return [], records
+    logs: list[JobLogs] = []
+    try:
+        for record in records:
+            log = read_job_logs(directory, record.jobname)
+            if log is None:
+                raise FioLogError(f"{record.jobname}: fio wrote no per-second logs")
+            logs.append(log)
+    except (FioLogError, OSError) as exc:
+        summary["warnings"].append(asdict(Warning("unreadable-logs", str(exc))))
+        return [], records
+    measured = []
+    for record, log in zip(records, logs, strict=True):
+        span = running(log, LOG_AVG_MS)
+        if record.window_estimated and span is not None:
+            record = replace(record, start_ms=span[0], stop_ms=span[1], window_estimated=False)
+        measured.append(record)
+    return logs, measured
 
 
 def _fio_summary(
@@ -149,9 +181,11 @@ def _fio_summary(
     outputs: list[FioOutput],
     rate_iops: int | None,
     summary: dict[str, Any],
+    logs: list[JobLogs] | None = None,
 ) -> StepResult:
     """Aggregates of the step's records, the fio version and histograms of its output
-    (the first, when every VM had its own), and the device check."""
+    (the first, when every VM had its own), the common window of the consumers' logs,
+    and the device check."""
     if not outputs:
         summary.update(readers=0, writers=0, read=None, write=None)
         aggregate = aggregate_step(records, 0.0, rate_iops)
@@ -170,6 +204,20 @@ def _fio_summary(
         overlap=aggregate.overlap,
         overlap_estimated=aggregate.overlap_estimated,
     )
+    window = None
+    if logs:
+        latency_ns = 1000.0 if output.major_version < 3 else 1.0  # fio 2 logs microseconds
+        window = common_window(logs, LOG_AVG_MS, latency_ns)
+        if window is not None:
+            records = [
+                replace(
+                    r,
+                    window_read=window.consumers[r.jobname].get("read"),
+                    window_write=window.consumers[r.jobname].get("write"),
+                )
+                for r in records
+            ]
+    summary["window"] = _window_summary(window) if logs else None
     summary["warnings"] += [asdict(w) for w in aggregate.warnings]
     if not output.histograms:
         summary["warnings"].append(
@@ -205,6 +253,13 @@ def _fio_summary(
             )
         )
     return StepResult(summary, records)
+
+
+def _window_summary(window: CommonWindow | None) -> dict[str, Any]:
+    """The step's common window (its consumers' own figures are in fio.csv)."""
+    if window is None:
+        return {"seconds": 0.0, "read": None, "write": None}
+    return {k: v for k, v in asdict(window).items() if k != "consumers"}
 
 
 def _write_if_any(path: Path, text: str | None) -> None:

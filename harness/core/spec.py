@@ -84,6 +84,12 @@ class FioWorkload(_Strict):
     prefill: bool = False
     rwmixread: int | None = Field(None, ge=0, le=100)
     rate_iops: int | None = Field(None, ge=1, description="per-consumer cap")
+    start_stagger: int = Field(
+        0,
+        ge=0,
+        description="seconds between consumers' starts, to reproduce consumers that start "
+        "as they happen to boot; 0 starts them together",
+    )
     fio_options: dict[str, str | int] = Field(default_factory=dict)
 
     @field_validator("rw", mode="before")
@@ -416,6 +422,7 @@ AGENT_FIXED = {
     "direct": True,
     "rwmixread": None,
     "rate_iops": None,
+    "start_stagger": 0,
     "fio_options": {},
 }
 

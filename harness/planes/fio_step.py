@@ -18,14 +18,22 @@ from harness.tools.fio.run import run_fio
 
 DEFAULT_TIMEOUT_MARGIN_S = 120
 SIZE_MODE_TIMEOUT_S = 3600
+LOG_DIR = "logs"
 
 
-def step_timeout(spec: CampaignSpec, workload: FioWorkload) -> float:
+def step_timeout(spec: CampaignSpec, workload: FioWorkload, consumers: int = 1) -> float:
     if spec.step_timeout is not None:
         return spec.step_timeout
+    stagger = workload.start_stagger * (consumers - 1)
     if workload.mode == "time" and workload.runtime is not None:
-        return workload.runtime + workload.ramp_time + DEFAULT_TIMEOUT_MARGIN_S
-    return SIZE_MODE_TIMEOUT_S
+        return workload.runtime + workload.ramp_time + stagger + DEFAULT_TIMEOUT_MARGIN_S
+    return SIZE_MODE_TIMEOUT_S + stagger
+
+
+def log_dir(raw: Path) -> str:
+    """raw/logs, made: where fio writes its consumers' per-second logs on this host."""
+    (raw / LOG_DIR).mkdir(exist_ok=True)
+    return str(raw / LOG_DIR)
 
 
 def run_prefill(
@@ -63,6 +71,7 @@ def run_measured(
     tick: Tick,
     env: Mapping[str, str] | None = None,
     sampler: HostSampler | None = None,
+    consumers: int = 1,
 ) -> StepOutcome | None:
     """The measured job (raw/fio.*, process.json); a failure outcome or None. The host
     sampler, if any, gives the live IOPS shown while it runs."""
@@ -75,7 +84,7 @@ def run_measured(
         raw / "fio.job",
         raw / "fio.out",
         raw / "fio.err",
-        step_timeout(spec, workload),
+        step_timeout(spec, workload, consumers),
         stop,
         fio=spec.fio,
         on_tick=on_tick,

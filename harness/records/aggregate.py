@@ -138,7 +138,7 @@ def aggregate_step(
             Warning(
                 "low-overlap",
                 f"consumers ran together for only {overlap:.0%} of the step "
-                f"(under {OVERLAP_WARNING:.0%}): per-consumer figures are not concurrent load",
+                f"(under {OVERLAP_WARNING:.0%}): whole-run sums are not concurrent load",
             )
         )
     for name, direction in (("read", read), ("write", write)):

@@ -8,6 +8,8 @@ a difference that changes what the figures mean (harness.records.method) makes e
 verdict of the step "not comparable" unless the user accepts it. A figure one side lacks
 is "–", never "same"; "same" is a change within the tolerance (±2 %), or within the
 run-to-run spread of repeats when that is larger. Steps only one campaign has are listed.
+fio figures over the common window (the time every consumer ran) are compared beside
+the whole-run ones when both steps have them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ METRICS = [
     ("p95_consumer_mean", "p95 ms (mean of consumers)", False),
     ("p99_merged", "p99 ms (merged)", False),
 ]
+# over the common window (harness.records.window), compared when both steps have one
+WINDOW_METRICS = METRICS[:4]
+WINDOW = "common window"
 DB_METRICS = [
     ("tps_total", "TPS, sum", True),
     ("tps_per_consumer", "TPS per consumer", True),
@@ -128,6 +133,10 @@ def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]
     """What a step measured, by section: fio's read and write, a database step's figures,
     PVC provisioning times, timed events (io-pause …)."""
     found = [(d, step[d], METRICS) for d in ("read", "write") if step.get(d)]
+    window = step.get("window") or {}
+    found += [
+        (f"{d}, {WINDOW}", window[d], WINDOW_METRICS) for d in ("read", "write") if window.get(d)
+    ]
     if step.get("db"):
         found.append(("db", step["db"], DB_METRICS))
     for kind, figures in sorted((step.get("provision") or {}).items()):
@@ -227,6 +236,10 @@ def _step_deltas(
     memory = _measured_memory(mine, match)
     ours = {name: (figures, metrics) for name, figures, metrics in _sections(mine)}
     theirs = {name: (figures, metrics) for name, figures, metrics in _sections(match)}
+    for name in [n for n in {*ours, *theirs} if n.endswith(WINDOW)]:
+        if name not in ours or name not in theirs:  # whole-run figures are compared instead
+            ours.pop(name, None)
+            theirs.pop(name, None)
     deltas = []
     for direction in [*ours, *(s for s in theirs if s not in ours)]:
         metrics = (ours.get(direction) or theirs[direction])[1]

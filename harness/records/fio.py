@@ -52,7 +52,10 @@ OWN_COLUMNS = [
     "repeat",
     "error",
 ]
-FIO_COLUMNS = REFERENCE_COLUMNS + OWN_COLUMNS
+# each consumer over the step's common window (harness.records.window), from fio's logs
+WINDOW_FIGURES = ["iops", "bandwidth", "clat_mean"]
+WINDOW_COLUMNS = [f"window_{d}_{name}" for d in ("read", "write") for name in WINDOW_FIGURES]
+FIO_COLUMNS = REFERENCE_COLUMNS + OWN_COLUMNS + WINDOW_COLUMNS
 
 CSV_FIGURES = [
     "iops",
@@ -107,6 +110,18 @@ class DirectionFigures:
 
 
 @dataclass(frozen=True)
+class WindowFigures:
+    """One direction of one consumer over the step's common window."""
+
+    iops: float | None
+    bandwidth: float | None  # KiB/s
+    clat_mean: float | None  # ms
+
+    def cells(self) -> list[float | None]:
+        return [getattr(self, name) for name in WINDOW_FIGURES]
+
+
+@dataclass(frozen=True)
 class ConsumerContext:
     """What volperf knows about a consumer that fio's output does not say."""
 
@@ -133,6 +148,8 @@ class FioConsumerRecord:
     context: ConsumerContext
     error: str = ""
     window_estimated: bool = False  # fio < 3.36 has no job_start
+    window_read: WindowFigures | None = None  # over the common window, when fio logged
+    window_write: WindowFigures | None = None
 
     @classmethod
     def from_job(cls, job: FioJob, context: ConsumerContext, fio_end_ms: int) -> FioConsumerRecord:
@@ -164,6 +181,8 @@ class FioConsumerRecord:
             *(self.write.cells() if self.write else empty),
             *(asdict(self.context).values()),
             self.error,
+            *(self.window_read.cells() if self.window_read else [None] * len(WINDOW_FIGURES)),
+            *(self.window_write.cells() if self.window_write else [None] * len(WINDOW_FIGURES)),
         ]
 
 

@@ -179,3 +179,16 @@ def steady_state(
     data = (max(window) - min(window)) / abs(average)
     line = abs(slope) * (len(window) - 1) / abs(average)
     return SteadyState(average, data, line, data <= range_share and line <= slope_share)
+
+
+def rounds(values: Sequence[float], count: int) -> list[float]:
+    """The averages of ``count`` consecutive equal rounds of a series (SNIA's rounds),
+    the last ``count x len // count`` values used: what is left over is dropped from the
+    start, where a run warms up. Fewer values than rounds: the values themselves."""
+    if count < 1:
+        raise ValueError(f"rounds must be at least 1, got {count}")
+    size = len(values) // count
+    if size == 0:
+        return list(values)
+    used = values[len(values) - size * count :]
+    return [sum(used[i : i + size]) / size for i in range(0, len(used), size)]

@@ -56,6 +56,8 @@ def _against_consumers(steps, directory, stem, panels, ylabel, log=False) -> str
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), squeeze=False)
     plotted = False
     counts = sorted({int(s["concurrency"]) for s in steps})
+    # the same figure over each step's common window, where fio's logs gave one
+    windows = [{**(s.get("window") or {}), "concurrency": s["concurrency"]} for s in steps]
     for ax, (title, name, scale) in zip(axes[0], panels, strict=True):
         ax.set_xticks(counts)
         for direction in ("read", "write"):
@@ -63,6 +65,10 @@ def _against_consumers(steps, directory, stem, panels, ylabel, log=False) -> str
             if xs:
                 plotted = True
                 ax.plot(xs, ys, marker="o", color=COLOURS[direction], label=direction)
+            xs, ys = _series(windows, direction, name, scale)
+            if xs:
+                label = f"{direction}, common window"
+                ax.plot(xs, ys, marker="x", linestyle="--", color=COLOURS[direction], label=label)
         ax.set_title(title)
         ax.set_xlabel("consumers")
         ax.set_ylabel(ylabel)

@@ -263,6 +263,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 "description": describe_workload(spec_w) if spec_w else "",
                 "average": tables.average_rows(steps),
                 "sum": tables.sum_rows(steps),
+                "window": tables.window_rows(steps),
                 "tail": tables.tail_rows(steps) if not data.reference else [],
                 "runs": tables.run_rows(steps) if not data.reference else [],
                 "heat": tables.heat_rows(steps),

@@ -67,6 +67,36 @@ def sum_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     ]
 
 
+def window_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each step over its common window beside the whole run, and whether the summed
+    IOPS was steady over the window (SNIA's criteria): steps whose fio wrote logs."""
+    rows = []
+    for s in steps:
+        window = s.get("window")
+        if window is None:
+            continue
+        for d in DIRECTIONS:
+            if not s.get(d):
+                continue
+            steady = ((window.get(d) or {}).get("steady") or {}).get("steady")
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    d,
+                    cell(window.get("seconds"), 1),
+                    cell(window.get("start_spread_s"), 2),
+                    figure(window, d, "iops_sum"),
+                    figure(s, d, "iops_sum"),
+                    figure(window, d, "bandwidth_sum", 1, KIB_TO_MIB),
+                    figure(s, d, "bandwidth_sum", 1, KIB_TO_MIB),
+                    figure(window, d, "clat_mean_avg", 3),
+                    figure(s, d, "clat_mean_avg", 3),
+                    "–" if steady is None else ("steady" if steady else "not steady"),
+                ]
+            )
+    return rows
+
+
 def tail_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     """Tail latency: merged histograms beside the mean of per-consumer percentiles."""
     rows = []

@@ -34,6 +34,11 @@ def tiny_spec(directory: Path, name: str = "tiny", **overrides: Any) -> Campaign
     return validate(data)
 
 
+def raw_files(raw: Path) -> dict[str, bytes]:
+    """Every file under a step's raw/ (fio's logs are in raw/logs/), by relative path."""
+    return {str(p.relative_to(raw)): p.read_bytes() for p in raw.rglob("*") if p.is_file()}
+
+
 def fio_json(path: Path) -> dict[str, Any]:
     """fio's own output read with nothing but the json module (no volperf parsing)."""
     text = path.read_text()

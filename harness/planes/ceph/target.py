@@ -21,7 +21,7 @@ from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess, CephError, bindings, default_conf, mon_command
 from harness.planes.ceph.health_sampler import CephHealthSampler
-from harness.planes.fio_step import finished, prefill_note, run_measured, run_prefill
+from harness.planes.fio_step import finished, log_dir, prefill_note, run_measured, run_prefill
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 READING_MODES = RW_MODES - WRITE_MODES  # read, randread and the mixed modes
@@ -181,9 +181,11 @@ class RbdFioTarget:
                     store.record_created(self._key(t), prefilled_bytes=size_bytes(workload.size))
                 notes.append(prefill_note(len(unfilled), workload.size, seconds))
             self._write_images_note(step, targets, store)
-            job = render_job(workload, targets, self._engine())
+            job = render_job(workload, targets, self._engine(), log_dir(raw))
             with HostSampler(raw / "host.jsonl", None) as sampler:
-                failure = run_measured(self.spec, workload, raw, job, stop, tick, env, sampler)
+                failure = run_measured(
+                    self.spec, workload, raw, job, stop, tick, env, sampler, len(targets)
+                )
         return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

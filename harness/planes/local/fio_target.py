@@ -21,7 +21,13 @@ from harness.host.hoststats import device_for_path
 from harness.host.machine import mount_of
 from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
-from harness.planes.fio_step import finished, prefill_note, run_measured, run_prefill
+from harness.planes.fio_step import (
+    finished,
+    log_dir,
+    prefill_note,
+    run_measured,
+    run_prefill,
+)
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 
@@ -162,9 +168,11 @@ class LocalFioTarget:
             self._mark_prefilled(step, unfilled, store)
             notes.append(prefill_note(len(unfilled), step.workload.size, seconds))
 
-        job = render_job(step.workload, targets)
+        job = render_job(step.workload, targets, logs=log_dir(raw))
         with HostSampler(raw / "host.jsonl", device_for_path(self.path)) as sampler:
-            failure = run_measured(self.spec, step.workload, raw, job, stop, tick, sampler=sampler)
+            failure = run_measured(
+                self.spec, step.workload, raw, job, stop, tick, None, sampler, len(targets)
+            )
         return finished(failure, notes)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

@@ -6,7 +6,9 @@ started or, with log_unix_epoch, since the epoch. Values: I/Os per second (iops)
 
 from __future__ import annotations
 
+import glob
 from dataclasses import dataclass
+from pathlib import Path
 
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 
@@ -41,3 +43,47 @@ def parse_log(text: str, name: str = "log") -> list[LogPoint]:
 def series(points: list[LogPoint], direction: str) -> list[tuple[int, float]]:
     """One direction's (time_ms, value), in time order."""
     return sorted((p.time_ms, p.value) for p in points if p.direction == direction)
+
+
+Series = list[tuple[int, float]]
+
+
+@dataclass(frozen=True)
+class JobLogs:
+    """One consumer's logs, direction -> (time_ms, value) series of each kind: IOPS, KiB/s
+    and mean completion latency (fio's own unit); its sub-jobs (numjobs) combined
+    interval by interval (IOPS and bandwidth summed, latency averaged)."""
+
+    jobname: str
+    iops: dict[str, Series]
+    bw: dict[str, Series]
+    clat: dict[str, Series]
+
+
+def _combine(parts: list[Series], summed: bool) -> Series:
+    """Sub-jobs' series interval by interval, as long as the shortest; each interval
+    stamped with its latest sub-job's time."""
+    if len(parts) == 1:
+        return parts[0]
+    combined = []
+    for points in zip(*parts, strict=False):
+        total = sum(v for _, v in points)
+        combined.append((max(t for t, _ in points), total if summed else total / len(points)))
+    return combined
+
+
+def read_job_logs(directory: Path, jobname: str) -> JobLogs | None:
+    """The logs fio wrote as DIRECTORY/<jobname>_<kind>.<job number>.log, or None when it
+    wrote none (an older run, a consumer that never started)."""
+    kinds: dict[str, dict[str, Series]] = {}
+    for kind in ("iops", "bw", "clat"):
+        files = sorted(directory.glob(f"{glob.escape(jobname)}_{kind}.*.log"))
+        parsed = [parse_log(f.read_text(encoding="utf-8"), f.name) for f in files]
+        kinds[kind] = {
+            direction: _combine(parts, summed=kind != "clat")
+            for direction in DIRECTIONS.values()
+            if (parts := [s for points in parsed if (s := series(points, direction))])
+        }
+    if not any(kinds.values()):
+        return None
+    return JobLogs(jobname, kinds["iops"], kinds["bw"], kinds["clat"])

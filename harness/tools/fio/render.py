@@ -20,6 +20,11 @@ class JobTarget:
     rbdname: str | None = None
 
 
+# fio's own per-interval logs: 1 s averages, stamped in milliseconds since the epoch so
+# the consumers of a step (other processes, pods, VMs) share one clock
+LOG_AVG_MS = 1000
+LOG_KINDS = ("iops", "bw", "clat")  # write_lat_log also writes lat and slat
+
 # how fio reaches the storage: the workload's ioengine, or e.g. rbd with its pool and user
 Engine = Mapping[str, str]
 
@@ -64,20 +69,43 @@ def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) 
     return lines
 
 
-def _job_section(target: JobTarget, numjobs: int) -> list[str]:
+def _log_lines(logs: str, jobname: str) -> list[str]:
+    """A consumer's logs as LOGS/<jobname>_iops.<job number>.log (and _bw, _clat …)."""
+    prefix = f"{logs.rstrip('/')}/{jobname}"
+    return [
+        f"write_iops_log={prefix}",
+        f"write_bw_log={prefix}",
+        f"write_lat_log={prefix}",
+        f"log_avg_msec={LOG_AVG_MS}",
+        "log_unix_epoch=1",
+    ]
+
+
+def _job_section(target: JobTarget, numjobs: int, logs: str | None, start_delay: int) -> list[str]:
     lines = ["", f"[{target.jobname}]", f"rw={target.rw}", *_where(target)]
     if numjobs > 1:
         lines.append("new_group")
+    if start_delay:
+        lines.append(f"startdelay={start_delay}")
+    if logs is not None:
+        lines += _log_lines(logs, target.jobname)
     return lines
 
 
 def render_job(
-    workload: FioWorkload, targets: Sequence[JobTarget], engine: Engine | None = None
+    workload: FioWorkload,
+    targets: Sequence[JobTarget],
+    engine: Engine | None = None,
+    logs: str | None = None,
+    first_index: int = 0,
 ) -> str:
-    """The measured job: one section per consumer, all starting together."""
+    """The measured job: one section per consumer, all starting together (or each
+    ``start_stagger`` seconds after the one before, counted from ``first_index`` when a
+    consumer has its own fio), each writing its per-second logs under ``logs``."""
     lines = _global_section(workload, workload.numjobs, engine)
-    for target in targets:
-        lines += _job_section(target, workload.numjobs)
+    for index, target in enumerate(targets, first_index):
+        delay = index * workload.start_stagger
+        lines += _job_section(target, workload.numjobs, logs, delay)
     return "\n".join(lines) + "\n"
 
 

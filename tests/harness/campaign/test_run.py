@@ -9,7 +9,7 @@ import pytest
 from harness.campaign.run import Display, run_campaign
 from harness.core.store import CampaignError, CampaignStore
 from harness.planes.local.fio_target import LocalFioTarget
-from tests.harness.helpers import tiny_spec
+from tests.harness.helpers import raw_files, tiny_spec
 
 pytestmark = pytest.mark.functional
 
@@ -41,7 +41,7 @@ def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
     assert [store.read_status(s).state for s in steps] == ["done", "interrupted"]
     partial = store.raw_dir(steps[1]) / "fio.out"
     assert "terminating on signal" in partial.read_text()  # fio stopped cleanly
-    done_before = {p.name: p.read_bytes() for p in store.raw_dir(steps[0]).iterdir()}
+    done_before = raw_files(store.raw_dir(steps[0]))
     assert not list((tmp_path / "data").iterdir())  # files cleaned even when interrupted
 
     second = run_campaign(spec, tmp_path / "r", LocalFioTarget)
@@ -49,7 +49,7 @@ def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
     statuses = [store.read_status(s) for s in store.step_ids()]
     assert [(s.state, s.attempts) for s in statuses] == [("done", 1), ("done", 2), ("done", 1)]
     # the finished step was not run again, byte for byte
-    assert {p.name: p.read_bytes() for p in store.raw_dir(steps[0]).iterdir()} == done_before
+    assert raw_files(store.raw_dir(steps[0])) == done_before
     # the interrupted attempt's output is kept beside the new one
     assert (store.step_dir(steps[1]) / "raw.attempt-1" / "fio.out").exists()
     rows = (store.root / "fio.csv").read_text().splitlines()

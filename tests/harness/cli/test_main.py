@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from harness.core.store import CampaignStore
-from tests.harness.helpers import volperf
+from tests.harness.helpers import raw_files, volperf
 
 pytestmark = pytest.mark.functional
 STEP2 = "002-randrw-4k-c004-r1"
@@ -82,7 +82,7 @@ def test_stopped_mid_step_then_resumed(tmp_path, sig):
     store = CampaignStore(tmp_path / "results" / "q")
     process = start(*quick_args(data), cwd=tmp_path)
     wait_for_fio_in_step(store, STEP2)
-    step1 = {p.name: p.read_bytes() for p in store.raw_dir("001-randrw-4k-c002-r1").iterdir()}
+    step1 = raw_files(store.raw_dir("001-randrw-4k-c002-r1"))
     process.send_signal(sig)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
@@ -97,9 +97,7 @@ def test_stopped_mid_step_then_resumed(tmp_path, sig):
     result = volperf(*quick_args(data), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "resuming: 1 done already" in result.stderr
-    assert {
-        p.name: p.read_bytes() for p in store.raw_dir("001-randrw-4k-c002-r1").iterdir()
-    } == step1
+    assert raw_files(store.raw_dir("001-randrw-4k-c002-r1")) == step1
     assert volperf("status", str(store.root), cwd=tmp_path).returncode == 0
 
 

@@ -60,14 +60,20 @@ def test_compare_iodepth_1_against_16_has_the_right_signs_and_sizes(two_campaign
         n: json.loads((root / "results" / n / "summary.json").read_text())["steps"]
         for n in ("qd1", "qd16")
     }
+
+    def section(step: dict, direction: str) -> dict:
+        # "read, common window": the figures over the time every consumer ran
+        return step["window"]["read"] if direction.endswith("common window") else step["read"]
+
     for d in deltas:
         if d["delta"] is None:
             continue
         index = [s["step"] for s in summaries["qd1"]].index(d["step"])
-        base = summaries["qd1"][index]["read"][d["metric"]]
-        other = summaries["qd16"][index]["read"][d["metric"]]
+        base = section(summaries["qd1"][index], d["direction"])[d["metric"]]
+        other = section(summaries["qd16"][index], d["direction"])[d["metric"]]
         assert d["delta"] == pytest.approx((other - base) / base)  # the magnitude
-    by_metric = {(d["concurrency"], d["metric"]): d for d in deltas}
+    assert {d["direction"] for d in deltas} == {"read", "read, common window"}
+    by_metric = {(d["concurrency"], d["metric"]): d for d in deltas if d["direction"] == "read"}
     # 16 I/Os in flight instead of 1: more IOPS (better) at a higher latency (worse)
     assert by_metric[(1, "iops_sum")]["delta"] > 0.5 and by_metric[(1, "iops_sum")]["better"]
     assert by_metric[(1, "iops_sum")]["verdict"] == "better"
