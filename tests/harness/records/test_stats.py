@@ -163,3 +163,22 @@ def test_steady_state_follows_the_snia_criteria():
     assert climbing.slope_excursion == pytest.approx(120 / 1060)
     assert not climbing.steady
     assert stats.steady_state([1.0]) is None and stats.steady_state([0.0, 0.0]) is None
+
+
+def test_rounds_average_equal_rounds_from_the_end():
+    assert stats.rounds([1, 2, 3, 4, 5, 6], 3) == [1.5, 3.5, 5.5]
+    # the leftover is dropped from the start, where a run warms up
+    assert stats.rounds([100, 1, 1, 3, 3], 2) == [1.0, 3.0]
+    assert stats.rounds([7, 8], 5) == [7, 8]  # fewer values than rounds
+    with pytest.raises(ValueError, match="at least 1"):
+        stats.rounds([1], 0)
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e6), min_size=1), st.integers(1, 10))
+def test_rounds_have_the_mean_of_the_values_they_use(values, count):
+    made = stats.rounds(values, count)
+    used = (
+        values[len(values) - (len(values) // count) * count :] if len(values) >= count else values
+    )
+    assert len(made) == min(count, len(values)) or len(values) < count
+    assert sum(made) / len(made) == pytest.approx(sum(used) / len(used), rel=1e-9, abs=1e-9)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.fio.logs import FioLogError, LogPoint, parse_log, series
+from harness.tools.fio.logs import FioLogError, LogPoint, parse_log, read_job_logs, series
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
 
@@ -53,3 +53,24 @@ def test_the_logs_agree_with_the_runs_json():
 def test_a_line_fio_would_not_write_is_named(text, says):
     with pytest.raises(FioLogError, match=f"iops.log:1: {says}"):
         parse_log(text, "iops.log")
+
+
+def test_a_consumers_logs_are_read_by_its_job_name():
+    logs = read_job_logs(LOGS, "fio-3.33-reader")
+    assert logs is not None and logs.jobname == "fio-3.33-reader"
+    assert set(logs.iops) == set(logs.bw) == set(logs.clat) == {"read"}
+    assert logs.iops["read"] == series(_log("fio-3.33-reader_iops.1.log"), "read")
+    assert read_job_logs(LOGS, "no-such-job") is None
+
+
+def test_sub_jobs_of_a_consumer_are_added_interval_by_interval(tmp_path):
+    # numjobs=2: fio writes c01-randread_iops.1.log and .2.log; the last one is shorter
+    (tmp_path / "c01-randread_iops.1.log").write_text("1000, 10, 0, 0, 0\n2000, 20, 0, 0, 0\n")
+    (tmp_path / "c01-randread_iops.2.log").write_text("1003, 1, 0, 0, 0\n")
+    (tmp_path / "c01-randread_clat.1.log").write_text("1000, 100, 0, 0, 0\n")
+    (tmp_path / "c01-randread_clat.2.log").write_text("1003, 300, 0, 0, 0\n")
+    logs = read_job_logs(tmp_path, "c01-randread")
+    assert logs is not None
+    assert logs.iops == {"read": [(1003, 11.0)]}  # summed
+    assert logs.clat == {"read": [(1003, 200.0)]}  # averaged
+    assert logs.bw == {}
