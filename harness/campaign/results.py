@@ -24,10 +24,12 @@ from harness.records.aggregate import Warning, aggregate_step
 from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
 from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.records.repeats import repeat_spreads
+from harness.records.steadystate import step_steadystate
 from harness.records.step import RawStep, StepParts
 from harness.records.window import CommonWindow, common_window, running
 from harness.tools.fio.histogram import top_bucket_ns
-from harness.tools.fio.logs import FioLogError, JobLogs, read_job_logs
+from harness.tools.fio.logs import FioLogError, JobLogs, read_job_logs, since_epoch
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 from harness.tools.fio.render import LOG_AVG_MS
 
@@ -104,6 +106,7 @@ def _fio_step(
         own = build(step)
         summary.update({"tool": "fio", **own.summary})
         summary["warnings"] += [asdict(w) for w in own.warnings]
+        _steadystate(own.fio_outputs, summary)
         result = _fio_summary(
             store, step_id, own.fio_records, own.fio_outputs[:1], rate_iops, summary
         )
@@ -143,8 +146,20 @@ def _fio_step(
             repeat=int(plan.get("repeat") or 1),
         )
         records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
+    _steadystate([output], summary)
     logs, records = _read_logs(raw / LOG_DIR, records, summary)
     return _fio_summary(store, step_id, records, [output], rate_iops, summary, logs)
+
+
+def _steadystate(outputs: list[FioOutput], summary: dict[str, Any]) -> None:
+    """fio's own steady-state detection, where the workload asked for it."""
+    found = step_steadystate([job for output in outputs for job in output.jobs])
+    if found is None:
+        return
+    summary["steadystate"] = asdict(found)
+    warning = found.warning()
+    if warning is not None:
+        summary["warnings"].append(asdict(warning))
 
 
 def _read_logs(
@@ -161,6 +176,11 @@ def _read_logs(
             log = read_job_logs(directory, record.jobname)
             if log is None:
                 raise FioLogError(f"{record.jobname}: fio wrote no per-second logs")
+            if not since_epoch(log):
+                raise FioLogError(
+                    f"{record.jobname}: its logs count time from its own start, not the "
+                    "epoch (fio without log_unix_epoch): no common window"
+                )
             logs.append(log)
     except (FioLogError, OSError) as exc:
         summary["warnings"].append(asdict(Warning("unreadable-logs", str(exc))))
@@ -295,6 +315,10 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
         "volperf": __version__,
         "labels": spec.labels,
         "steps": [r.summary for r in results],
+        "repeats": [
+            {**asdict(r), "flagged": r.flagged}
+            for r in repeat_spreads([r.summary for r in results])
+        ],
     }
     atomic_write_json(store.root / "summary.json", redact(summary))
     return results

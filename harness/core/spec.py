@@ -66,6 +66,19 @@ def _size_text(value: str) -> str:
 Size = Annotated[str, BeforeValidator(str), AfterValidator(_size_text)]
 
 
+class SteadyStateOption(_Strict):
+    """fio's own steady-state detection: the job ends once the criterion held for
+    ``duration`` seconds (fio's steadystate, ss_dur, ss_ramp); runtime is the limit."""
+
+    criterion: str = Field(
+        pattern=r"^(iops|bw)(_slope)?:[0-9]+(\.[0-9]+)?%?$",
+        description="fio's steadystate, e.g. iops:20% (max deviation from the mean) or "
+        "iops_slope:0.1% (slope)",
+    )
+    duration: int = Field(ge=2, description="seconds the criterion must hold (ss_dur)")
+    ramp: int = Field(0, ge=0, description="seconds before fio starts judging (ss_ramp)")
+
+
 class FioWorkload(_Strict):
     """fio options of one workload; consumers of a step are assigned ``rw`` round-robin."""
 
@@ -90,6 +103,7 @@ class FioWorkload(_Strict):
         description="seconds between consumers' starts, to reproduce consumers that start "
         "as they happen to boot; 0 starts them together",
     )
+    steadystate: SteadyStateOption | None = None
     fio_options: dict[str, str | int] = Field(default_factory=dict)
 
     @field_validator("rw", mode="before")
@@ -109,6 +123,8 @@ class FioWorkload(_Strict):
     def _mode(self) -> FioWorkload:
         if self.mode == "time" and self.runtime is None:
             raise ValueError("mode 'time' needs runtime (seconds)")
+        if self.steadystate is not None and self.mode != "time":
+            raise ValueError("steadystate needs mode 'time': runtime is its limit")
         return self
 
 
@@ -423,6 +439,7 @@ AGENT_FIXED = {
     "rwmixread": None,
     "rate_iops": None,
     "start_stagger": 0,
+    "steadystate": None,
     "fio_options": {},
 }
 

@@ -250,6 +250,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                     "db": tables.db_rows(steps, tool),
                     "storage_header": tables.STORAGE_HEADER,
                     "storage": tables.storage_rows(steps),
+                    "repeats": tables.repeat_rows(steps),
                     "plots": [tps] if tps else [],
                 }
             )
@@ -264,6 +265,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 "average": tables.average_rows(steps),
                 "sum": tables.sum_rows(steps),
                 "window": tables.window_rows(steps),
+                "repeats": tables.repeat_rows(steps),
                 "tail": tables.tail_rows(steps) if not data.reference else [],
                 "runs": tables.run_rows(steps) if not data.reference else [],
                 "heat": tables.heat_rows(steps),

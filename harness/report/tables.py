@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.records.repeats import CV_FLAG, repeat_spreads
+
 DIRECTIONS = ("read", "write")
 
 
@@ -78,7 +80,7 @@ def window_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
         for d in DIRECTIONS:
             if not s.get(d):
                 continue
-            steady = ((window.get(d) or {}).get("steady") or {}).get("steady")
+            steady = _steady_cell(s, ((window.get(d) or {}).get("steady") or {}).get("steady"))
             rows.append(
                 [
                     str(s.get("concurrency")),
@@ -91,10 +93,18 @@ def window_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                     figure(s, d, "bandwidth_sum", 1, KIB_TO_MIB),
                     figure(window, d, "clat_mean_avg", 3),
                     figure(s, d, "clat_mean_avg", 3),
-                    "–" if steady is None else ("steady" if steady else "not steady"),
+                    steady,
                 ]
             )
     return rows
+
+
+def _steady_cell(step: dict[str, Any], snia: bool | None) -> str:
+    """fio's own verdict where the workload asked for it, else SNIA's on the window."""
+    fio = step.get("steadystate")
+    if fio:
+        return f"fio: {fio['attained']} of {len(fio['consumers'])} attained"
+    return "–" if snia is None else ("steady" if snia else "not steady")
 
 
 def tail_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
@@ -138,6 +148,25 @@ def run_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                 cell(device.get("fio_iops")),
                 f"{gap:.1%}" if gap is not None else "–",
                 f"{busy:.0%}" if busy is not None else "–",
+            ]
+        )
+    return rows
+
+
+def repeat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each figure's repeats, mean and coefficient of variation; a CV over 10 % flagged."""
+    rows = []
+    for r in repeat_spreads(steps):
+        digits = 0 if r.mean >= 100 else 3
+        rows.append(
+            [
+                str(r.concurrency) + (f" × {r.threads} threads" if r.threads else ""),
+                r.direction,
+                r.label,
+                ", ".join(cell(v, digits) for v in r.values),
+                cell(r.mean, digits),
+                f"{r.cv:.1%}" if r.cv is not None else "–",
+                f"CV over {CV_FLAG:.0%}" if r.flagged else "",
             ]
         )
     return rows

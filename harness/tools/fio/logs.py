@@ -46,6 +46,8 @@ def series(points: list[LogPoint], direction: str) -> list[tuple[int, float]]:
 
 
 Series = list[tuple[int, float]]
+# before this, a log's times are since its job started (fio without log_unix_epoch)
+EPOCH_MS_FROM = 10**12  # 2001-09-09
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,17 @@ class JobLogs:
     iops: dict[str, Series]
     bw: dict[str, Series]
     clat: dict[str, Series]
+
+
+def since_epoch(logs: JobLogs) -> bool:
+    """True when the log's times are wall-clock (log_unix_epoch), comparable across
+    consumers; false for times since each job started."""
+    return all(
+        t >= EPOCH_MS_FROM
+        for kind in (logs.iops, logs.bw, logs.clat)
+        for points in kind.values()
+        for t, _ in points
+    )
 
 
 def _combine(parts: list[Series], summed: bool) -> Series:

@@ -57,6 +57,19 @@ class Direction:
 
 
 @dataclass(frozen=True)
+class SteadyStateResult:
+    """fio's own steady-state detection of one job (steadystate=, ss_dur=): the
+    criterion asked, whether it was met (fio then ended the job early), and the mean of
+    the last ss_dur seconds it judged."""
+
+    criterion: str  # as fio prints it, e.g. "iops_slope:0.100000%"
+    attained: bool
+    duration_s: int
+    iops_mean: float
+    bw_mean_kib: float
+
+
+@dataclass(frozen=True)
 class FioJob:
     jobname: str
     groupid: int
@@ -66,6 +79,7 @@ class FioJob:
     runtime_ms: int | None  # the longer direction's runtime
     start_ms: int | None  # job_start (fio >= 3.36), wall clock in ms since the epoch
     options: dict[str, str]
+    steadystate: SteadyStateResult | None = None
 
     @property
     def error_message(self) -> str:
@@ -169,6 +183,20 @@ def _parse_job(job: dict[str, Any], major: int, source: str) -> FioJob:
         runtime_ms=int(runtime) if runtime is not None else None,
         start_ms=int(job["job_start"]) if job.get("job_start") else None,
         options={k: str(v) for k, v in job.get("job options", {}).items()},
+        steadystate=_parse_steadystate(job.get("steadystate")),
+    )
+
+
+def _parse_steadystate(data: dict[str, Any] | None) -> SteadyStateResult | None:
+    if not data:
+        return None
+    means = data.get("data") or {}
+    return SteadyStateResult(
+        criterion=str(data["ss"]),
+        attained=bool(int(data["attained"])),
+        duration_s=int(data["duration"]),
+        iops_mean=float(means.get("iops_mean", 0)),
+        bw_mean_kib=float(means.get("bw_mean", 0)) / 1024,  # fio gives bytes/s here
     )
 
 

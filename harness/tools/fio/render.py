@@ -62,6 +62,9 @@ def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) 
         lines.append(f"rwmixread={workload.rwmixread}")
     if workload.rate_iops is not None:
         lines.append(f"rate_iops={workload.rate_iops}")
+    if workload.steadystate is not None:
+        ss = workload.steadystate
+        lines += [f"steadystate={ss.criterion}", f"ss_dur={ss.duration}", f"ss_ramp={ss.ramp}"]
     if numjobs > 1:
         # One JSON entry per consumer: each section is its own group, reported as one.
         lines += [f"numjobs={numjobs}", "group_reporting=1"]

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.fio.logs import FioLogError, LogPoint, parse_log, read_job_logs, series
+from harness.tools.fio.logs import (
+    FioLogError,
+    LogPoint,
+    parse_log,
+    read_job_logs,
+    series,
+    since_epoch,
+)
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
 
@@ -18,10 +25,18 @@ def _log(name: str) -> list[LogPoint]:
     return parse_log((LOGS / name).read_text(), name)
 
 
-def test_iops_logs_of_a_reader_and_a_writer():
-    reader, writer = _log("fio-3.33-reader_iops.1.log"), _log("fio-3.33-writer_iops.2.log")
+VERSIONS = ["fio-3.33", "fio-3.41"]
+
+
+def test_a_log_line_is_time_value_direction():
+    assert _log("fio-3.33-reader_iops.1.log")[0] == LogPoint(1795412805818, 30256.0, "read")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_iops_logs_of_a_reader_and_a_writer(version):
+    reader, writer = _log(f"{version}-reader_iops.1.log"), _log(f"{version}-writer_iops.2.log")
     assert {p.direction for p in reader} == {"read"} and {p.direction for p in writer} == {"write"}
-    assert reader[0] == LogPoint(1795412805818, 30256.0, "read")
+    assert reader[0].time_ms > 1_700_000_000_000  # log_unix_epoch: ms since the epoch
     times = [t for t, _ in series(reader, "read")]
     assert times == sorted(times) and all(
         b - a == pytest.approx(1000, abs=5) for a, b in zip(times, times[1:], strict=False)
@@ -29,14 +44,15 @@ def test_iops_logs_of_a_reader_and_a_writer():
     assert series(reader, "write") == []
 
 
-def test_the_logs_agree_with_the_runs_json():
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_logs_agree_with_the_runs_json(version):
     jobs = {
         j["jobname"]: j
-        for j in json.loads((LOGS / "fio-3.33-reader-writer.json").read_text())["jobs"]
+        for j in json.loads((LOGS / f"{version}-reader-writer.json").read_text())["jobs"]
     }
     for job, direction, number in (("reader", "read", 1), ("writer", "write", 2)):
-        iops = [v for _, v in series(_log(f"fio-3.33-{job}_iops.{number}.log"), direction)]
-        bw = [v for _, v in series(_log(f"fio-3.33-{job}_bw.{number}.log"), direction)]
+        iops = [v for _, v in series(_log(f"{version}-{job}_iops.{number}.log"), direction)]
+        bw = [v for _, v in series(_log(f"{version}-{job}_bw.{number}.log"), direction)]
         whole = jobs[job][direction]
         assert sum(iops) / len(iops) == pytest.approx(whole["iops"], rel=0.1)
         assert sum(bw) / len(bw) == pytest.approx(whole["bw"], rel=0.1)  # KiB/s both
@@ -74,3 +90,9 @@ def test_sub_jobs_of_a_consumer_are_added_interval_by_interval(tmp_path):
     assert logs.iops == {"read": [(1003, 11.0)]}  # summed
     assert logs.clat == {"read": [(1003, 200.0)]}  # averaged
     assert logs.bw == {}
+
+
+def test_times_since_the_epoch_or_since_the_job_started(tmp_path):
+    assert since_epoch(read_job_logs(LOGS, "fio-3.33-reader"))
+    (tmp_path / "c01-randread_iops.1.log").write_text("1000, 10, 0, 0, 0\n2001, 20, 0, 0, 0\n")
+    assert not since_epoch(read_job_logs(tmp_path, "c01-randread"))
