@@ -42,6 +42,27 @@ def test_single_rw_becomes_a_list():
             {"workloads": [{"name": "w", "rw": "read", "mode": "time", "runtime": None}]},
             "workloads[0]: mode 'time' needs runtime",
         ),
+        (
+            {"workloads": [{"name": "w", "rw": "read", "steadystate": {"criterion": "iops"}}]},
+            "workloads[0].steadystate.criterion: String should match pattern",
+        ),
+        (
+            {
+                "workloads": [
+                    {
+                        "name": "w",
+                        "rw": "read",
+                        "mode": "size",
+                        "steadystate": {"criterion": "iops:20%", "duration": 5},
+                    }
+                ]
+            },
+            "steadystate needs mode 'time'",
+        ),
+        (
+            {"workloads": [{"name": "w", "rw": "read", "start_stagger": -1}]},
+            "workloads[0].start_stagger: Input should be greater than or equal to 0",
+        ),
         ({"sweep": [2, 0]}, "sweep: consumer count 0 must be at least 1 (got [2, 0])"),
         ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
         (

@@ -70,3 +70,18 @@ def test_staggered_consumers_are_summed_over_their_common_window(tmp_path):
         assert float(rows[jobname]["window_read_iops"]) == pytest.approx(mean)
     assert float(rows["c02-randwrite"]["window_write_iops"]) > 0
     assert rows["c02-randwrite"]["window_read_iops"] == ""
+
+
+def test_fio_ends_a_run_that_attained_steady_state_and_says_so(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    steady = {"criterion": "iops:50%", "duration": 3, "ramp": 1}
+    spec = tiny_spec(data, sweep=[2], workload={"runtime": 30, "steadystate": steady})
+    outcome = run_campaign(spec, tmp_path / "results", LocalFioTarget)
+    assert outcome.ok, [r.summary for r in outcome.results]
+    [result] = outcome.results
+    found = result.summary["steadystate"]
+    assert found["criterion"].startswith("iops:50") and found["duration_s"] == 3
+    assert found["attained"] == 2, found
+    assert all(r.stop_ms - r.start_ms < 20_000 for r in result.records)  # not the 30 s
+    assert "not-steady" not in {w["code"] for w in result.summary["warnings"]}

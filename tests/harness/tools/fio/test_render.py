@@ -59,6 +59,34 @@ def test_rendered_job_is_valid_fio(tmp_path):
     fio_accepts(jobfile)
 
 
+def test_logs_stagger_and_steady_state_are_fios_own_options(tmp_path):
+    workload = FioWorkload(
+        name="w",
+        rw=["randread", "randwrite"],
+        runtime=60,
+        start_stagger=2,
+        steadystate={"criterion": "iops_slope:0.3%", "duration": 20, "ramp": 5},
+    )
+    text = render_job(workload, _targets(tmp_path), logs=str(tmp_path / "logs"), first_index=1)
+    lines = text.splitlines()
+    for line in (
+        "steadystate=iops_slope:0.3%",
+        "ss_dur=20",
+        "ss_ramp=5",
+        f"write_iops_log={tmp_path}/logs/c01-randread",
+        f"write_lat_log={tmp_path}/logs/c02-randwrite",
+        "log_avg_msec=1000",
+        "log_unix_epoch=1",
+        "startdelay=2",  # the first consumer here is the second of the step
+        "startdelay=4",
+    ):
+        assert line in lines
+    jobfile = tmp_path / "job.fio"
+    jobfile.write_text(text)
+    fio_accepts(jobfile)
+    assert "startdelay" not in render_job(FioWorkload(name="w", rw="read"), _targets(tmp_path))
+
+
 def test_numjobs_reports_one_entry_per_consumer(tmp_path):
     text = render_job(FioWorkload(name="w", rw=["read"], numjobs=4), _targets(tmp_path))
     assert "group_reporting=1" in text and text.count("new_group") == 2
