@@ -14,7 +14,7 @@ from harness.planes.k8s.cluster import kubeconfig_path
 
 SCALES = {  # consumers per step and their work, by --scale
     "small": {
-        "fio_sweep": [1, 2],
+        "fio_sweep": [1, 4],
         "fio_size": "64M",
         "fio_runtime": 5,
         "provision_sweep": [2, 4],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,9 @@ def _fio_step(
         summary.update({"tool": "fio", **own.summary})
         summary["warnings"] += [asdict(w) for w in own.warnings]
         _steadystate(own.fio_outputs, summary)
+        logs, records = _read_logs(own.fio_log_dirs, own.fio_records, summary)
         result = _fio_summary(
-            store, step_id, own.fio_records, own.fio_outputs[:1], rate_iops, summary
+            store, step_id, records, own.fio_outputs[:1], rate_iops, summary, logs
         )
         result.events += own.events
         return result
@@ -147,7 +149,9 @@ def _fio_step(
         )
         records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
     _steadystate([output], summary)
-    logs, records = _read_logs(raw / LOG_DIR, records, summary)
+    logs, records = _read_logs(
+        dict.fromkeys((r.jobname for r in records), raw / LOG_DIR), records, summary
+    )
     return _fio_summary(store, step_id, records, [output], rate_iops, summary, logs)
 
 
@@ -163,17 +167,20 @@ def _steadystate(outputs: list[FioOutput], summary: dict[str, Any]) -> None:
 
 
 def _read_logs(
-    directory: Path, records: list[FioConsumerRecord], summary: dict[str, Any]
+    directories: Mapping[str, Path], records: list[FioConsumerRecord], summary: dict[str, Any]
 ) -> tuple[list[JobLogs], list[FioConsumerRecord]]:
-    """The consumers' per-second logs (none when any is missing or unreadable, said in a
-    warning), and the records with the run windows the logs measured where fio's JSON
-    only let them be estimated (fio < 3.36)."""
-    if not directory.is_dir():
+    """The per-second logs of the consumers that ran (none when any is missing or
+    unreadable, said in a warning; none, silently, for a step whose fio wrote none), and
+    the records with the run windows the logs measured where fio's JSON only let them be
+    estimated (fio < 3.36). ``directories``: each consumer's log folder by job name."""
+    ran = [r for r in records if not r.error]
+    if not any(r.jobname in directories and directories[r.jobname].is_dir() for r in ran):
         return [], records
-    logs: list[JobLogs] = []
+    logs: dict[str, JobLogs] = {}
     try:
-        for record in records:
-            log = read_job_logs(directory, record.jobname)
+        for record in ran:
+            directory = directories.get(record.jobname)
+            log = read_job_logs(directory, record.jobname) if directory else None
             if log is None:
                 raise FioLogError(f"{record.jobname}: fio wrote no per-second logs")
             if not since_epoch(log):
@@ -181,17 +188,17 @@ def _read_logs(
                     f"{record.jobname}: its logs count time from its own start, not the "
                     "epoch (fio without log_unix_epoch): no common window"
                 )
-            logs.append(log)
+            logs[record.jobname] = log
     except (FioLogError, OSError) as exc:
         summary["warnings"].append(asdict(Warning("unreadable-logs", str(exc))))
         return [], records
     measured = []
-    for record, log in zip(records, logs, strict=True):
-        span = running(log, LOG_AVG_MS)
+    for record in records:
+        span = running(logs[record.jobname], LOG_AVG_MS) if record.jobname in logs else None
         if record.window_estimated and span is not None:
             record = replace(record, start_ms=span[0], stop_ms=span[1], window_estimated=False)
         measured.append(record)
-    return logs, measured
+    return list(logs.values()), measured
 
 
 def _fio_summary(
@@ -232,8 +239,8 @@ def _fio_summary(
             records = [
                 replace(
                     r,
-                    window_read=window.consumers[r.jobname].get("read"),
-                    window_write=window.consumers[r.jobname].get("write"),
+                    window_read=window.consumers.get(r.jobname, {}).get("read"),
+                    window_write=window.consumers.get(r.jobname, {}).get("write"),
                 )
                 for r in records
             ]

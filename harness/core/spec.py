@@ -421,6 +421,11 @@ class K8sTarget(_Strict):
     volume_mode: Literal["Filesystem", "Block"] = Field(
         "Filesystem", description="fio workloads: Block gives each pod its PVC as a raw device"
     )
+    start_together: bool = Field(
+        True,
+        description="fio workloads: pods prefill, then wait until every pod is ready and "
+        "start their measured run together on volperf's signal",
+    )
     db_memory_limit: str | None = Field(
         None,
         pattern=r"^[0-9]+(Ki|Mi|Gi|Ti)$",

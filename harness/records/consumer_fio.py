@@ -26,6 +26,7 @@ class OwnOutputsStep:
     warnings: list[Warning] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     outputs: list[FioOutput] = field(default_factory=list)
+    log_dirs: dict[str, Path] = field(default_factory=dict)  # jobname -> its fio logs
 
     def parts(self, key: str) -> StepParts:
         """As a builder's parts, its summary under ``key`` (heat, k8s)."""
@@ -35,6 +36,7 @@ class OwnOutputsStep:
             self.events,
             fio_records=self.records,
             fio_outputs=self.outputs,
+            fio_log_dirs=self.log_dirs,
         )
 
 

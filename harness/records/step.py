@@ -36,4 +36,5 @@ class StepParts:
     db_records: list[DbRecord] = field(default_factory=list)
     fio_records: list[FioConsumerRecord] = field(default_factory=list)
     fio_outputs: list[FioOutput] = field(default_factory=list)  # fio steps: version, histograms
+    fio_log_dirs: dict[str, Path] = field(default_factory=dict)  # jobname -> fio's logs
     rows: dict[str, list[Any]] = field(default_factory=dict)  # a plane's own CSV file -> rows

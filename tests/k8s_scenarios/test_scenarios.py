@@ -86,8 +86,10 @@ def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
         rows = _rows(campaign / "fio.csv")
         assert [(r["concurrency"], r["consumer"], r["rw"]) for r in rows] == [
             ("1", "c01", "randread"),
-            ("2", "c01", "randread"),
-            ("2", "c02", "randwrite"),
+            ("4", "c01", "randread"),
+            ("4", "c02", "randwrite"),
+            ("4", "c03", "randread"),
+            ("4", "c04", "randwrite"),
         ]
         for row in rows:
             assert not row["error"] and row["backend"] == f"k8s:{storage_class}"
@@ -95,6 +97,12 @@ def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
             job = fio_json(log)["jobs"][0]
             direction = "read" if row["rw"] == "randread" else "write"
             assert float(row[f"{direction}_iops"]) == pytest.approx(job[direction]["iops"])
+        # the 4 pods prefilled, then started fio together on volperf's signal
+        four = json.loads((campaign / "summary.json").read_text())["steps"][1]
+        assert four["concurrency"] == 4 and four["overlap"] > 0.9, four
+        assert four["window"]["start_spread_s"] < 2, four["window"]
+        assert four["window"]["read"]["consumers"] == four["window"]["write"]["consumers"] == 2
+        assert all(float(r["window_read_iops"] or r["window_write_iops"]) > 0 for r in rows)
         events = _rows(campaign / "events.csv")
         assert {e["event"] for e in events} == {"k8s pvc-bound", "k8s pod-running"}
         assert len(events) == 2 * len(rows)

@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import shutil
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -36,7 +37,9 @@ from harness.planes.k8s.cluster import (
     last_events,
     waiting_reason,
 )
-from harness.planes.k8s.step import PODS_DIR, PODS_FILE, k8s_step
+from harness.planes.k8s.podexec import exec_in_pod
+from harness.planes.k8s.podlog import print_logs_command, split_pod_log
+from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 KIND = "k8s-namespace"
@@ -44,6 +47,14 @@ SCRATCH = "/volperf"  # in the pod: an emptyDir of its own
 BLOCK_DEVICE = "/dev/volperf-data"  # the PVC in a pod of volume_mode Block
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
+LOGS = f"{SCRATCH}/logs"  # fio's per-second logs in the pod
+READY = f"{SCRATCH}/ready"  # made once prefilled: the pod's readiness probe
+START = f"{SCRATCH}/start"  # made by volperf once every pod is ready: fio starts
+SIGNAL_TIMEOUT_S = 60
+
+
+def _is_ready(pod: Any) -> bool:
+    return any(c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
 
 
 def _ms(moment: Any) -> int | None:
@@ -164,11 +175,11 @@ class K8sFioTarget:
         core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
         jobs = {}
         block = self.options.volume_mode == "Block"
-        for consumer in step.consumers:
+        for index, consumer in enumerate(step.consumers):
             # Block: the PVC is the pod's device, written whole by fio (volperf made it)
             filename = BLOCK_DEVICE if block else f"/data/{consumer.name}"
             target = [JobTarget(consumer.jobname, consumer.rw, filename=filename)]
-            jobs[f"{consumer.name}.job"] = render_job(workload, target)
+            jobs[f"{consumer.name}.job"] = render_job(workload, target, None, LOGS, index)
             if workload.prefill:
                 jobs[f"{consumer.name}.prefill"] = render_prefill(workload, target)
         for name, text in jobs.items():
@@ -205,9 +216,26 @@ class K8sFioTarget:
                 if workload.prefill
                 else ""
             )
+            # together: ready once prefilled, then fio on volperf's signal (_signal)
+            barrier = (
+                f"touch {READY}; while [ ! -e {START} ]; do sleep 0.05; done; "
+                if self.options.start_together
+                else ""
+            )
             command = (
-                f"{prefill}fio --output-format=json+ --output={SCRATCH}/fio.json "
-                f"/jobs/{consumer.name}.job; rc=$?; cat {SCRATCH}/fio.json; exit $rc"
+                f"mkdir -p {LOGS}; {prefill}{barrier}fio --output-format=json+ "
+                f"--output={SCRATCH}/fio.json /jobs/{consumer.name}.job; rc=$?; "
+                f"cat {SCRATCH}/fio.json; {print_logs_command(LOGS)}; exit $rc"
+            )
+            probe = (
+                {
+                    "readinessProbe": {
+                        "exec": {"command": ["/bin/sh", "-c", f"test -e {READY}"]},
+                        "periodSeconds": 1,
+                    }
+                }
+                if self.options.start_together
+                else {}
             )
             core.create_namespaced_pod(
                 namespace,
@@ -222,6 +250,7 @@ class K8sFioTarget:
                                 "image": self.options.fio_image,
                                 "imagePullPolicy": self.options.image_pull_policy,
                                 "command": ["/bin/sh", "-c", command],
+                                **probe,
                                 **data,
                                 "volumeMounts": [
                                     *data.get("volumeMounts", []),
@@ -253,6 +282,8 @@ class K8sFioTarget:
         started = time.monotonic()
         limit = self.options.pod_timeout + step_timeout(self.spec, workload)
         pending = {c.name for c in step.consumers}
+        ready: set[str] = set()
+        signalled = not self.options.start_together
         while pending:
             tick(time.monotonic() - started, None)
             if stop.is_set():
@@ -273,12 +304,18 @@ class K8sFioTarget:
                 if pod.status.phase in ("Succeeded", "Failed"):
                     pending.discard(pod.metadata.name)
                     continue
+                if _is_ready(pod):
+                    entry.setdefault("ready_ms", now_ms)
+                    ready.add(pod.metadata.name)
                 reason = waiting_reason(pod)
                 waited = time.monotonic() - started
                 late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
                 if reason in WAITING_FAILURES or late:
                     entry["error"] = self._stuck(namespace, pod, reason, waited)
                     pending.discard(pod.metadata.name)
+            if not signalled and pending and pending <= ready:
+                signalled = True
+                self._signal(namespace, sorted(pending), seen, stop)
             if time.monotonic() - started > limit:
                 for name in pending:
                     seen[name]["error"] = (
@@ -287,6 +324,40 @@ class K8sFioTarget:
                 return "timed out"
             time.sleep(POLL_S)
         return "done"
+
+    def _signal(
+        self,
+        namespace: str,
+        pods: list[str],
+        seen: dict[str, dict[str, Any]],
+        stop: threading.Event,
+    ) -> None:
+        """Every ready pod starts its measured fio: the start file made in each at once."""
+        directory = Path(tempfile.mkdtemp(prefix="volperf-signal-"))
+
+        def touch(name: str) -> None:
+            result = exec_in_pod(
+                self.core,
+                namespace,
+                name,
+                "fio",
+                ["/bin/sh", "-c", f"touch {START}"],
+                directory / f"{name}.out",
+                directory / f"{name}.err",
+                SIGNAL_TIMEOUT_S,
+                stop,
+            )
+            seen[name]["signalled_ms"] = int(result.end_s * 1000)
+            if result.returncode != 0:
+                problem = (directory / f"{name}.err").read_text(errors="replace").strip()
+                seen[name]["signal_error"] = problem or f"exit {result.returncode}"
+
+        threads = [threading.Thread(target=touch, args=(name,)) for name in pods]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        shutil.rmtree(directory, ignore_errors=True)
 
     def _stuck(self, namespace: str, pod: Any, reason: str, waited: float) -> str:
         """Why a pod never ran: its phase, waiting reason, its and its PVC's last events."""
@@ -304,7 +375,13 @@ class K8sFioTarget:
             entry = seen[consumer.name]
             with contextlib.suppress(Exception):
                 log = self.core.read_namespaced_pod_log(consumer.name, namespace)
-                (raw / PODS_DIR / f"{consumer.name}.out").write_text(log)
+                output, logs = split_pod_log(log)
+                (raw / PODS_DIR / f"{consumer.name}.out").write_text(output)
+                if logs:
+                    directory = raw / PODS_DIR / f"{consumer.name}{LOGS_SUFFIX}"
+                    directory.mkdir(exist_ok=True)
+                    for name, text in logs.items():
+                        (directory / name).write_text(text)
             if entry.get("phase") == "Failed" and not entry.get("error"):
                 with contextlib.suppress(Exception):
                     pod = self.core.read_namespaced_pod(consumer.name, namespace)

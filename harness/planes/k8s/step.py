@@ -16,6 +16,7 @@ from harness.records.fio import ConsumerContext
 
 PODS_FILE = "pods.json"
 PODS_DIR = "pods"
+LOGS_SUFFIX = ".logs"  # raw/pods/<consumer>.logs/: fio's per-second logs of the pod
 TIMED = {"bound": "k8s pvc-bound", "running": "k8s pod-running"}
 
 
@@ -56,6 +57,14 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                         seen.get("storage_class", ""),
                     )
                 )
+        if seen.get("signal_error"):
+            result.warnings.append(
+                Warning(
+                    "start-signal",
+                    f"pod {consumer['name']}: volperf's start signal failed: "
+                    f"{seen['signal_error']}",
+                )
+            )
         log = raw / PODS_DIR / f"{consumer['name']}.out"
         problem = seen.get("error", "")
         if not problem and log.exists():
@@ -63,6 +72,9 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
             if output is not None:
                 result.outputs.append(output)
                 result.records += records
+                logs = raw / PODS_DIR / f"{consumer['name']}{LOGS_SUFFIX}"
+                if logs.is_dir():
+                    result.log_dirs[consumer["jobname"]] = logs
                 continue
         why = problem or "the pod left no output"
         result.records.append(

@@ -1,0 +1,32 @@
+"""A fio pod's log, as its command prints it: fio's JSON, then a marker line and fio's
+per-second logs, each after a line naming its file. Split back into fio's output and the
+log files (pure; the pod has no other way out once it ended)."""
+
+from __future__ import annotations
+
+LOGS_MARKER = "==> volperf: fio logs"
+FILE_MARKER = "==> "
+
+
+def print_logs_command(directory: str) -> str:
+    """The shell that prints the marker and every log file in ``directory``."""
+    return (
+        f'echo; echo "{LOGS_MARKER}"; for f in {directory}/*.log; do [ -e "$f" ] || continue; '
+        f'echo "{FILE_MARKER}${{f##*/}}"; cat "$f"; done'
+    )
+
+
+def split_pod_log(text: str) -> tuple[str, dict[str, str]]:
+    """(fio's output, {log file name: its text}); a log without the marker is all fio's."""
+    head, found, tail = text.partition(f"\n{LOGS_MARKER}\n")
+    if not found:
+        return text, {}
+    files: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in tail.splitlines():
+        name = line[len(FILE_MARKER) :] if line.startswith(FILE_MARKER) else ""
+        if name and "/" not in name and name.endswith(".log"):
+            current = files.setdefault(name, [])
+        elif current is not None:
+            current.append(line)
+    return head.rstrip("\n") + "\n", {n: "\n".join(lines) + "\n" for n, lines in files.items()}
