@@ -167,20 +167,23 @@ def _steadystate(outputs: list[FioOutput], summary: dict[str, Any]) -> None:
 
 
 def _read_logs(
-    directories: Mapping[str, Path], records: list[FioConsumerRecord], summary: dict[str, Any]
+    directories: Mapping[str, tuple[Path, str]],
+    records: list[FioConsumerRecord],
+    summary: dict[str, Any],
 ) -> tuple[list[JobLogs], list[FioConsumerRecord]]:
     """The per-second logs of the consumers that ran (none when any is missing or
     unreadable, said in a warning; none, silently, for a step whose fio wrote none), and
     the records with the run windows the logs measured where fio's JSON only let them be
-    estimated (fio < 3.36). ``directories``: each consumer's log folder by job name."""
+    estimated (fio < 3.36). ``directories``: each consumer's log folder and the job name
+    its fio wrote them under, by the consumer's job name."""
     ran = [r for r in records if not r.error]
-    if not any(r.jobname in directories and directories[r.jobname].is_dir() for r in ran):
+    if not any(r.jobname in directories and directories[r.jobname][0].is_dir() for r in ran):
         return [], records
     logs: dict[str, JobLogs] = {}
     try:
         for record in ran:
-            directory = directories.get(record.jobname)
-            log = read_job_logs(directory, record.jobname) if directory else None
+            place = directories.get(record.jobname)
+            log = read_job_logs(place[0], place[1], record.jobname) if place else None
             if log is None:
                 raise FioLogError(f"{record.jobname}: fio wrote no per-second logs")
             if not since_epoch(log):

@@ -382,6 +382,15 @@ class HeatSettings(_Strict):
         None, ge=60, le=172800, description="seconds; default: runtime + 600"
     )
     delete_timeout: int = Field(600, ge=30, description="seconds a stack deletion may take")
+    start_delay: int | None = Field(
+        None,
+        ge=0,
+        le=86400,
+        description="seconds from the step's stack requests to the start time every VM "
+        "waits for once prefilled (a VM ready later starts at once, its lateness noted); "
+        "default: 1.5 x the slowest VM's ready time in the step before plus 10 s, and in "
+        "a campaign's first step each VM at once",
+    )
 
 
 class OpenStackTarget(_Strict):

@@ -26,7 +26,8 @@ class OwnOutputsStep:
     warnings: list[Warning] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     outputs: list[FioOutput] = field(default_factory=list)
-    log_dirs: dict[str, Path] = field(default_factory=dict)  # jobname -> its fio logs
+    # jobname -> the folder of its fio's per-second logs, and the job name fio gave them
+    log_dirs: dict[str, tuple[Path, str]] = field(default_factory=dict)
 
     def parts(self, key: str) -> StepParts:
         """As a builder's parts, its summary under ``key`` (heat, k8s)."""

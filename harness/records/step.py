@@ -36,5 +36,6 @@ class StepParts:
     db_records: list[DbRecord] = field(default_factory=list)
     fio_records: list[FioConsumerRecord] = field(default_factory=list)
     fio_outputs: list[FioOutput] = field(default_factory=list)  # fio steps: version, histograms
-    fio_log_dirs: dict[str, Path] = field(default_factory=dict)  # jobname -> fio's logs
+    # jobname -> the folder of its fio's per-second logs, and the job name fio gave them
+    fio_log_dirs: dict[str, tuple[Path, str]] = field(default_factory=dict)
     rows: dict[str, list[Any]] = field(default_factory=dict)  # a plane's own CSV file -> rows

@@ -1,9 +1,12 @@
 #!/bin/sh
 # volperf cinder-fio agent: the VM's user_data. Finds the attached Cinder volume by its id
-# (not by guessing /dev/vdb), waits for it with a timeout, optionally prefills it, runs fio
-# with json+ output and returns the result through Heat: the wait condition handle's
-# signal, data = fio's JSON gzip'ed and base64'ed. Any failure is signalled as FAILURE
-# with its reason. The only credential is the handle Heat put in this script.
+# (not by guessing /dev/vdb), waits for it with a timeout, optionally prefills it, waits
+# for the start time every VM of the step shares (START_AT, seconds since the epoch; 0 or
+# past: at once), runs fio with json+ output and per-second logs and returns them through
+# Heat: the wait condition handle's signal, data = fio's JSON, a marker line and each log
+# after a line naming it (volperf's harness/tools/fio/printout.py), gzip'ed and base64'ed.
+# agent.log there says when the VM was ready and when it started. Any failure is
+# signalled as FAILURE with its reason. The only credential is the handle Heat put here.
 set -u
 
 VOLUME_ID="__VOLUME_ID__"
@@ -16,6 +19,7 @@ BS="__BS__"
 PREFILL="__PREFILL__"
 DEVICE_MODE="__DEVICE_MODE__"  # rbd: volperf's local guest runner (a test stand-in)
 WAIT_DEVICE_S="__WAIT_DEVICE_S__"
+START_AT="__START_AT__"
 WORK=$(mktemp -d -t volperf-agent.XXXXXX)  # under $TMPDIR
 
 notify() {  # STATUS REASON [DATA_FILE]
@@ -62,11 +66,27 @@ if [ "$PREFILL" = fio ]; then
     || fail "prefill failed: $(tail -n 3 "$WORK/prefill.err")"
 fi
 
+ready=$(date +%s)
+while [ "$(date +%s)" -lt "$START_AT" ]; do sleep 0.1 2>/dev/null || sleep 1; done
+mkdir -p "$WORK/logs"
+printf 'ready=%s start_at=%s started=%s\n' "$ready" "$START_AT" "$(date +%s)" \
+  > "$WORK/logs/agent.log"
 length="--size=$FILESIZE"
 [ "$MODE" = time ] && length="--size=$FILESIZE --time_based --runtime=$RUNTIME"
+logs="$WORK/logs/volperf-$RW"
 # shellcheck disable=SC2086  # $target and $length hold several fio options on purpose
 fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length \
+  --write_iops_log="$logs" --write_bw_log="$logs" --write_lat_log="$logs" \
+  --log_avg_msec=1000 --log_unix_epoch=1 \
   --output-format=json+ --output="$WORK/fio.json" 2>"$WORK/fio.err" \
   || fail "fio failed: $(tail -n 3 "$WORK/fio.err")"
-gzip -c "$WORK/fio.json" | base64 | tr -d '\n' > "$WORK/fio.b64" || fail "cannot pack the result"
+{
+  cat "$WORK/fio.json"
+  echo
+  echo "==> volperf: fio logs"
+  for f in "$WORK"/logs/*.log; do
+    echo "==> ${f##*/}"
+    cat "$f"
+  done
+} | gzip -c | base64 | tr -d '\n' > "$WORK/fio.b64" || fail "cannot pack the result"
 notify SUCCESS "fio $RW done on volume $VOLUME_ID" "$WORK/fio.b64"

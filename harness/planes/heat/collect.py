@@ -1,7 +1,8 @@
 """Wait for a cinder-fio stack's VMs and keep what Heat says of them under raw/heat/NAME/:
 stack.json (with outputs), resources.json and events.json (nested two deep), vm-I.json
-(each VM's own nested stack, whose outputs carry its agent's result) and fio-CONSUMER.json
-(the agent's fio output, unpacked from its signal)."""
+(each VM's own nested stack, whose outputs carry its agent's result), fio-CONSUMER.json
+(the agent's fio output, unpacked from its signal) and logs-CONSUMER/ (fio's per-second
+logs and the agent's agent.log that came with it)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 
 from harness.core.store import atomic_write_json, atomic_write_text
 from harness.planes.heat import api
+from harness.planes.heat.step import LOGS_PREFIX
+from harness.tools.fio.printout import split_printout
 
 GROUP = "vms"  # the ResourceGroup of main.yaml
 
@@ -75,7 +78,13 @@ def collect(conn: Any, path: str, consumers: list[str], out: Path) -> list[str]:
             problems.append(f"VM {index} of {path.split('/')[1]}: more VMs than planned")
             continue
         try:
-            atomic_write_text(out / f"fio-{consumers[index]}.json", result_text(result))
+            fio_text, logs = split_printout(result_text(result))
+            atomic_write_text(out / f"fio-{consumers[index]}.json", fio_text)
+            if logs:
+                folder = out / f"{LOGS_PREFIX}{consumers[index]}"
+                folder.mkdir(exist_ok=True)
+                for name, text in logs.items():
+                    atomic_write_text(folder / name, text)
         except (ValueError, OSError, EOFError) as exc:  # binascii.Error is a ValueError
             problems.append(
                 f"VM {index} of {path.split('/')[1]}: its result is not "

@@ -16,6 +16,8 @@ TAG = "volperf"
 AGENT_MARGIN_S = 600  # boot, prefill and signal, beyond fio's runtime
 SIZE_MODE_AGENT_S = 3600
 STACK_MARGIN_S = 300  # Heat's stack timeout beyond the agents'
+START_FACTOR = 1.5  # the shared start time: the step before's slowest ready time, x this
+START_MARGIN_S = 10  # plus this
 
 
 def campaign_tag(campaign: str) -> str:
@@ -45,20 +47,36 @@ def volume_size_gib(heat: HeatSettings, workload: FioWorkload) -> int:
     return heat.volume_size or max(1, math.ceil(size_bytes(workload.size) / 2**30))
 
 
-def agent_timeout_s(heat: HeatSettings, workload: FioWorkload) -> int:
+def agent_timeout_s(heat: HeatSettings, workload: FioWorkload, delay: int = 0) -> int:
+    """How long Heat waits for the agents: fio's runtime and a margin, and the time
+    until the step's start (``delay``)."""
     if heat.agent_timeout is not None:
         return heat.agent_timeout
     if workload.mode == "time" and workload.runtime is not None:
-        return workload.runtime + AGENT_MARGIN_S
-    return SIZE_MODE_AGENT_S
+        return workload.runtime + AGENT_MARGIN_S + delay
+    return SIZE_MODE_AGENT_S + delay
 
 
-def stack_timeout_min(heat: HeatSettings, workload: FioWorkload) -> int:
-    return math.ceil((agent_timeout_s(heat, workload) + STACK_MARGIN_S) / 60)
+def stack_timeout_min(heat: HeatSettings, workload: FioWorkload, delay: int = 0) -> int:
+    return math.ceil((agent_timeout_s(heat, workload, delay) + STACK_MARGIN_S) / 60)
 
 
-def stack_plans(campaign: str, step: Step, heat: HeatSettings) -> list[StackPlan]:
-    """The step's stacks: its consumers grouped by rw mode, in the order modes first appear."""
+def start_delay_s(heat: HeatSettings, previous_ready_s: float | None) -> int | None:
+    """Seconds from the stack requests to the step's shared start time: the spec's, or
+    from how long the step before's slowest VM took to be ready; None: each at once."""
+    if heat.start_delay is not None:
+        return heat.start_delay
+    if previous_ready_s is None:
+        return None
+    return math.ceil(previous_ready_s * START_FACTOR + START_MARGIN_S)
+
+
+def stack_plans(
+    campaign: str, step: Step, heat: HeatSettings, start_at: int = 0, delay: int = 0
+) -> list[StackPlan]:
+    """The step's stacks: its consumers grouped by rw mode, in the order modes first appear;
+    their VMs start fio at ``start_at`` (seconds since the epoch, ``delay`` from now; 0:
+    each at once)."""
     workload = step.workload
     assert isinstance(workload, FioWorkload)
     modes: dict[str, list[str]] = {}
@@ -85,7 +103,8 @@ def stack_plans(campaign: str, step: Step, heat: HeatSettings) -> list[StackPlan
             "prefill": prefill,
             "prefill_image": heat.prefill_image,
             "device_mode": heat.device_mode,
-            "agent_timeout": agent_timeout_s(heat, workload),
+            "agent_timeout": agent_timeout_s(heat, workload, delay),
+            "start_at": start_at,
         }
         name = f"volperf-{campaign}-{step.index:03d}-{rw}"
         plans.append(StackPlan(name, rw, tuple(consumers), parameters))

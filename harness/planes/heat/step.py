@@ -1,7 +1,8 @@
 """A Heat step's records from its raw output alone: a fio.csv row per VM (its agent's fio
 output, or its failure with Heat's reason), and create times from Heat's events (volume,
 server, attachment, agent result, whole stack) as events.csv rows. Heat stamps events to
-the second, so these times are whole seconds."""
+the second, so these times are whole seconds. With the start time the VMs were given
+(stack parameter start_at), when each was ready (its agent.log) and how late any was."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ TIMED = {
     "wait": "heat agent-result",
 }
 STACK_EVENT = "heat stack-create"
+LOGS_PREFIX = "logs-"  # logs-CONSUMER/: its fio's per-second logs and the agent's agent.log
+AGENT_LOG = "agent.log"  # "ready=S start_at=S started=S", seconds since the epoch
+LATE_S = 1  # a VM ready this long after the start time started late
 READING_MODES = READ_MODES | (RW_MODES - WRITE_MODES)
 
 
@@ -74,6 +78,9 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
     workload = plan.get("workload", {})
     concurrency = int(plan.get("concurrency") or len(consumers))
     summaries = []
+    ready: dict[str, float] = {}  # VM -> seconds from its stack's creation to ready
+    late: dict[str, int] = {}  # VM -> seconds it was ready after the start time
+    start_at = 0
     for stack_plan in stacks:
         folder = raw / HEAT_DIR / stack_plan["name"]
         stack = _read(folder / "stack.json") or {}
@@ -118,6 +125,15 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
                     result.events.append(EventRecord(step_id, name, event, index + 1, *timed))
             fio_path = folder / f"fio-{name}.json"
             result.records += _vm_records(fio_path, vm, stack_reason, consumer, context, result)
+            logs = folder / f"{LOGS_PREFIX}{name}"
+            if logs.is_dir():
+                result.log_dirs[consumer["jobname"]] = (logs, f"volperf-{stack_plan['rw']}")
+                times = agent_times(logs / AGENT_LOG)
+                if times and stack.get("creation_time"):
+                    ready[name] = times["ready"] - _ms(stack["creation_time"]) / 1000
+                    start_at = times["start_at"] or start_at
+                    if times["start_at"] and times["ready"] - times["start_at"] >= LATE_S:
+                        late[name] = times["ready"] - times["start_at"]
     order = list(consumers)  # the step's consumers in order, not stack by stack
     result.records.sort(
         key=lambda r: order.index(r.context.consumer) if r.context.consumer in order else len(order)
@@ -128,7 +144,19 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
         "vms": len(result.records),
         "vms_failed": len(failed),
         "create_s": _create_summary(result.events),
+        "start_at": start_at or None,
+        "ready_s_max": max(ready.values()) if ready else None,
+        "late": late,
     }
+    if late:
+        names = ", ".join(f"{n} ({s} s)" for n, s in sorted(late.items()))
+        result.warnings.append(
+            Warning(
+                "late-start",
+                f"VMs ready after the step's start time started at once, late: {names}; "
+                "give heat.start_delay to wait longer",
+            )
+        )
     unwritten = [
         p["name"]
         for p in stacks
@@ -146,6 +174,15 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
                 Warning("heat-stack", f"stack {s['name']} ended {s['status']}: {s['reason']}")
             )
     return result
+
+
+def agent_times(path: Path) -> dict[str, int]:
+    """The agent's ready, start_at and started times (seconds since the epoch), or {}."""
+    try:
+        fields = dict(f.split("=", 1) for f in path.read_text(encoding="utf-8").split())
+        return {key: int(fields[key]) for key in ("ready", "start_at", "started")}
+    except (OSError, ValueError, KeyError):
+        return {}
 
 
 def _vm_records(

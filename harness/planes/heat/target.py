@@ -39,6 +39,7 @@ from harness.planes.heat.parameters import (
     campaign_tag,
     stack_plans,
     stack_timeout_min,
+    start_delay_s,
 )
 from harness.planes.heat.step import HEAT_DIR, STACKS_FILE, heat_step
 
@@ -105,10 +106,12 @@ class HeatTarget:
         failed; their answers kept under raw/heat/; the stacks deleted whatever happens."""
         workload = step.workload
         assert isinstance(workload, FioWorkload)
+        delay = start_delay_s(self.heat, _previous_ready_s(store, step))
         raw = _fresh_raw(store, step)
-        plans = stack_plans(self.spec.name, step, self.heat)
+        start_at = int(time.time()) + delay if delay is not None else 0
+        plans = stack_plans(self.spec.name, step, self.heat, start_at, delay or 0)
         listing = _listing(plans)
-        timeout_min = stack_timeout_min(self.heat, workload)
+        timeout_min = stack_timeout_min(self.heat, workload, delay or 0)
         created: list[tuple[StackPlan, str]] = []
         started = time.monotonic()
         try:
@@ -211,6 +214,13 @@ class HeatTarget:
             f"{heat.summary['vms']} VMs in {len(listing)} stacks; create times (s, "
             f"median/max): {times or 'none'}"
         ]
+        if heat.summary["start_at"]:
+            late = heat.summary["late"]
+            notes.append(
+                f"VMs waited for a shared start time; slowest ready after "
+                f"{heat.summary['ready_s_max'] or 0:.0f} s; "
+                + (f"{len(late)} late" if late else "none late")
+            )
         notes += problems + [f"NOT deleted: {line}" for line in not_deleted]
         not_created = [f"{e['name']}: {e['error']}" for e in listing if e["error"]]
         failed = [f"{r.context.consumer} ({r.error})" for r in heat.records if r.error]
@@ -332,6 +342,15 @@ def collected_spec(
         return validate(data, f"stack {stack_name}"), path
     except SpecError as exc:
         raise TargetError(str(exc)) from None
+
+
+def _previous_ready_s(store: CampaignStore, step: Step) -> float | None:
+    """How long the slowest VM of the campaign's step before took to be ready (from its
+    stacks' creation to its agent's prefill done), if that step ran VMs."""
+    earlier = [s for s in store.step_ids() if s < step.id]
+    if not earlier or not (store.raw_dir(earlier[-1]) / STACKS_FILE).exists():
+        return None
+    return heat_step(store.raw_dir(earlier[-1]), earlier[-1], {}, "").summary["ready_s_max"]
 
 
 def _fresh_raw(store: CampaignStore, step: Step) -> Path:

@@ -38,8 +38,8 @@ from harness.planes.k8s.cluster import (
     waiting_reason,
 )
 from harness.planes.k8s.podexec import exec_in_pod
-from harness.planes.k8s.podlog import print_logs_command, split_pod_log
 from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
+from harness.tools.fio.printout import print_logs_command, split_printout
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 KIND = "k8s-namespace"
@@ -375,7 +375,7 @@ class K8sFioTarget:
             entry = seen[consumer.name]
             with contextlib.suppress(Exception):
                 log = self.core.read_namespaced_pod_log(consumer.name, namespace)
-                output, logs = split_pod_log(log)
+                output, logs = split_printout(log)
                 (raw / PODS_DIR / f"{consumer.name}.out").write_text(output)
                 if logs:
                     directory = raw / PODS_DIR / f"{consumer.name}{LOGS_SUFFIX}"

@@ -74,7 +74,7 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                 result.records += records
                 logs = raw / PODS_DIR / f"{consumer['name']}{LOGS_SUFFIX}"
                 if logs.is_dir():
-                    result.log_dirs[consumer["jobname"]] = logs
+                    result.log_dirs[consumer["jobname"]] = (logs, consumer["jobname"])
                 continue
         why = problem or "the pod left no output"
         result.records.append(

@@ -85,9 +85,10 @@ def _combine(parts: list[Series], summed: bool) -> Series:
     return combined
 
 
-def read_job_logs(directory: Path, jobname: str) -> JobLogs | None:
-    """The logs fio wrote as DIRECTORY/<jobname>_<kind>.<job number>.log, or None when it
-    wrote none (an older run, a consumer that never started)."""
+def read_job_logs(directory: Path, jobname: str, consumer: str | None = None) -> JobLogs | None:
+    """The logs fio wrote as DIRECTORY/<jobname>_<kind>.<job number>.log, named after
+    ``consumer`` (default: the job name), or None when it wrote none (an older run, a
+    consumer that never started)."""
     kinds: dict[str, dict[str, Series]] = {}
     for kind in ("iops", "bw", "clat"):
         files = sorted(directory.glob(f"{glob.escape(jobname)}_{kind}.*.log"))
@@ -99,4 +100,4 @@ def read_job_logs(directory: Path, jobname: str) -> JobLogs | None:
         }
     if not any(kinds.values()):
         return None
-    return JobLogs(jobname, kinds["iops"], kinds["bw"], kinds["clat"])
+    return JobLogs(consumer or jobname, kinds["iops"], kinds["bw"], kinds["clat"])

@@ -16,6 +16,7 @@ from harness.planes.heat.parameters import (
     fio_size,
     stack_plans,
     stack_timeout_min,
+    start_delay_s,
     volume_size_gib,
 )
 
@@ -99,6 +100,20 @@ def test_timeouts_follow_the_runtime_unless_given():
     given = _spec(heat={"agent_timeout": 120, "volume_size": 3})
     assert agent_timeout_s(given.target.heat, given.workloads[0]) == 120
     assert volume_size_gib(given.target.heat, given.workloads[0]) == 3
+    # waiting for a shared start time lengthens what Heat waits for
+    assert agent_timeout_s(spec.target.heat, workload, 40) == 30 + 600 + 40
+
+
+def test_the_start_time_comes_from_the_spec_or_the_step_before():
+    heat = _spec().target.heat
+    assert start_delay_s(heat, None) is None  # a first step: each VM at once
+    assert start_delay_s(heat, 11.0) == 27  # 1.5 x 11 s + 10 s
+    given = _spec(heat={"start_delay": 90}).target.heat
+    assert start_delay_s(given, None) == start_delay_s(given, 11.0) == 90
+    step = plan_steps(_spec())[0]
+    plans = stack_plans("c", step, heat, start_at=1_795_421_291, delay=27)
+    assert {p.parameters["start_at"] for p in plans} == {1_795_421_291}
+    assert stack_plans("c", step, heat)[0].parameters["start_at"] == 0
 
 
 @pytest.mark.parametrize(

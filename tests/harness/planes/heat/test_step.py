@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.planes.heat.step import create_times, heat_step, is_heat_step
+from harness.planes.heat.step import agent_times, create_times, heat_step, is_heat_step
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -98,3 +98,16 @@ def test_readers_of_volumes_never_written_are_warned_about(tmp_path):
 def test_only_steps_with_a_stacks_file_are_heat_steps(tmp_path):
     assert is_heat_step(FIXTURES / "two-stacks" / "raw")
     assert not is_heat_step(tmp_path)
+
+
+def test_the_agents_times_are_read_from_its_log(tmp_path):
+    log = tmp_path / "agent.log"
+    log.write_text("ready=1795421280 start_at=1795421291 started=1795421291\n")
+    assert agent_times(log) == {
+        "ready": 1795421280,
+        "start_at": 1795421291,
+        "started": 1795421291,
+    }
+    log.write_text("ready=soon\n")
+    assert agent_times(log) == {}
+    assert agent_times(tmp_path / "missing.log") == {}

@@ -119,6 +119,28 @@ def test_every_vms_result_comes_back_through_heat_into_fio_csv(sweep):
         assert all(s["parameters"]["device_mode"] == "rbd" for s in stacks)
 
 
+def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
+    campaign, _ = sweep
+    first, second = json.loads((campaign / "summary.json").read_text())["steps"]
+    # the first step has no step before to learn the VMs' ready time from: each at once
+    assert first["heat"]["start_at"] is None and first["heat"]["ready_s_max"] > 0
+    # the second waits 1.5 x the first's slowest ready time + 10 s after its requests
+    heat = second["heat"]
+    stacks = json.loads((campaign / "steps" / second["step"] / "raw" / "stacks.json").read_text())
+    assert {s["parameters"]["start_at"] for s in stacks} == {heat["start_at"]}
+    window = second["window"]
+    if heat["late"]:  # a VM that was late started at once and says by how much
+        assert "late-start" in {w["code"] for w in second["warnings"]}
+    else:
+        assert window["start_spread_s"] < 2, window
+        assert second["overlap"] > 0.9, second["overlap"]
+    assert window["read"]["consumers"] == window["write"]["consumers"] == 2
+    assert window["seconds"] > 3  # 5 s runs
+    logs = campaign / "steps" / second["step"] / "raw" / "heat" / stacks[0]["name"] / "logs-c01"
+    assert (logs / "agent.log").read_text().startswith("ready=")
+    assert sorted(p.name for p in logs.glob("*_iops.*.log")) == ["volperf-randread_iops.1.log"]
+
+
 def test_create_times_are_events_and_the_page_holds_every_vm(sweep, tmp_path):
     campaign, _ = sweep
     events = _rows(campaign / "events.csv")

@@ -1,6 +1,6 @@
-"""A fio pod's log, as its command prints it: fio's JSON, then a marker line and fio's
-per-second logs, each after a line naming its file. Split back into fio's output and the
-log files (pure; the pod has no other way out once it ended)."""
+"""fio's output and its per-second logs in one text, as a consumer with no other way out
+prints it (a pod to its log, a VM's agent into its Heat signal): fio's JSON, then a
+marker line and each log file after a line naming it. Split back here (pure)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def print_logs_command(directory: str) -> str:
     )
 
 
-def split_pod_log(text: str) -> tuple[str, dict[str, str]]:
+def split_printout(text: str) -> tuple[str, dict[str, str]]:
     """(fio's output, {log file name: its text}); a log without the marker is all fio's."""
     head, found, tail = text.partition(f"\n{LOGS_MARKER}\n")
     if not found:
