@@ -149,9 +149,8 @@ def _fio_step(
         )
         records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
     _steadystate([output], summary)
-    logs, records = _read_logs(
-        dict.fromkeys((r.jobname for r in records), raw / LOG_DIR), records, summary
-    )
+    places = {r.jobname: (raw / LOG_DIR, r.jobname) for r in records}
+    logs, records = _read_logs(places, records, summary)
     return _fio_summary(store, step_id, records, [output], rate_iops, summary, logs)
 
 

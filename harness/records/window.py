@@ -6,7 +6,8 @@ A log point stamped t covers the interval (t - avg, t]; a consumer ran from its 
 interval's start to its last point. An interval counts inside the window when its middle
 is. Over the window: each consumer's mean IOPS, KiB/s and completion latency of the
 intervals inside, their sums and averages, the spread of the consumers' starts, and
-whether the step's summed IOPS was steady (SNIA's criteria on five rounds).
+whether the step's summed IOPS was steady (SNIA's criteria on five rounds); with
+histogram logs, p95 and p99 of all the consumers' I/Os completed inside the window.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class WindowDirection:
     bandwidth_sum: float | None
     clat_mean_avg: float | None  # ms, mean of the consumers' mean completion latency
     steady: stats.SteadyState | None  # the summed IOPS, rounds of the window
+    p95_merged: float | None = None  # ms, from the histogram logs (histogram_logs)
+    p99_merged: float | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ def _direction(
     start: int,
     end: int,
     avg_ms: int,
+    latency_ns: float,
 ) -> WindowDirection:
     iops_avg, iops_sum = _mean_and_sum([f.iops for f in figures])
     bandwidth_avg, bandwidth_sum = _mean_and_sum([f.bandwidth for f in figures])
@@ -110,7 +114,18 @@ def _direction(
     summed = _summed_per_interval(
         [log.iops[direction] for log in ran if direction in log.iops], start, end, avg_ms
     )
+    p95 = p99 = None
+    if all(direction in log.clat_hist for log in ran):
+        merged = stats.merge_histograms(
+            bins
+            for log in ran
+            for t, bins in log.clat_hist[direction]
+            if start <= t - avg_ms / 2 <= end
+        )
+        p95, p99 = (stats.histogram_percentile(merged, p) for p in (95.0, 99.0))
     return WindowDirection(
+        p95_merged=p95 * latency_ns / 1_000_000 if p95 is not None else None,
+        p99_merged=p99 * latency_ns / 1_000_000 if p99 is not None else None,
         consumers=len(figures),
         iops_avg=iops_avg,
         iops_sum=iops_sum,
@@ -142,7 +157,7 @@ def common_window(
         for log, figure in zip(ran, figures, strict=True):
             consumers[log.jobname][direction] = figure
         directions[direction] = (
-            _direction(ran, figures, direction, start, end, avg_ms) if ran else None
+            _direction(ran, figures, direction, start, end, avg_ms, latency_ns) if ran else None
         )
     return CommonWindow(
         start_ms=start,

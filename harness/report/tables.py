@@ -93,6 +93,7 @@ def window_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                     figure(s, d, "bandwidth_sum", 1, KIB_TO_MIB),
                     figure(window, d, "clat_mean_avg", 3),
                     figure(s, d, "clat_mean_avg", 3),
+                    figure(window, d, "p99_merged", 3),
                     steady,
                 ]
             )

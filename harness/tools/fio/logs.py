@@ -2,13 +2,17 @@
 log_avg_msec): one line per interval and direction, "time, value, direction, block size,
 offset" (fio 3; fio 2 writes the first four), the time in milliseconds since the job
 started or, with log_unix_epoch, since the epoch. Values: I/Os per second (iops), KiB/s
-(bw), nanoseconds (lat, clat, slat in fio 3; microseconds in fio 2)."""
+(bw), nanoseconds (lat, clat, slat in fio 3; microseconds in fio 2). Histogram logs
+(write_hist_log with log_hist_msec): "time, direction, block size, count of bucket 0,
+…" with the I/Os completed in the interval in each of fio's latency buckets."""
 
 from __future__ import annotations
 
 import glob
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from harness.tools.fio.histogram import PLAT_VAL, bucket_value
 
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 
@@ -40,6 +44,37 @@ def parse_log(text: str, name: str = "log") -> list[LogPoint]:
     return points
 
 
+@dataclass(frozen=True)
+class HistPoint:
+    time_ms: int
+    direction: str
+    bins: dict[int, int]  # bucket value (fio's unit: ns in fio 3) -> I/Os in the interval
+
+
+def parse_hist_log(text: str, name: str = "log") -> list[HistPoint]:
+    """A histogram log written with fio's default coarseness (every bucket kept)."""
+    points = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = [f.strip() for f in line.split(",")]
+        try:
+            time_ms, direction, counts = int(fields[0]), int(fields[1]), list(map(int, fields[3:]))
+        except (IndexError, ValueError):
+            raise FioLogError(f"{name}:{number}: not a fio histogram line: {line[:80]!r}") from None
+        if direction not in DIRECTIONS:
+            raise FioLogError(f"{name}:{number}: unknown direction {direction}")
+        if not counts or len(counts) % PLAT_VAL:
+            raise FioLogError(
+                f"{name}:{number}: {len(counts)} buckets, not whole groups of {PLAT_VAL} "
+                "(a log_hist_coarseness other than 0?)"
+            )
+        groups = len(counts) // PLAT_VAL
+        bins = {bucket_value(i, groups): c for i, c in enumerate(counts) if c}
+        points.append(HistPoint(time_ms, DIRECTIONS[direction], bins))
+    return points
+
+
 def series(points: list[LogPoint], direction: str) -> list[tuple[int, float]]:
     """One direction's (time_ms, value), in time order."""
     return sorted((p.time_ms, p.value) for p in points if p.direction == direction)
@@ -60,6 +95,8 @@ class JobLogs:
     iops: dict[str, Series]
     bw: dict[str, Series]
     clat: dict[str, Series]
+    # direction -> (time_ms, completion latency histogram of the interval), if written
+    clat_hist: dict[str, list[tuple[int, dict[int, int]]]] = field(default_factory=dict)
 
 
 def since_epoch(logs: JobLogs) -> bool:
@@ -100,4 +137,10 @@ def read_job_logs(directory: Path, jobname: str, consumer: str | None = None) ->
         }
     if not any(kinds.values()):
         return None
-    return JobLogs(consumer or jobname, kinds["iops"], kinds["bw"], kinds["clat"])
+    histograms: dict[str, list[tuple[int, dict[int, int]]]] = {}
+    for path in sorted(directory.glob(f"{glob.escape(jobname)}_clat_hist.*.log")):
+        for point in parse_hist_log(path.read_text(encoding="utf-8"), path.name):
+            histograms.setdefault(point.direction, []).append((point.time_ms, point.bins))
+    for points in histograms.values():
+        points.sort(key=lambda p: p[0])  # sub-jobs' intervals interleaved in time
+    return JobLogs(consumer or jobname, kinds["iops"], kinds["bw"], kinds["clat"], histograms)

@@ -72,26 +72,32 @@ def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) 
     return lines
 
 
-def _log_lines(logs: str, jobname: str) -> list[str]:
-    """A consumer's logs as LOGS/<jobname>_iops.<job number>.log (and _bw, _clat …)."""
+def _log_lines(logs: str, jobname: str, histograms: bool) -> list[str]:
+    """A consumer's logs as LOGS/<jobname>_iops.<job number>.log (and _bw, _clat …, and
+    _clat_hist with ``histograms``)."""
     prefix = f"{logs.rstrip('/')}/{jobname}"
-    return [
+    lines = [
         f"write_iops_log={prefix}",
         f"write_bw_log={prefix}",
         f"write_lat_log={prefix}",
         f"log_avg_msec={LOG_AVG_MS}",
         "log_unix_epoch=1",
     ]
+    if histograms:
+        lines += [f"write_hist_log={prefix}", f"log_hist_msec={LOG_AVG_MS}"]
+    return lines
 
 
-def _job_section(target: JobTarget, numjobs: int, logs: str | None, start_delay: int) -> list[str]:
+def _job_section(
+    target: JobTarget, workload: FioWorkload, logs: str | None, start_delay: int
+) -> list[str]:
     lines = ["", f"[{target.jobname}]", f"rw={target.rw}", *_where(target)]
-    if numjobs > 1:
+    if workload.numjobs > 1:
         lines.append("new_group")
     if start_delay:
         lines.append(f"startdelay={start_delay}")
     if logs is not None:
-        lines += _log_lines(logs, target.jobname)
+        lines += _log_lines(logs, target.jobname, workload.histogram_logs)
     return lines
 
 
@@ -108,7 +114,7 @@ def render_job(
     lines = _global_section(workload, workload.numjobs, engine)
     for index, target in enumerate(targets, first_index):
         delay = index * workload.start_stagger
-        lines += _job_section(target, workload.numjobs, logs, delay)
+        lines += _job_section(target, workload, logs, delay)
     return "\n".join(lines) + "\n"
 
 

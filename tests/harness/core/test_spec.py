@@ -270,6 +270,16 @@ def test_k8s_target_takes_database_and_provisioning_workloads_but_not_fileio():
         }
     )
     assert ok.workloads[0].pvcs == 3 and ok.target.mariadb_image.startswith("registry.local/")
+    assert ok.target.start_together  # pods start fio together unless told otherwise
+    with pytest.raises(SpecError, match=r"workloads h: histogram_logs is for the local and rbd"):
+        validate(
+            {
+                "name": "k",
+                "target": target,
+                "sweep": [2],
+                "workloads": [{"name": "h", "rw": "randread", "histogram_logs": True}],
+            }
+        )
     with pytest.raises(SpecError, match=r"workloads f: the k8s target runs fio, pvc-provision"):
         validate(
             {

@@ -96,3 +96,20 @@ def test_real_logs_of_a_reader_and_a_writer():
     assert window.start_spread_s < 0.05 and 2.9 < window.seconds < 3.1
     assert window.read.iops_sum == pytest.approx(sum(v for _, v in reader.iops["read"]) / 2)
     assert 0.2 < window.read.clat_mean_avg < 0.3  # ms: 240-252 µs per second in the log
+
+
+def test_tail_percentiles_over_the_window_come_from_the_histogram_logs():
+    # a: fast I/Os (100 ns) all along; b: slow ones (10_000 ns) only before the window
+    a = job("a", 0, [100, 100, 100, 100])
+    a = JobLogs("a", a.iops, a.bw, a.clat, {"read": [(t, {100: 100}) for t, _ in a.iops["read"]]})
+    b = job("b", 2000, [100, 100])
+    slow = [(1000, {10_000: 1000})]  # before b started: outside the window
+    b = JobLogs("b", b.iops, b.bw, b.clat, {"read": [*slow, (3000, {200: 10}), (4000, {200: 90})]})
+    window = common_window([a, b], 1000)
+    assert window is not None and window.read is not None
+    # inside [2000, 4000]: a's 200 I/Os at 100 ns, b's 100 at 200 ns
+    assert window.read.p95_merged == pytest.approx(200 / 1e6)
+    assert window.read.p99_merged == pytest.approx(200 / 1e6)
+    without = common_window([job("a", 0, [1, 1]), job("b", 0, [1, 1])], 1000)
+    assert without is not None and without.read is not None
+    assert without.read.p95_merged is None  # no histogram logs: whole-run tails only

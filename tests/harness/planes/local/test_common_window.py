@@ -12,6 +12,7 @@ import pytest
 
 from harness.campaign.run import run_campaign
 from harness.planes.local.fio_target import LocalFioTarget
+from harness.tools.fio.histogram import bucket_value
 from tests.harness.helpers import tiny_spec
 
 pytestmark = pytest.mark.functional
@@ -23,6 +24,8 @@ def independent_window(logs: Path) -> tuple[float, float, dict[str, float]]:
     times: dict[str, list[int]] = defaultdict(list)
     iops: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for path in logs.glob("*.log"):
+        if "_hist." in path.name:
+            continue
         consumer, kind = path.name.split("_")[0], path.name.split("_")[1].split(".")[0]
         for line in csv.reader(path.open()):
             t, value = int(line[0]), float(line[1])
@@ -38,13 +41,31 @@ def independent_window(logs: Path) -> tuple[float, float, dict[str, float]]:
     return start, end, means
 
 
+def independent_p99_ms(logs: Path, start: float, end: float) -> float:
+    """The 99th percentile of the readers' I/Os completed in the window, from their
+    histogram logs: "time, direction, block size, count per bucket …"."""
+    counts: dict[int, int] = defaultdict(int)
+    for path in logs.glob("*randread_clat_hist.*.log"):
+        for line in csv.reader(path.open()):
+            if start <= int(line[0]) - 500 <= end:
+                buckets = [int(c) for c in line[3:]]
+                for index, count in enumerate(buckets):
+                    counts[bucket_value(index, len(buckets) // 64)] += count
+    total, seen = sum(counts.values()), 0
+    for value in sorted(counts):
+        seen += counts[value]
+        if seen >= 0.99 * total:
+            return value / 1e6
+    raise AssertionError("no I/Os in the window")
+
+
 def test_staggered_consumers_are_summed_over_their_common_window(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     spec = tiny_spec(
         data,
         sweep=[3],
-        workload={"runtime": 4, "start_stagger": 1, "prefill": False},
+        workload={"runtime": 4, "start_stagger": 1, "prefill": False, "histogram_logs": True},
     )
     outcome = run_campaign(spec, tmp_path / "results", LocalFioTarget)
     assert outcome.ok, [r.summary for r in outcome.results]
@@ -60,6 +81,9 @@ def test_staggered_consumers_are_summed_over_their_common_window(tmp_path):
     assert window["start_spread_s"] == pytest.approx(2.0, abs=0.3)
     assert set(readers) == {"c01-randread", "c03-randread"}
     assert window["read"]["iops_sum"] == pytest.approx(sum(readers.values()))
+    assert window["read"]["p99_merged"] == pytest.approx(
+        independent_p99_ms(raw / "logs", start, end)
+    )
     # the whole-run sum counts c01 alone at the start and c03 alone at the end
     assert window["read"]["iops_sum"] != pytest.approx(summary["read"]["iops_sum"], rel=0.01)
     assert summary["overlap"] < 0.9 and not summary["overlap_estimated"]

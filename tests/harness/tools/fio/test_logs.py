@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.records import stats
+from harness.tools.fio.histogram import bucket_value
 from harness.tools.fio.logs import (
     FioLogError,
     LogPoint,
+    parse_hist_log,
     parse_log,
     read_job_logs,
     series,
@@ -96,3 +99,33 @@ def test_times_since_the_epoch_or_since_the_job_started(tmp_path):
     assert since_epoch(read_job_logs(LOGS, "fio-3.33-reader"))
     (tmp_path / "c01-randread_iops.1.log").write_text("1000, 10, 0, 0, 0\n2001, 20, 0, 0, 0\n")
     assert not since_epoch(read_job_logs(tmp_path, "c01-randread"))
+
+
+def test_histogram_log_lines_become_bucket_values_and_counts():
+    counts = [0] * (29 * 64)
+    counts[10], counts[1000] = 3, 1
+    text = "1795421382625, 0, 4096, " + ", ".join(map(str, counts)) + "\n"
+    [point] = parse_hist_log(text, "h_clat_hist.1.log")
+    assert (point.time_ms, point.direction) == (1795421382625, "read")
+    assert point.bins == {10: 3, bucket_value(1000, 29): 1}
+    with pytest.raises(FioLogError, match="not whole groups of 64"):
+        parse_hist_log("1, 0, 4096, 1, 2, 3\n")
+    with pytest.raises(FioLogError, match="not a fio histogram line"):
+        parse_hist_log("1, x, 4096\n")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_real_histogram_log_agrees_with_the_runs_own_histogram(version):
+    points = parse_hist_log((LOGS / f"{version}-hist_clat_hist.1.log").read_text())
+    assert points and {p.direction for p in points} == {"read"}
+    assert all(p.time_ms > 1_700_000_000_000 for p in points)
+    job = json.loads((LOGS / f"{version}-hist.json").read_text())["jobs"][0]["read"]
+    whole = {int(k): v for k, v in job["clat_ns"]["bins"].items()}
+    logged = stats.merge_histograms(p.bins for p in points)
+    # the same buckets; fio leaves the last partial second out of the log
+    assert set(logged) <= set(whole)
+    assert 0.5 * job["total_ios"] < sum(logged.values()) <= job["total_ios"]
+    for percentile in (50.0, 99.0):
+        ours = stats.histogram_percentile(logged, percentile)
+        theirs = stats.histogram_percentile(whole, percentile)
+        assert ours == pytest.approx(theirs, rel=0.25)

@@ -85,6 +85,10 @@ def test_logs_stagger_and_steady_state_are_fios_own_options(tmp_path):
     jobfile.write_text(text)
     fio_accepts(jobfile)
     assert "startdelay" not in render_job(FioWorkload(name="w", rw="read"), _targets(tmp_path))
+    assert "write_hist_log" not in text
+    histograms = FioWorkload(name="w", rw="read", histogram_logs=True)
+    lines = render_job(histograms, _targets(tmp_path), logs="/l").splitlines()
+    assert "write_hist_log=/l/c01-randread" in lines and "log_hist_msec=1000" in lines
 
 
 def test_numjobs_reports_one_entry_per_consumer(tmp_path):
