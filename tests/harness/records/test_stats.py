@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -182,3 +185,32 @@ def test_rounds_have_the_mean_of_the_values_they_use(values, count):
     )
     assert len(made) == min(count, len(values)) or len(values) < count
     assert sum(made) / len(made) == pytest.approx(sum(used) / len(used), rel=1e-9, abs=1e-9)
+
+
+STEADY_FIXTURES = Path(__file__).parents[1] / "tools" / "fio" / "fixtures" / "steadystate"
+
+
+@pytest.mark.parametrize(
+    "name", ["fio-3.33-attained", "fio-3.33-not-attained", "fio-3.41-attained"]
+)
+def test_on_real_series_fio_judged_our_slope_and_mean_are_fios(name):
+    """fio's steadystate section keeps the per-second IOPS it judged: our least-squares
+    slope and mean agree with fio's own, and SNIA's verdict follows from them."""
+    ss = json.loads((STEADY_FIXTURES / f"{name}.json").read_text())["jobs"][0]["steadystate"]
+    iops = [float(v) for v in ss["data"]["iops"]]
+    mean = sum(iops) / len(iops)
+    assert mean == pytest.approx(ss["data"]["iops_mean"], abs=1)  # fio truncates
+    criterion = float(ss["criterion"].rstrip("%")) / 100
+    if ss["ss"].startswith("iops_slope"):
+        assert stats.least_squares_slope(iops) == pytest.approx(ss["slope"], abs=0.1)
+        assert ss["slope"] / mean == pytest.approx(criterion, rel=1e-3)
+    else:  # iops: the largest deviation from the mean
+        assert max(abs(v - mean) for v in iops) == pytest.approx(ss["max_deviation"], abs=0.5)
+        assert ss["max_deviation"] / mean == pytest.approx(criterion, rel=1e-3)
+    snia = stats.steady_state(iops)
+    assert snia is not None
+    assert snia.data_excursion == pytest.approx((max(iops) - min(iops)) / mean)
+    slope = stats.least_squares_slope(iops)
+    assert slope is not None
+    assert snia.slope_excursion == pytest.approx(abs(slope) * (len(iops) - 1) / mean)
+    assert snia.steady == (snia.data_excursion <= 0.2 and snia.slope_excursion <= 0.1)
