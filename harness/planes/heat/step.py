@@ -82,6 +82,7 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
     late: dict[str, int] = {}  # VM -> seconds it was ready after the start time
     start_at = 0
     for stack_plan in stacks:
+        start_at = int(stack_plan.get("parameters", {}).get("start_at") or start_at)
         folder = raw / HEAT_DIR / stack_plan["name"]
         stack = _read(folder / "stack.json") or {}
         events = _read(folder / "events.json") or []
@@ -131,7 +132,6 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
                 times = agent_times(logs / AGENT_LOG)
                 if times and stack.get("creation_time"):
                     ready[name] = times["ready"] - _ms(stack["creation_time"]) / 1000
-                    start_at = times["start_at"] or start_at
                     if times["start_at"] and times["ready"] - times["start_at"] >= LATE_S:
                         late[name] = times["ready"] - times["start_at"]
     order = list(consumers)  # the step's consumers in order, not stack by stack

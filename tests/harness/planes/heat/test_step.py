@@ -111,3 +111,34 @@ def test_the_agents_times_are_read_from_its_log(tmp_path):
     log.write_text("ready=soon\n")
     assert agent_times(log) == {}
     assert agent_times(tmp_path / "missing.log") == {}
+
+
+def test_a_late_vm_is_named_and_every_vms_logs_are_found(tmp_path):
+    shutil.copytree(FIXTURES / "two-stacks", tmp_path / "step")
+    raw = tmp_path / "step" / "raw"
+    stacks = json.loads((raw / "stacks.json").read_text())
+    created = _seconds("2026-11-22T10:32:45Z")
+    start_at = int(created) + 20
+    for stack in stacks:
+        stack["parameters"]["start_at"] = start_at
+    (raw / "stacks.json").write_text(json.dumps(stacks))
+    for stack, consumer, ready in (
+        (stacks[0], "c01", start_at + 3),
+        (stacks[1], "c02", start_at - 5),
+    ):
+        logs = raw / "heat" / stack["name"] / f"logs-{consumer}"
+        logs.mkdir()
+        started = max(ready, start_at)
+        (logs / "agent.log").write_text(f"ready={ready} start_at={start_at} started={started}\n")
+    plan = json.loads((tmp_path / "step" / "step.json").read_text())
+    step = heat_step(raw, "001", plan, "openstack:test")
+    assert step.summary["start_at"] == start_at
+    assert step.summary["late"] == {"c01": 3}
+    assert step.summary["ready_s_max"] == pytest.approx(23, abs=1)  # from its stack's creation
+    [warning] = [w for w in step.warnings if w.code == "late-start"]
+    assert "c01 (3 s)" in warning.message and "c02" not in warning.message
+    assert step.log_dirs["c01-randread"] == (
+        raw / "heat" / stacks[0]["name"] / "logs-c01",
+        "volperf-randread",
+    )
+    assert set(step.log_dirs) == {"c01-randread", "c02-randwrite"}
