@@ -38,18 +38,13 @@ class StepSteadyState:
 
 def step_steadystate(jobs: Sequence[FioJob]) -> StepSteadyState | None:
     """None when no job asked fio for steady-state detection."""
-    asked = [j for j in jobs if j.steadystate is not None]
-    if not asked:
+    results = {j.jobname: j.steadystate for j in jobs if j.steadystate is not None}
+    if not results:
         return None
     consumers = {
-        j.jobname: ConsumerSteadyState(
-            j.steadystate.attained, j.steadystate.iops_mean, j.steadystate.bw_mean_kib
-        )
-        for j in asked
-        if j.steadystate is not None
+        name: ConsumerSteadyState(r.attained, r.iops_mean, r.bw_mean_kib)
+        for name, r in results.items()
     }
-    first = asked[0].steadystate
-    assert first is not None
-    return StepSteadyState(
-        first.criterion, first.duration_s, sum(c.attained for c in consumers.values()), consumers
-    )
+    first = next(iter(results.values()))
+    attained = sum(c.attained for c in consumers.values())
+    return StepSteadyState(first.criterion, first.duration_s, attained, consumers)

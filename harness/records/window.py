@@ -124,8 +124,6 @@ def _direction(
         )
         p95, p99 = (stats.histogram_percentile(merged, p) for p in (95.0, 99.0))
     return WindowDirection(
-        p95_merged=p95 * latency_ns / 1_000_000 if p95 is not None else None,
-        p99_merged=p99 * latency_ns / 1_000_000 if p99 is not None else None,
         consumers=len(figures),
         iops_avg=iops_avg,
         iops_sum=iops_sum,
@@ -133,6 +131,8 @@ def _direction(
         bandwidth_sum=bandwidth_sum,
         clat_mean_avg=clat_avg,
         steady=stats.steady_state(stats.rounds(summed, STEADY_ROUNDS)),
+        p95_merged=p95 * latency_ns / 1_000_000 if p95 is not None else None,
+        p99_merged=p99 * latency_ns / 1_000_000 if p99 is not None else None,
     )
 
 
