@@ -75,12 +75,14 @@ def parse_hist_log(text: str, name: str = "log") -> list[HistPoint]:
     return points
 
 
-def series(points: list[LogPoint], direction: str) -> list[tuple[int, float]]:
+Series = list[tuple[int, float]]
+
+
+def series(points: list[LogPoint], direction: str) -> Series:
     """One direction's (time_ms, value), in time order."""
     return sorted((p.time_ms, p.value) for p in points if p.direction == direction)
 
 
-Series = list[tuple[int, float]]
 # before this, a log's times are since its job started (fio without log_unix_epoch)
 EPOCH_MS_FROM = 10**12  # 2001-09-09
 
