@@ -67,19 +67,25 @@ if [ "$PREFILL" = fio ]; then
 fi
 
 ready=$(date +%s)
-while [ "$(date +%s)" -lt "$START_AT" ]; do sleep 0.1 2>/dev/null || sleep 1; done
 mkdir -p "$WORK/logs"
-printf 'ready=%s start_at=%s started=%s\n' "$ready" "$START_AT" "$(date +%s)" \
-  > "$WORK/logs/agent.log"
+# fio runs this once its job is set up (the volume opened), just before measuring: so
+# what the VMs share is the start of their I/O, not of fio
+cat > "$WORK/wait-start.sh" <<EOF
+while [ "\$(date +%s)" -lt "$START_AT" ]; do sleep 0.1 2>/dev/null || sleep 1; done
+date +%s > "$WORK/started"
+EOF
+cd "$WORK" || fail "cannot enter $WORK"  # fio writes the prerun's output here
 length="--size=$FILESIZE"
 [ "$MODE" = time ] && length="--size=$FILESIZE --time_based --runtime=$RUNTIME"
 logs="$WORK/logs/volperf-$RW"
 # shellcheck disable=SC2086  # $target and $length hold several fio options on purpose
 fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length \
   --write_iops_log="$logs" --write_bw_log="$logs" --write_lat_log="$logs" \
-  --log_avg_msec=1000 --log_unix_epoch=1 \
+  --log_avg_msec=1000 --log_unix_epoch=1 --exec_prerun="sh $WORK/wait-start.sh" \
   --output-format=json+ --output="$WORK/fio.json" 2>"$WORK/fio.err" \
   || fail "fio failed: $(tail -n 3 "$WORK/fio.err")"
+printf 'ready=%s start_at=%s started=%s\n' "$ready" "$START_AT" "$(cat "$WORK/started")" \
+  > "$WORK/logs/agent.log"
 {
   cat "$WORK/fio.json"
   echo
