@@ -65,6 +65,10 @@ def test_campaign_runs_every_step(campaign):
         ("randrw", 1, "done"),
         ("randrw", 4, "done"),
     ]
+    # one fio process: its jobs ran together, and their per-second logs say so
+    for step in steps:
+        assert step["window"]["seconds"] > 1 and step["window"]["start_spread_s"] < 0.5, step
+        assert sorted((root / "steps" / step["step"] / "raw" / "logs").glob("*_iops.*.log"))
 
 
 def test_records_are_fios_own_numbers(campaign):
