@@ -218,7 +218,12 @@ def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
     assert compared.returncode == 0, compared.stderr[-2000:]
     comparison = json.loads(compared.stdout)["ci-fio-local-static"]
     deltas = comparison["deltas"]
-    assert {(d["concurrency"], d["direction"]) for d in deltas} >= {(1, "read"), (2, "write")}
+    # whole-run figures, and the same over the common window (both classes have one)
+    assert {(d["concurrency"], d["direction"]) for d in deltas} >= {
+        (1, "read"),
+        (4, "write"),
+        (4, "write, common window"),
+    }
     # the same scenario on two classes: only the backend (the class) differs
     for match in comparison["matches"]:
         assert [d["setting"] for d in match["differences"]] == ["backend"]
