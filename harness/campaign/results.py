@@ -172,7 +172,7 @@ def _read_logs(
 ) -> tuple[list[JobLogs], list[FioConsumerRecord]]:
     """The per-second logs of the consumers that ran (none when any is missing or
     unreadable, said in a warning; none, silently, for a step whose fio wrote none), and
-    the records with the run windows the logs measured where fio's JSON only let them be
+    the records with the start the logs measured where fio's JSON only let it be
     estimated (fio < 3.36). ``directories``: each consumer's log folder and the job name
     its fio wrote them under, by the consumer's job name."""
     ran = [r for r in records if not r.error]
@@ -198,7 +198,12 @@ def _read_logs(
     for record in records:
         span = running(logs[record.jobname], LOG_AVG_MS) if record.jobname in logs else None
         if record.window_estimated and span is not None:
-            record = replace(record, start_ms=span[0], stop_ms=span[1], window_estimated=False)
+            # started when its first logged second began; ran for fio's own runtime (its
+            # last log line is stamped when fio exits, after closing the volume)
+            runtime = record.stop_ms - record.start_ms
+            record = replace(
+                record, start_ms=span[0], stop_ms=span[0] + runtime, window_estimated=False
+            )
         measured.append(record)
     return list(logs.values()), measured
 

@@ -70,8 +70,10 @@ ready=$(date +%s)
 mkdir -p "$WORK/logs"
 # fio runs this once its job is set up (the volume opened), just before measuring: so
 # what the VMs share is the start of their I/O, not of fio
+# (coarse until the last second, then every 10 ms: the VMs start within a few ms)
 cat > "$WORK/wait-start.sh" <<EOF
-while [ "\$(date +%s)" -lt "$START_AT" ]; do sleep 0.1 2>/dev/null || sleep 1; done
+while [ "\$(date +%s)" -lt "$((START_AT - 1))" ]; do sleep 0.5 2>/dev/null || sleep 1; done
+while [ "\$(date +%s)" -lt "$START_AT" ]; do sleep 0.01 2>/dev/null || sleep 1; done
 date +%s > "$WORK/started"
 EOF
 cd "$WORK" || fail "cannot enter $WORK"  # fio writes the prerun's output here
