@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.campaign.environment import snapshot
 from harness.campaign.results import rebuild
+from harness.core import secrets
 from harness.core.plan import plan_steps
 from harness.core.redact import redact
 from harness.core.spec import validate
@@ -90,4 +91,5 @@ def write_campaign(destination: Path, document: dict[str, Any], html: str) -> Ca
             )
         )
     rebuild(store)
+    secrets.scrub_tree(store.root)
     return store

@@ -19,6 +19,7 @@ from types import FrameType
 from harness.campaign.cleanup import remove_created
 from harness.campaign.environment import snapshot
 from harness.campaign.results import StepResult, rebuild
+from harness.core import secrets
 from harness.core.plan import Step, plan_steps
 from harness.core.redact import redact
 from harness.core.spec import CampaignSpec
@@ -127,12 +128,20 @@ def run_campaign(
                     break
                 outcome = _run_step(store, target, step, display, position, len(todo), stop)
                 rebuild(store)
+                _scrub_views(store)
                 if outcome.state == "interrupted":
                     break
         finally:
             removed = target.cleanup(store) + remove_created(store)
         results = rebuild(store)
+        _scrub_views(store)
     return CampaignOutcome(store, results, stop.is_set(), removed)
+
+
+def _scrub_views(store: CampaignStore) -> None:
+    """Known secrets out of the campaign's files (created.json excepted: it names what
+    cleanup must remove, and is emptied as it does)."""
+    secrets.scrub_files(p for p in store.root.iterdir() if p.name != "created.json")
 
 
 def _mark_stale_runs(store: CampaignStore, steps: list[Step]) -> None:
@@ -158,7 +167,7 @@ def _run_step(
     atomic_write_json(
         store.step_dir(step.id) / "step.json",
         {
-            "workload": step.workload.model_dump(mode="json"),
+            "workload": redact(step.workload.model_dump(mode="json")),
             "concurrency": step.concurrency,
             "threads": step.threads,
             "repeat": step.repeat,
@@ -176,6 +185,8 @@ def _run_step(
         outcome, raised = StepOutcome("failed", str(exc)), exc
     except Exception as exc:  # an OS error or a bug: record it, keep the campaign going
         outcome = StepOutcome("failed", f"{type(exc).__name__}: {exc}")
+    finally:
+        secrets.scrub_tree(store.step_dir(step.id))  # raw output: what the tools said
     status.state, status.error, status.notes = outcome.state, outcome.error, outcome.notes
     status.finished = time.time()
     store.write_status(status)

@@ -19,6 +19,7 @@ from harness.campaign.results import rebuild
 from harness.campaign.run import CampaignOutcome, Display, run_campaign
 from harness.cli.display import RichDisplay, print_comparison, summary_tables
 from harness.cli.testbed import testbed
+from harness.core import secrets
 from harness.core import spec as spec_module
 from harness.core.plan import plan_steps
 from harness.core.spec import CampaignSpec, OpenStackTarget, SpecError
@@ -63,6 +64,14 @@ def _print_json(data: Any) -> None:
 @click.version_option(__version__, prog_name="volperf")
 def main() -> None:
     """volperf: measure block storage with fio, Rally, Heat and Kubernetes."""
+    # Secrets in the environment (OS_PASSWORD, OS_TOKEN, ...) are redacted by value in
+    # everything volperf writes, and so is every secret it reads later (clouds.yaml,
+    # keyrings, kubeconfig, passwords it makes); its own output passes through the same.
+    secrets.register_environment()
+    if not isinstance(sys.stdout, secrets.RedactingStream):
+        sys.stdout = secrets.RedactingStream(sys.stdout)
+    if not isinstance(sys.stderr, secrets.RedactingStream):
+        sys.stderr = secrets.RedactingStream(sys.stderr)
 
 
 cloud_option = click.option(
@@ -399,9 +408,11 @@ def report(campaign: Path, doc_source: Path, build_dir: Path | None) -> None:
     """Write CAMPAIGN's page (tables, plots, warnings) into the documentation."""
     store = _campaign(campaign)
     index = write_report(store, _doc_source(doc_source))
+    secrets.scrub_tree(index.parent)
     console.print(f"page: {index}", highlight=False)
     if build_dir is not None:
         _build(doc_source, build_dir, index.parent.relative_to(doc_source))
+        secrets.scrub_tree(build_dir)
 
 
 def _build(doc_source: Path, build_dir: Path, page: Path) -> None:

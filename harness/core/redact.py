@@ -1,11 +1,13 @@
-"""Remove secrets before anything reaches results, logs or docs."""
+"""Remove secrets before anything reaches results, logs or docs: by the name of the
+field that holds them, by what they look like, and by value (harness.core.secrets)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-REDACTED = "<redacted>"
+from harness.core.secrets import REDACTED, replace_known
+
 _SECRET_WORDS = {"pass", "key", "token", "auth", "private", "apikey", "cert"}
 _SECRET_PARTS = ("password", "passwd", "secret", "credential", "keyring")
 # Ceph keys are 40 base64 characters ending in '=='; also bearer tokens and URL passwords.
@@ -17,6 +19,8 @@ _SECRET_VALUE = [
 
 
 def redact_text(text: str) -> str:
+    """Registered secrets (harness.core.secrets) and secret-looking values replaced."""
+    text = replace_known(text)
     for pattern, replacement in _SECRET_VALUE:
         text = pattern.sub(replacement, text)
     return text
@@ -33,7 +37,7 @@ def redact(value: Any) -> Any:
     """A copy of ``value`` with secret-named keys and secret-looking strings replaced."""
     if isinstance(value, dict):
         return {
-            k: (REDACTED if isinstance(k, str) and is_secret_key(k) else redact(v))
+            redact(k): (REDACTED if isinstance(k, str) and is_secret_key(k) else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

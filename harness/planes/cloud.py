@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from harness.core import secrets
 from harness.core.spec import OpenStackTarget
 from harness.planes.base import TargetError
 from harness.testbeds import default_state_dir
@@ -34,10 +35,12 @@ def cloud_region(options: OpenStackTarget) -> Any:
         raise TargetError(f"{path}: no such clouds.yaml")
     try:
         loader = config.OpenStackConfig(config_files=[str(path)] if path else None)
-        return loader.get_one(cloud=options.cloud)
+        region = loader.get_one(cloud=options.cloud)
     except exceptions.ConfigException as exc:
         where = path or "clouds.yaml in the usual places"
         raise TargetError(f"cloud {options.cloud!r} not found in {where}: {exc}") from None
+    secrets.register_named(region.config)  # password, application credential secret, token
+    return region
 
 
 def connect(options: OpenStackTarget, region: Any = None) -> Any:

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from rally import exceptions
+from rally.env import env_mgr
 from rally.plugins.task.exporters.html import HTMLStaticExporter
 from rally.plugins.task.exporters.json_exporter import JSONExporter
 from rally.task import exporter
 
 from harness.campaign.rally_export import write_campaign
+from harness.core import secrets
 from harness.core.store import CampaignError
 
 
@@ -27,6 +29,7 @@ class VolperfExporter(exporter.TaskExporter):
         document = json.loads(JSONExporter(self.tasks_results, None).generate()["print"])
         html = HTMLStaticExporter(self.tasks_results, None).generate()["print"]
         destination = Path(self.output_destination).expanduser()
+        self._register_secrets()
         try:
             store = write_campaign(destination, document, html)
         except CampaignError as exc:
@@ -35,3 +38,13 @@ class VolperfExporter(exporter.TaskExporter):
             "print": f"volperf campaign written to {store.root} (rally.csv, summary.json); "
             f"render it with `volperf report {store.root}`"
         }
+
+    def _register_secrets(self) -> None:
+        """The tasks' environments' credentials (and the process's OS_PASSWORD and the
+        like) are redacted by value wherever they would appear in the campaign."""
+        secrets.register_environment()
+        for env_uuid in {task.get("env_uuid") for task in self.tasks_results} - {None}:
+            try:
+                secrets.register_named(env_mgr.EnvManager.get(env_uuid).data)
+            except exceptions.RallyException:
+                continue  # an environment deleted since: its credentials are not here

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from harness.core import secrets
 from harness.testbeds import default_state_dir
 
 CONNECT_TIMEOUT_S = 10
@@ -33,6 +35,30 @@ def default_conf() -> Path:
         return Path(os.environ["CEPH_CONF"])
     testbed = default_state_dir("ceph") / "ceph.conf"
     return testbed if testbed.exists() else Path("/etc/ceph/ceph.conf")
+
+
+def keyring_keys(text: str) -> list[str]:
+    """The keys of a Ceph keyring file's sections (``key = AQ...==``)."""
+    return re.findall(r"(?m)^\s*key\s*=\s*(\S+)\s*$", text)
+
+
+def register_keys(cluster: Any) -> None:
+    """Register the key this client reads (its keyring files, ``key``, ``keyfile``) as a
+    secret, so its value is redacted wherever it would appear."""
+    secrets.register(cluster.conf_get("key"))
+    secrets.register(_readable(cluster.conf_get("keyfile")))
+    for name in (cluster.conf_get("keyring") or "").split(","):
+        for key in keyring_keys(_readable(name)):
+            secrets.register(key)
+
+
+def _readable(name: str | None) -> str:
+    """A file's text, or '' when there is none or volperf may not read it (librados
+    then fails to authenticate and says so)."""
+    try:
+        return Path(name.strip()).read_text(errors="replace") if name and name.strip() else ""
+    except OSError:
+        return ""
 
 
 def bindings() -> tuple[ModuleType, ModuleType]:
@@ -77,6 +103,7 @@ class CephAccess:
                     "err_to_stderr": "false",
                 },
             )
+            register_keys(cluster)
             cluster.connect(timeout=connect_timeout_s)
         except rados.Error as exc:
             raise CephError(f"cannot connect to Ceph for {self.where()}: {exc}") from None

@@ -4,12 +4,16 @@ and waited for."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from harness.core import secrets
 from harness.testbeds import default_state_dir
 
 LABEL = "volperf-campaign"
@@ -37,7 +41,26 @@ def kubeconfig_path(given: Path | None) -> Path:
 def api_client(kubeconfig: Path) -> Any:
     from kubernetes import config
 
+    register_credentials(kubeconfig)
     return config.new_client_from_config(str(kubeconfig))
+
+
+def register_credentials(kubeconfig: Path) -> None:
+    """Register the kubeconfig users' tokens, passwords and client keys as secrets, so
+    their values are redacted wherever they would appear (the client reads the file
+    itself; an unreadable one fails there, with its own message)."""
+    try:
+        document = yaml.safe_load(kubeconfig.expanduser().read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        return
+    for entry in document.get("users") or []:
+        user = (entry or {}).get("user") or {}
+        secrets.register_named(user)  # token, password, auth-provider's tokens
+        if user.get("client-key-data"):
+            secrets.register_pem(user["client-key-data"])
+        if user.get("client-key"):
+            with contextlib.suppress(OSError):  # the client says it cannot read it
+                secrets.register_pem(Path(user["client-key"]).expanduser().read_text())
 
 
 def k8s_name(text: str, limit: int = 63) -> str:

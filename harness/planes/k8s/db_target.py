@@ -31,7 +31,6 @@ I/O counters are read just before and after the run (raw/<consumer>.blkio-before
 from __future__ import annotations
 
 import math
-import secrets
 import shlex
 import threading
 import time
@@ -42,6 +41,7 @@ from typing import Any
 
 from harness.core.plan import Step
 from harness.core.redact import redact_text
+from harness.core.secrets import new_password
 from harness.core.spec import (
     CampaignSpec,
     IoPauseWorkload,
@@ -121,7 +121,7 @@ class K8sDatabaseTarget:
             campaign=self.spec.name,
         )
         self.core.create_namespace({"metadata": {"name": self.namespace, "labels": self.labels}})
-        password = secrets.token_urlsafe(18)
+        password = new_password()
         self.core.create_namespaced_secret(
             self.namespace,
             {
