@@ -18,6 +18,7 @@ from harness.campaign.cleanup import remove_created
 from harness.campaign.results import rebuild
 from harness.campaign.run import CampaignOutcome, Display, run_campaign
 from harness.cli.display import RichDisplay, print_comparison, summary_tables
+from harness.cli.spec import spec_group
 from harness.cli.testbed import testbed
 from harness.core import secrets
 from harness.core import spec as spec_module
@@ -485,6 +486,7 @@ def list_profiles() -> None:
 
 
 main.add_command(testbed)
+main.add_command(spec_group)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,71 @@
+"""`volperf spec`: the spec's JSON Schema, for editors and other tools, and checking spec
+files without running them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from harness.core import spec as spec_module
+from harness.core.plan import plan_steps
+from harness.core.spec import CampaignSpec, SpecError
+from harness.planes.base import TargetError
+from harness.planes.rally.target import task_file
+
+
+def schema() -> dict:
+    """The JSON Schema of a campaign spec file, with its title and where it comes from."""
+    document = CampaignSpec.model_json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "volperf campaign spec",
+        **{k: v for k, v in document.items() if k != "title"},
+    }
+
+
+def check(path: Path) -> str:
+    """One line on a valid spec file; SpecError (or TargetError) naming what is wrong."""
+    spec = spec_module.load(path)
+    for workload in spec.workloads:
+        if workload.tool == "rally":
+            task_file(workload.task)  # a task of rally_plugins/tasks, or a file that exists
+    steps = plan_steps(spec)
+    consumers = sum(len(s.consumers) for s in steps)
+    return (
+        f"{path}: valid: campaign {spec.name!r}, target type {spec.target.type}, "
+        f"{len(spec.workloads)} workloads, {len(steps)} steps ({consumers} consumers in all)"
+    )
+
+
+@click.group("spec")
+def spec_group() -> None:
+    """Campaign spec files: their JSON Schema, and checking them without running them."""
+
+
+@spec_group.command("schema")
+def print_schema() -> None:
+    """Print the JSON Schema of spec files (every field, type, default and constraint),
+    for an editor's YAML language server or any JSON Schema validator."""
+    click.echo(json.dumps(schema(), indent=2))
+
+
+@spec_group.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+def check_specs(paths: tuple[Path, ...]) -> None:
+    """Check SPEC.yaml files as `volperf run` would before running them (fields, values,
+    the workloads the target can run, the steps they make, Rally task files), without
+    touching any storage or cloud. Exits 1 if any is not valid."""
+    invalid = 0
+    for path in paths:
+        try:
+            click.echo(check(path))
+        except SpecError as exc:
+            invalid += 1
+            click.echo(str(exc), err=True)
+        except TargetError as exc:
+            invalid += 1
+            click.echo(f"{path}: invalid campaign spec: {exc}", err=True)
+    if invalid:
+        raise SystemExit(1)

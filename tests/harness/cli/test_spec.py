@@ -1,0 +1,79 @@
+"""`volperf spec schema` and `volperf spec check`, on every spec of examples/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.harness.helpers import volperf
+
+REPO = Path(__file__).parents[3]
+EXAMPLES = sorted((REPO / "examples").glob("*.yaml"))
+TARGET_TYPES = {"local", "rbd", "openstack", "k8s"}
+
+
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory) -> dict:
+    printed = volperf("spec", "schema", cwd=tmp_path_factory.mktemp("schema"))
+    assert printed.returncode == 0, printed.stderr
+    document = json.loads(printed.stdout)
+    jsonschema.Draft202012Validator.check_schema(document)
+    return document
+
+
+def test_there_are_examples_for_every_target_type():
+    kinds = {yaml.safe_load(p.read_text())["target"]["type"] for p in EXAMPLES}
+    assert kinds == TARGET_TYPES
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_is_valid_by_the_schema_and_by_volperf(example, schema):
+    jsonschema.validate(yaml.safe_load(example.read_text()), schema)
+    checked = volperf("spec", "check", str(example), cwd=REPO)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith(f"{example}: valid: campaign '{example.stem}'")
+
+
+def test_the_schema_documents_fields_defaults_and_constraints(schema):
+    fio = schema["$defs"]["FioWorkload"]["properties"]
+    assert fio["iodepth"]["default"] == 1 and fio["iodepth"]["minimum"] == 1
+    assert "seconds" in fio["runtime"]["description"]
+    assert set(schema["required"]) == {"name", "target", "workloads", "sweep"}
+    assert schema["additionalProperties"] is False
+
+
+def test_a_bad_spec_is_named_with_its_field_and_the_good_ones_still_checked(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        yaml.safe_dump(
+            {
+                "name": "bad",
+                "target": {"type": "local"},
+                "workloads": [{"name": "w", "rw": ["randread"], "iodepth": 0}],
+                "sweep": [1],
+            }
+        )
+    )
+    unknown_task = tmp_path / "task.yaml"
+    unknown_task.write_text(
+        yaml.safe_dump(
+            {
+                "name": "task",
+                "target": {"type": "openstack"},
+                "workloads": [{"name": "r", "tool": "rally", "task": "no-such-task"}],
+                "sweep": [2],
+            }
+        )
+    )
+    good = EXAMPLES[0]
+    checked = volperf("spec", "check", str(bad), str(good), str(unknown_task), cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "workloads[0].iodepth: Input should be greater than or equal to 1 (got 0)" in (
+        checked.stderr
+    )
+    assert "Rally task 'no-such-task': no such file" in checked.stderr
+    assert checked.stdout.startswith(f"{good}: valid")
