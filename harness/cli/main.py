@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -30,9 +31,11 @@ from harness.planes.ceph.target import resolve
 from harness.planes.cloud import connect
 from harness.planes.heat.target import HeatCollectTarget, collected_spec
 from harness.planes.registry import csv_files, make_target
-from harness.records.compare import TOLERANCE, compare_campaigns
+from harness.records.compare import TOLERANCE, compare_campaigns, percent
+from harness.records.history import THRESHOLD as HISTORY_THRESHOLD
 from harness.report.comparison import write_comparison
 from harness.report.data import load as load_campaign
+from harness.report.history import write_history
 from harness.report.render import build_html, write_report
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -473,6 +476,59 @@ def compare(
             base.name, [o.name for o in loaded], comparisons, _doc_source(doc_source)
         )
         console.print(f"page: {index}", highlight=False)
+
+
+def _page_name(text: str) -> str:
+    """A page name from a glob or campaign names: letters, digits, '.', '_' and '-'."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "", text).strip("-._") or "campaigns"
+
+
+@main.command()
+@click.argument("campaigns", nargs=-1, type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--match",
+    "pattern",
+    help="every campaign under --results whose name matches this glob, e.g. 'nightly-*'",
+)
+@results_option
+@click.option("--name", help="the history page's name (default: the pattern or the campaigns)")
+@doc_source_option
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1000),
+    default=HISTORY_THRESHOLD * 100,
+    show_default=True,
+    help="percent: a change from the campaign before beyond this is flagged",
+)
+def history(
+    campaigns: tuple[Path, ...],
+    pattern: str | None,
+    results: Path,
+    name: str | None,
+    doc_source: Path,
+    threshold: float,
+) -> None:
+    """A page (and a CSV) of chosen figures across CAMPAIGNS (or --match) in the order
+    they ran, with a plot per figure and the changes beyond --threshold flagged; each
+    campaign's page links to it when `volperf report` writes it again."""
+    paths = list(campaigns)
+    if pattern:
+        paths += sorted(p for p in results.glob(pattern) if (p / "campaign.yaml").exists())
+    if len(paths) < 2:
+        raise click.UsageError("history needs two campaigns or more (CAMPAIGN… or --match)")
+    loaded = [load_campaign(_campaign(p)) for p in dict.fromkeys(paths)]
+    name = name or _page_name(pattern or f"{loaded[0].name}-to-{loaded[-1].name}")
+    index, series = write_history(name, loaded, _doc_source(doc_source), threshold / 100)
+    flagged = [(s, p) for s in series for p in s.flagged]
+    for s, p in flagged:
+        console.print(
+            f"[yellow]{p.flag}[/] {s.key.title}: {p.campaign} {percent(p.change)}", highlight=False
+        )
+    console.print(
+        f"{len(series)} figures over {len(loaded)} campaigns, {len(flagged)} changes beyond "
+        f"±{threshold:g} %; page: {index}",
+        highlight=False,
+    )
 
 
 @main.command("profiles")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import re
 import shutil
 import subprocess
@@ -224,6 +225,23 @@ def page_dir(doc_source: Path, name: str) -> Path:
     return doc_source / "test_results" / name
 
 
+HISTORY_PREFIX = "history-"  # history pages (harness.report.history) beside campaigns'
+HISTORY_INDEX = "history.json"  # each names its campaigns
+
+
+def history_pages(doc_source: Path, campaign: str) -> list[str]:
+    """The history pages in ``doc_source`` that include this campaign, by directory."""
+    found = []
+    for index in sorted(page_dir(doc_source, "").glob(f"{HISTORY_PREFIX}*/{HISTORY_INDEX}")):
+        try:
+            document = json.loads(index.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if campaign in document.get("campaigns", []):
+            found.append(index.parent.name)
+    return found
+
+
 def write_report(store: CampaignStore, doc_source: Path) -> Path:
     """Generate the campaign's page and figures; returns the index.rst written."""
     data = load(store)
@@ -298,6 +316,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             extras=extra_tables(store),
             warnings=tables.warning_items(data.steps),
             downloads=downloads,
+            histories=history_pages(doc_source, data.name),
         )
     )
     index = out / "index.rst"

@@ -1,0 +1,188 @@
+"""A figure's history across campaigns: the chosen figures of every step (summed IOPS and
+merged p95 of fio, TPS and p95 of databases, PVC bound and pod ready p95, Rally's median
+and p95 per action) in the campaigns' time order, each with its change from the
+previous campaign that has it, flagged when the change is beyond a threshold.
+
+Steps are matched by workload name, number of consumers and thread count; repeats of a
+step are averaged. Pure functions over summaries and Rally's rows."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.records import stats
+from harness.records.compare import judge
+
+THRESHOLD = 0.10  # a change beyond ±10 % from the previous campaign is flagged
+# section of a step summary -> (metric, label, True when higher is better)
+FIO = [("iops_sum", "IOPS, sum", True), ("p95_merged", "p95 ms (merged)", False)]
+DB = [("tps_total", "TPS, sum", True), ("latency_p95_ms_highest", "p95 ms", False)]
+PROVISION = [("p95_s", "p95 s", False)]
+RALLY = [("median_s", "median s", False), ("p95_s", "p95 s", False)]
+
+
+@dataclass(frozen=True)
+class SeriesKey:
+    workload: str
+    consumers: int
+    threads: int | None
+    section: str  # read, write, db, pvc-bound, pod-ready, or a Rally scenario's action
+    label: str
+    higher_is_better: bool
+
+    @property
+    def title(self) -> str:
+        who = f"{self.consumers}" + (f" × {self.threads} threads" if self.threads else "")
+        return f"{self.workload}, {who}, {self.section}: {self.label}"
+
+
+@dataclass(frozen=True)
+class HistoryCampaign:
+    name: str
+    started: float | None  # when its first step started (epoch s)
+    figures: dict[SeriesKey, float]
+
+
+@dataclass(frozen=True)
+class Point:
+    campaign: str
+    started: float | None
+    value: float | None  # None: this campaign lacks the figure
+    change: float | None  # from the previous campaign that has it
+    flag: str  # "", "better" or "worse": a change beyond the threshold
+
+
+@dataclass(frozen=True)
+class Series:
+    key: SeriesKey
+    points: list[Point]
+
+    @property
+    def flagged(self) -> list[Point]:
+        return [p for p in self.points if p.flag]
+
+
+def step_figures(step: dict[str, Any]) -> list[tuple[str, str, bool, float]]:
+    """(section, label, higher is better, value) of the figures one step summary has."""
+    found: list[tuple[str, str, bool, float]] = []
+
+    def add(section: str, figures: dict[str, Any] | None, metrics: list) -> None:
+        for metric, label, higher in metrics:
+            value = (figures or {}).get(metric)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                found.append((section, label, higher, float(value)))
+
+    for direction in ("read", "write"):
+        add(direction, step.get(direction), FIO)
+    add("db", step.get("db"), DB)
+    for kind, figures in sorted((step.get("provision") or {}).items()):
+        if isinstance(figures, dict):
+            add(kind, figures, PROVISION)
+    return found
+
+
+def rally_figures(rows: Iterable[dict[str, str]]) -> dict[tuple[str, int], list]:
+    """Rally's median and p95 per action (rally.csv rows), by (step, concurrency)."""
+    found: dict[tuple[str, int], list] = {}
+    for row in rows:
+        for metric, label, higher in RALLY:
+            if row.get(metric) not in (None, ""):
+                section = f"{row['scenario']} {row['action'].strip()}"
+                entry = (section, label, higher, float(row[metric]))
+                where = (row["step"], int(row.get("concurrency") or 0))
+                found.setdefault(where, []).append(entry)
+    return found
+
+
+def campaign_figures(
+    name: str,
+    started: float | None,
+    steps: Sequence[dict[str, Any]],
+    rally_rows: Iterable[dict[str, str]] = (),
+) -> HistoryCampaign:
+    """One campaign's figures by series, the repeats of a step averaged."""
+    rally = rally_figures(rally_rows)
+    values: dict[SeriesKey, list[float]] = {}
+    for step in steps:
+        if step.get("state") not in (None, "done"):
+            continue
+        consumers, threads = int(step.get("concurrency") or 0), step.get("threads") or None
+        figures = step_figures(step)
+        for (step_id, concurrency), entries in rally.items():
+            if step_id == step.get("step"):
+                figures += entries
+                consumers = concurrency
+        for section, label, higher, value in figures:
+            key = SeriesKey(str(step.get("workload")), consumers, threads, section, label, higher)
+            values.setdefault(key, []).append(value)
+    return HistoryCampaign(name, started, {k: stats.mean(v) for k, v in values.items()})
+
+
+def history(campaigns: Sequence[HistoryCampaign], threshold: float = THRESHOLD) -> list[Series]:
+    """Every figure any campaign has, its points in the campaigns' time order (a campaign
+    without a start time last, by name), each change flagged when beyond ``threshold``."""
+    ordered = sorted(campaigns, key=lambda c: (c.started is None, c.started or 0, c.name))
+    keys = list(dict.fromkeys(k for c in ordered for k in c.figures))
+    found = []
+    for key in keys:
+        points, previous = [], None
+        for campaign in ordered:
+            value = campaign.figures.get(key)
+            change = None
+            if value is not None and previous:
+                change = stats.relative_delta(previous, value)
+            flag = ""
+            if change is not None and abs(change) > threshold:
+                flag = "better" if judge(change, key.higher_is_better) else "worse"
+            points.append(Point(campaign.name, campaign.started, value, change, flag))
+            previous = value if value is not None else previous
+        found.append(Series(key, points))
+    return found
+
+
+CSV_HEADER = [
+    "campaign",
+    "started",
+    "workload",
+    "consumers",
+    "threads",
+    "section",
+    "figure",
+    "value",
+    "change",
+    "flag",
+]
+
+
+def history_csv(series: Sequence[Series]) -> str:
+    """One row per figure per campaign, in the campaigns' time order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for s in series:
+        for p in s.points:
+            started = (
+                datetime.datetime.fromtimestamp(p.started, datetime.UTC).isoformat()
+                if p.started is not None
+                else ""
+            )
+            writer.writerow(
+                [
+                    p.campaign,
+                    started,
+                    s.key.workload,
+                    s.key.consumers,
+                    s.key.threads or "",
+                    s.key.section,
+                    s.key.label,
+                    "" if p.value is None else f"{p.value:.6g}",
+                    "" if p.change is None else f"{p.change:.4f}",
+                    p.flag,
+                ]
+            )
+    return out.getvalue()

@@ -1,0 +1,70 @@
+"""`volperf history` on three real local campaigns of the same spec, the third
+deliberately slower (fio capped at a rate well under what the first two did): the page
+and its CSV show the figures in the order the campaigns ran, the third is flagged, and
+each campaign's page links to the history."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.campaign.run import run_campaign
+from harness.planes.local.fio_target import LocalFioTarget
+from tests.harness.helpers import doc_source_copy, tiny_spec, volperf
+
+pytestmark = pytest.mark.functional
+
+
+@pytest.fixture(scope="module")
+def nightly(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("history")
+    (root / "data").mkdir()
+    for name, cap in (("nightly-1", None), ("nightly-2", None), ("nightly-3", 200)):
+        workload = {"rw": ["randread"], "iodepth": 4, "runtime": 2, "rate_iops": cap}
+        spec = tiny_spec(root / "data", name=name, sweep=[1], workload=workload)
+        assert run_campaign(spec, root / "results", LocalFioTarget).ok
+    doc_source_copy(root)
+    return root
+
+
+def _summary_iops(root: Path, name: str) -> float:
+    [step] = json.loads((root / "results" / name / "summary.json").read_text())["steps"]
+    return step["read"]["iops_sum"]
+
+
+def test_the_slower_campaign_is_flagged_and_the_figures_are_the_summaries(nightly):
+    root = nightly
+    made = volperf("history", "--match", "nightly-*", "--results", "results", cwd=root)
+    assert made.returncode == 0, made.stderr
+    assert "worse randrw-4k, 1, read: IOPS, sum: nightly-3" in made.stderr
+    page = root / "doc" / "source" / "test_results" / "history-nightly"
+    with (page / "history.csv").open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r["figure"] == "IOPS, sum"]
+    assert [r["campaign"] for r in rows] == ["nightly-1", "nightly-2", "nightly-3"]
+    for row in rows:
+        assert float(row["value"]) == pytest.approx(_summary_iops(root, row["campaign"]), 1e-5)
+    assert [r["flag"] for r in rows][2] == "worse" and float(rows[2]["change"]) < -0.10
+    assert _summary_iops(root, "nightly-3") < 0.5 * _summary_iops(root, "nightly-2")
+    text = (page / "index.rst").read_text()
+    assert "nightly-3" in text and "WORSE" in text
+    assert (page / "h1.png").stat().st_size > 1000
+
+
+def test_a_campaign_page_links_to_its_history_and_the_site_builds(nightly):
+    root = nightly
+    made = volperf("history", "--match", "nightly-*", "--results", "results", cwd=root)
+    assert made.returncode == 0, made.stderr
+    built = volperf("report", "results/nightly-2", "--build", "doc/build/html", cwd=root)
+    assert built.returncode == 0, built.stderr
+    campaign = (root / "doc/build/html/test_results/nightly-2/index.html").read_text()
+    assert "../history-nightly/index.html" in campaign
+    history = (root / "doc/build/html/test_results/history-nightly/index.html").read_text()
+    assert history.index("nightly-1") < history.index("nightly-2") < history.index("nightly-3")
+
+
+def test_history_needs_two_campaigns(nightly):
+    alone = volperf("history", "results/nightly-1", cwd=nightly)
+    assert alone.returncode == 2 and "two campaigns or more" in alone.stderr
