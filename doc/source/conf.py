@@ -4,6 +4,7 @@ Every build regenerates the pages of the reference campaigns kept in results/ref
 so their tables always come from their data, never from hand-edited RST.
 """
 
+import sys
 from pathlib import Path
 
 import harness
@@ -14,7 +15,10 @@ project = "volperf"
 author = "volperf developers"
 release = harness.__version__
 version = release
-extensions: list[str] = []
+# the command reference from the click commands; the spec reference (_ext/volperf_spec.py)
+# from the JSON Schema of the models that check specs
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+extensions = ["sphinx_click", "volperf_spec"]
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 html_theme_options = {"page_width": "1200px"}

@@ -36,7 +36,7 @@ from harness.records.history import THRESHOLD as HISTORY_THRESHOLD
 from harness.report.comparison import write_comparison
 from harness.report.data import load as load_campaign
 from harness.report.history import write_history
-from harness.report.render import build_html, write_report
+from harness.report.render import build_html, site_source, write_report
 
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 # Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
@@ -381,42 +381,64 @@ def cleanup(campaign: Path) -> None:
         sys.exit(EXIT_FAILED)
 
 
-doc_source_option = click.option(
-    "--doc-source",
-    type=click.Path(path_type=Path),
-    default=Path("doc/source"),
-    show_default=True,
-    help="Sphinx source directory the pages are written into",
-)
+CHECKOUT_DOCS = Path("doc/source")
 
 
-def _doc_source(path: Path) -> Path:
-    if not (path / "conf.py").exists():
-        raise click.ClickException(
-            f"{path}: not a Sphinx source directory (no conf.py); give --doc-source"
-        )
-    return path
+def doc_options(command: Any) -> Any:
+    """--doc-source and --build, as report, compare and history take them."""
+    command = click.option(
+        "--build",
+        "build_dir",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        help="then build the HTML documentation into this directory; without "
+        "--doc-source (and outside a checkout) its Sphinx sources are kept beside it in "
+        "DIR.source, so the pages of several campaigns make one site",
+    )(command)
+    return click.option(
+        "--doc-source",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        help="Sphinx source directory the pages are written into (default: doc/source "
+        "of a checkout, else DIR.source of --build)",
+    )(command)
 
 
-@main.command()
-@click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@doc_source_option
-@click.option(
-    "--build",
-    "build_dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="then build the HTML documentation into this directory",
-)
-def report(campaign: Path, doc_source: Path, build_dir: Path | None) -> None:
-    """Write CAMPAIGN's page (tables, plots, warnings) into the documentation."""
-    store = _campaign(campaign)
-    index = write_report(store, _doc_source(doc_source))
+def _doc_source(given: Path | None, build_dir: Path | None) -> Path:
+    if given is not None:
+        if not (given / "conf.py").exists():
+            raise click.ClickException(
+                f"{given}: not a Sphinx source directory (no conf.py); give --doc-source"
+            )
+        return given
+    if (CHECKOUT_DOCS / "conf.py").exists():
+        return CHECKOUT_DOCS
+    if build_dir is not None:
+        return site_source(build_dir)
+    raise click.ClickException(
+        "no documentation to write the page into: give --build DIR (volperf makes a site "
+        "there, its Sphinx sources in DIR.source) or --doc-source DIR of your own Sphinx "
+        "project"
+    )
+
+
+def _publish(index: Path, doc_source: Path, build_dir: Path | None) -> None:
+    """Say where the page is, and build the documentation into build_dir if given."""
     secrets.scrub_tree(index.parent)
     console.print(f"page: {index}", highlight=False)
     if build_dir is not None:
         _build(doc_source, build_dir, index.parent.relative_to(doc_source))
         secrets.scrub_tree(build_dir)
+
+
+@main.command()
+@click.argument("campaign", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@doc_options
+def report(campaign: Path, doc_source: Path | None, build_dir: Path | None) -> None:
+    """Write CAMPAIGN's page (tables, plots, warnings) into the documentation."""
+    store = _campaign(campaign)
+    source = _doc_source(doc_source, build_dir)
+    _publish(write_report(store, source), source, build_dir)
 
 
 def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
@@ -433,7 +455,7 @@ def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
 @click.argument(
     "others", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False)
 )
-@doc_source_option
+@doc_options
 @click.option("--no-page", is_flag=True, help="only print the tables")
 @click.option("--json", "as_json", is_flag=True, help="differences, deltas, unmatched steps")
 @click.option(
@@ -452,7 +474,8 @@ def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
 def compare(
     baseline: Path,
     others: tuple[Path, ...],
-    doc_source: Path,
+    doc_source: Path | None,
+    build_dir: Path | None,
     no_page: bool,
     as_json: bool,
     accept_differences: bool,
@@ -472,10 +495,9 @@ def compare(
         for comparison in comparisons:
             print_comparison(console, comparison)
     if not no_page:
-        index = write_comparison(
-            base.name, [o.name for o in loaded], comparisons, _doc_source(doc_source)
-        )
-        console.print(f"page: {index}", highlight=False)
+        source = _doc_source(doc_source, build_dir)
+        index = write_comparison(base.name, [o.name for o in loaded], comparisons, source)
+        _publish(index, source, build_dir)
 
 
 def _page_name(text: str) -> str:
@@ -488,11 +510,11 @@ def _page_name(text: str) -> str:
 @click.option(
     "--match",
     "pattern",
-    help="every campaign under --results whose name matches this glob, e.g. 'nightly-*'",
+    help="campaigns under --results whose names match this glob (nightly-* and the like)",
 )
 @results_option
 @click.option("--name", help="the history page's name (default: the pattern or the campaigns)")
-@doc_source_option
+@doc_options
 @click.option(
     "--threshold",
     type=click.FloatRange(0, 1000),
@@ -505,7 +527,8 @@ def history(
     pattern: str | None,
     results: Path,
     name: str | None,
-    doc_source: Path,
+    doc_source: Path | None,
+    build_dir: Path | None,
     threshold: float,
 ) -> None:
     """A page (and a CSV) of chosen figures across CAMPAIGNS (or --match) in the order
@@ -518,7 +541,8 @@ def history(
         raise click.UsageError("history needs two campaigns or more (CAMPAIGN… or --match)")
     loaded = [load_campaign(_campaign(p)) for p in dict.fromkeys(paths)]
     name = name or _page_name(pattern or f"{loaded[0].name}-to-{loaded[-1].name}")
-    index, series = write_history(name, loaded, _doc_source(doc_source), threshold / 100)
+    source = _doc_source(doc_source, build_dir)
+    index, series = write_history(name, loaded, source, threshold / 100)
     flagged = [(s, p) for s in series for p in s.flagged]
     for s, p in flagged:
         console.print(
@@ -526,9 +550,10 @@ def history(
         )
     console.print(
         f"{len(series)} figures over {len(loaded)} campaigns, {len(flagged)} changes beyond "
-        f"±{threshold:g} %; page: {index}",
+        f"±{threshold:g} %",
         highlight=False,
     )
+    _publish(index, source, build_dir)
 
 
 @main.command("profiles")

@@ -10,8 +10,10 @@ import click
 
 from harness.core import spec as spec_module
 from harness.core.plan import plan_steps
-from harness.core.spec import CampaignSpec, SpecError
+from harness.core.spec import CampaignSpec, FioWorkload, SpecError
 from harness.planes.base import TargetError
+from harness.planes.heat.parameters import TEMPLATE, stack_plans
+from harness.planes.heat.template import template_problems
 from harness.planes.rally.target import task_file
 
 
@@ -32,10 +34,20 @@ def check(path: Path) -> str:
         if workload.tool == "rally":
             task_file(workload.task)  # a task of rally_plugins/tasks, or a file that exists
     steps = plan_steps(spec)
+    heat = getattr(spec.target, "heat", None)
+    fio_steps = [s for s in steps if isinstance(s.workload, FioWorkload)]
+    checked = ""
+    if heat is not None and fio_steps:
+        plans = [plan for s in fio_steps for plan in stack_plans(spec.name, s, heat)]
+        problems = template_problems(plans)
+        if problems:
+            raise TargetError("the Heat template refuses: " + "; ".join(problems))
+        checked = f", {len(plans)} Heat stacks of {TEMPLATE} checked"
     consumers = sum(len(s.consumers) for s in steps)
     return (
         f"{path}: valid: campaign {spec.name!r}, target type {spec.target.type}, "
         f"{len(spec.workloads)} workloads, {len(steps)} steps ({consumers} consumers in all)"
+        + checked
     )
 
 
@@ -55,8 +67,9 @@ def print_schema() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 def check_specs(paths: tuple[Path, ...]) -> None:
     """Check SPEC.yaml files as `volperf run` would before running them (fields, values,
-    the workloads the target can run, the steps they make, Rally task files), without
-    touching any storage or cloud. Exits 1 if any is not valid."""
+    the workloads the target can run, the steps they make, Rally task files, the Heat
+    template against every stack's parameters), without touching any storage or cloud.
+    Exits 1 if any is not valid."""
     invalid = 0
     for path in paths:
         try:

@@ -49,7 +49,9 @@ def _plain_name(value: str) -> str:
     return value
 
 
-Name = Annotated[str, AfterValidator(_plain_name)]
+Name = Annotated[
+    str, AfterValidator(_plain_name), Field(json_schema_extra={"pattern": _NAME.pattern})
+]
 
 
 class _Strict(BaseModel):
@@ -63,7 +65,12 @@ def _size_text(value: str) -> str:
 
 
 # sizes are text (4k, 1M, 10G); a plain number from YAML becomes its text
-Size = Annotated[str, BeforeValidator(str), AfterValidator(_size_text)]
+Size = Annotated[
+    str,
+    BeforeValidator(str),
+    AfterValidator(_size_text),
+    Field(json_schema_extra={"pattern": _SIZE.pattern, "examples": ["4k", "1M", "10G"]}),
+]
 
 
 class SteadyStateOption(_Strict):

@@ -15,6 +15,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from harness import __version__
 from harness.core.redact import redact_text
+from harness.core.resources import package_path
 from harness.core.store import CampaignStore, atomic_write_text
 from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
@@ -219,6 +220,21 @@ def extra_tables(store: CampaignStore) -> list[dict[str, Any]]:
                 body = [[r[i] for i in kept] for r in rows[1:]]
                 found.append({"title": title, "header": header, "rows": body, "file": name})
     return found
+
+
+def site_source(build_dir: Path) -> Path:
+    """The Sphinx sources of a results site built into ``build_dir``: ``DIR.source``
+    beside it, made from the site volperf ships on first use, kept so pages of later
+    campaigns join the same site."""
+    source = build_dir.with_name(build_dir.name + ".source")
+    if not (source / "conf.py").exists():
+        shutil.copytree(
+            package_path("harness.report", "site"),
+            source,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns("__pycache__", "__init__.py"),
+        )
+    return source
 
 
 def page_dir(doc_source: Path, name: str) -> Path:

@@ -1,12 +1,21 @@
-"""The Sphinx documentation builds with warnings as errors (what `tox -e docs` runs)."""
+"""The Sphinx documentation builds with warnings as errors (what `tox -e docs` runs), with
+the user guide, the command reference (from the click commands) and the spec reference
+(from the pydantic models)."""
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 SOURCE = Path(__file__).parents[2] / "doc" / "source"
+
+
+def _text(page: Path) -> str:
+    """A built page's text, without its markup."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
 
 
 def test_docs_build_without_warnings(tmp_path):
@@ -28,3 +37,13 @@ def test_docs_build_without_warnings(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "fio.csv" in (tmp_path / "campaigns.html").read_text()
+    guide = _text(tmp_path / "guide.html")
+    for section in ("Your own disk", "Your own Ceph", "Your own OpenStack", "Your own Kubernetes"):
+        assert section in guide
+    commands = _text(tmp_path / "reference" / "commands.html")
+    for command in ("volperf run", "volperf history", "volperf spec check", "--threshold"):
+        assert command in commands
+    spec = _text(tmp_path / "reference" / "spec.html")
+    for field in ("iodepth", "storage_class", "start_stagger", "clouds_yaml"):
+        assert field in spec
+    assert "seconds between consumers" in spec  # a field's description

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 from harness.core.plan import Step
+from harness.core.resources import package_path
 from harness.core.spec import FioWorkload, HeatSettings
 from harness.core.units import size_bytes
 
-TEMPLATE = Path(__file__).resolve().parents[3] / "heat_templates" / "cinder-fio" / "main.yaml"
+TEMPLATE = package_path("heat_templates", "cinder-fio", "main.yaml")
 TAG = "volperf"
 AGENT_MARGIN_S = 600  # boot, prefill and signal, beyond fio's runtime
 SIZE_MODE_AGENT_S = 3600

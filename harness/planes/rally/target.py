@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.plan import Step
+from harness.core.resources import package_path
 from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.core.store import CampaignStore
 from harness.host.process import Command, ProcessResult, log_tail, run_processes
@@ -31,7 +32,7 @@ from harness.planes.cloud import cloud_region, clouds_yaml, connect
 from harness.planes.rally.runner import JSON_REPORT, TASK_FILE
 from harness.testbeds import state_root
 
-TASKS_DIR = Path(__file__).resolve().parents[3] / "rally_plugins" / "tasks"
+TASKS_DIR = package_path("rally_plugins", "tasks")
 TASK_KIND = "rally-task"
 
 

@@ -19,10 +19,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.core.resources import package_path
 from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
-KBUILD = Path(__file__).with_name("kbuild")
+KBUILD = package_path("harness.testbeds.k8s", "kbuild")
 KUBE_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet")
 LPP_MODULE = "github.com/rancher/local-path-provisioner"
 LPP_VERSION = "v0.0.30"  # the only version the proxy here has

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.core.resources import package_path
+
 PORT_NAMES = (
     "keystone",
     "glance",
@@ -60,7 +62,7 @@ class Api:
             str(state),  # also what marks the process as this testbed's
         ]
         if self.shim:
-            argv += ["--pythonpath", str(Path(__file__).with_name("wsgi"))]
+            argv += ["--pythonpath", str(package_path("harness.testbeds.openstack", "wsgi"))]
         if self.config_argv:
             config = state / "etc" / self.config_argv
             argv += ["--pyargv", f"--config-file {config}"]

@@ -29,6 +29,7 @@ from typing import Any
 import jinja2
 import yaml
 
+from harness.core.resources import package_path
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.ceph import CINDER_USER, POOL, CephTestbed
@@ -280,7 +281,7 @@ class OpenStackTestbed:
 
     def _write_configs(self, venv: Path) -> None:
         templates = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+            loader=jinja2.FileSystemLoader(package_path("harness.testbeds.openstack", "templates")),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
         )

@@ -15,10 +15,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.core.resources import package_path
 from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
-CONSTRAINTS = Path(__file__).with_name("services-constraints.txt")
+CONSTRAINTS = package_path("harness.testbeds.openstack", "services-constraints.txt")
 PACKAGES = (
     "keystone",
     "glance",

@@ -36,6 +36,8 @@ def test_every_example_is_valid_by_the_schema_and_by_volperf(example, schema):
     checked = volperf("spec", "check", str(example), cwd=REPO)
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout.startswith(f"{example}: valid: campaign '{example.stem}'")
+    if example.stem == "openstack-heat-fio":  # its 5 steps, a readers' and a writers' stack
+        assert "10 Heat stacks of " in checked.stdout and "main.yaml checked" in checked.stdout
 
 
 def test_the_schema_documents_fields_defaults_and_constraints(schema):

@@ -1,0 +1,9 @@
+"""Sphinx configuration of a volperf results site: `volperf report CAMPAIGN --build DIR`
+copies this project to DIR.source on first use and adds each campaign's page to it."""
+
+project = "volperf results"
+author = "volperf"
+extensions: list[str] = []
+exclude_patterns = ["_build"]
+html_theme = "alabaster"
+html_theme_options = {"page_width": "1200px"}
