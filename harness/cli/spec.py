@@ -18,7 +18,7 @@ from harness.planes.rally.target import task_file
 
 
 def schema() -> dict:
-    """The JSON Schema of a campaign spec file, with its title and where it comes from."""
+    """The JSON Schema of a campaign spec file (JSON Schema 2020-12), titled."""
     document = CampaignSpec.model_json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -39,12 +39,14 @@ def register(value: Any) -> None:
     if not isinstance(value, str):
         return
     value = value.strip()
-    if len(value) < MIN_LENGTH or value in _values:
+    if len(value) < MIN_LENGTH:
         return
     with _lock:
+        if value in _values:
+            return
         _values.add(value)
-        longest_first = sorted(_values, key=len, reverse=True)
-        _pattern = re.compile("|".join(re.escape(v) for v in longest_first))
+        ordered = sorted(_values, key=len, reverse=True)
+        _pattern = re.compile("|".join(re.escape(v) for v in ordered))
 
 
 def register_pem(data: str | bytes) -> None:
@@ -96,8 +98,9 @@ def register_environment(environ: Mapping[str, str] | None = None) -> None:
     register_named(dict(os.environ if environ is None else environ))
 
 
-def known() -> Iterable[str]:
-    return frozenset(_values)
+def _longest_first() -> list[str]:
+    with _lock:
+        return sorted(_values, key=len, reverse=True)
 
 
 def replace_known(text: str) -> str:
@@ -108,7 +111,7 @@ def replace_known(text: str) -> str:
 def scrub_files(paths: Iterable[Path]) -> list[Path]:
     """Replace every registered value in these files (volperf's own results, raw tool
     output included); the files changed, each rewritten atomically."""
-    values = [v.encode() for v in sorted(_values, key=len, reverse=True)]
+    values = [v.encode() for v in _longest_first()]
     if not values:
         return []
     changed = []
@@ -131,7 +134,7 @@ def scrub_tree(root: Path) -> list[Path]:
 
 
 class RedactingStream:
-    """A text stream that writes through to ``target()`` with known secrets replaced
+    """A text stream that writes through to ``target`` with registered secrets replaced
     (the CLI's stdout and stderr: progress, tables, errors)."""
 
     def __init__(self, target: Any):

@@ -10,9 +10,6 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from harness import __version__
@@ -29,6 +26,7 @@ from harness.records.history import (
 )
 from harness.report import tables
 from harness.report.data import CampaignData
+from harness.report.plots import save
 from harness.report.render import HISTORY_INDEX, HISTORY_PREFIX, page_dir, templates
 
 CSV_FILE = "history.csv"
@@ -83,11 +81,7 @@ def _plot(group: list[Series], directory: Path, stem: str, names: list[str]) -> 
     axis.set_title(f"{key.workload}, {key.section}: {key.label}", fontsize=10)
     axis.set_ylim(bottom=0)
     axis.legend(fontsize=8)
-    fig.tight_layout()
-    for suffix in ("png", "svg"):
-        fig.savefig(directory / f"{stem}.{suffix}", dpi=110)
-    plt.close(fig)
-    return stem
+    return save(fig, directory, stem)
 
 
 def write_history(

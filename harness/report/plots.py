@@ -32,7 +32,7 @@ def caption(stem: str) -> str:
     return CAPTIONS.get(stem.rsplit("-", 1)[-1], stem)
 
 
-def _save(fig: Any, directory: Path, stem: str) -> str:
+def save(fig: Any, directory: Path, stem: str) -> str:
     fig.tight_layout()
     for suffix in ("png", "svg"):
         fig.savefig(directory / f"{stem}.{suffix}", dpi=110)
@@ -80,7 +80,7 @@ def _against_consumers(steps, directory, stem, panels, ylabel, log=False) -> str
     if not plotted:
         plt.close(fig)
         return None
-    return _save(fig, directory, stem)
+    return save(fig, directory, stem)
 
 
 def consumer_plots(steps: Sequence[dict[str, Any]], directory: Path, prefix: str) -> list[str]:
@@ -151,7 +151,7 @@ def distribution_plot(
     if not plotted:
         plt.close(fig)
         return None
-    return _save(fig, directory, f"{prefix}-distribution")
+    return save(fig, directory, f"{prefix}-distribution")
 
 
 def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
@@ -187,7 +187,7 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
         ax.set_ylabel("transactions/s")
         ax.grid(True, alpha=0.3)
         ax.legend()
-    return _save(fig, directory, stem)
+    return save(fig, directory, stem)
 
 
 def rally_plots(rally_csv: Path, directory: Path) -> list[dict[str, str]]:
@@ -220,5 +220,5 @@ def rally_plots(rally_csv: Path, directory: Path) -> list[dict[str, str]]:
         ax.set_title(scenario, fontsize=9)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         ax.grid(alpha=0.3)
-        made.append({"stem": _save(fig, directory, f"r{index}-rally"), "scenario": scenario})
+        made.append({"stem": save(fig, directory, f"r{index}-rally"), "scenario": scenario})
     return made
