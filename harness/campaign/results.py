@@ -30,7 +30,7 @@ from harness.records.steadystate import step_steadystate
 from harness.records.step import RawStep, StepParts
 from harness.records.window import CommonWindow, common_window, running
 from harness.tools.fio.histogram import top_bucket_ns
-from harness.tools.fio.logs import FioLogError, JobLogs, read_job_logs, since_epoch
+from harness.tools.fio.logs import FioLogError, JobLogs, LogPlace, read_job_logs, since_epoch
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 from harness.tools.fio.render import LOG_AVG_MS
 
@@ -149,7 +149,7 @@ def _fio_step(
         )
         records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
     _steadystate([output], summary)
-    places = {r.jobname: (raw / LOG_DIR, r.jobname) for r in records}
+    places = {r.jobname: LogPlace(raw / LOG_DIR, r.jobname) for r in records}
     logs, records = _read_logs(places, records, summary)
     return _fio_summary(store, step_id, records, [output], rate_iops, summary, logs)
 
@@ -166,7 +166,7 @@ def _steadystate(outputs: list[FioOutput], summary: dict[str, Any]) -> None:
 
 
 def _read_logs(
-    directories: Mapping[str, tuple[Path, str]],
+    directories: Mapping[str, LogPlace],
     records: list[FioConsumerRecord],
     summary: dict[str, Any],
 ) -> tuple[list[JobLogs], list[FioConsumerRecord]]:
@@ -174,15 +174,19 @@ def _read_logs(
     unreadable, said in a warning; none, silently, for a step whose fio wrote none), and
     the records with the start the logs measured where fio's JSON only let it be
     estimated (fio < 3.36). ``directories``: each consumer's log folder and the job name
-    its fio wrote them under, by the consumer's job name."""
+    its fio wrote them under (and the server that sent them), by the consumer's job name."""
     ran = [r for r in records if not r.error]
-    if not any(r.jobname in directories and directories[r.jobname][0].is_dir() for r in ran):
+    if not any(r.jobname in directories and directories[r.jobname].directory.is_dir() for r in ran):
         return [], records
     logs: dict[str, JobLogs] = {}
     try:
         for record in ran:
             place = directories.get(record.jobname)
-            log = read_job_logs(place[0], place[1], record.jobname) if place else None
+            log = (
+                read_job_logs(place.directory, place.jobname, record.jobname, place.host)
+                if place
+                else None
+            )
             if log is None:
                 raise FioLogError(f"{record.jobname}: fio wrote no per-second logs")
             if not since_epoch(log):

@@ -89,20 +89,54 @@ class SteadyStateOption(_Strict):
 class FioWorkload(_Strict):
     """fio options of one workload; consumers of a step are assigned ``rw`` round-robin."""
 
-    tool: Literal["fio"] = "fio"
-    name: Name
-    rw: list[str] = Field(min_length=1)
-    bs: Size = "4k"
-    iodepth: int = Field(1, ge=1, le=65536)
-    numjobs: int = Field(1, ge=1, le=1024)
-    size: Size = "1G"
-    mode: Literal["time", "size"] = "time"
+    tool: Literal["fio"] = Field("fio", description="fio, the default when tool is missing")
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
+    rw: list[str] = Field(
+        min_length=1,
+        description="fio's rw mode, or a list the consumers take in turn "
+        "([randread, randwrite]: half readers and half writers at once)",
+    )
+    bs: Size = Field("4k", description="block size of every I/O (fio's bs)")
+    iodepth: int = Field(
+        1, ge=1, le=65536, description="I/Os each consumer keeps in flight (fio's iodepth)"
+    )
+    numjobs: int = Field(
+        1,
+        ge=1,
+        le=1024,
+        description="fio jobs per consumer, reported together as that consumer (fio's numjobs)",
+    )
+    size: Size = Field(
+        "1G",
+        description="per consumer: the size of its file, device region, image or volume "
+        "(fio's size)",
+    )
+    mode: Literal["time", "size"] = Field(
+        "time",
+        description="time: each consumer runs for runtime seconds; size: until it has gone "
+        "through its size once",
+    )
     runtime: int | None = Field(60, ge=1, description="seconds, for mode: time")
-    ramp_time: int = Field(0, ge=0)
-    direct: bool = True
-    ioengine: str = "libaio"
-    prefill: bool = False
-    rwmixread: int | None = Field(None, ge=0, le=100)
+    ramp_time: int = Field(
+        0, ge=0, description="seconds of run before fio starts counting (fio's ramp_time)"
+    )
+    direct: bool = Field(True, description="O_DIRECT I/O, past the page cache (fio's direct)")
+    ioengine: str = Field(
+        "libaio", description="fio's ioengine; the rbd target uses fio's rbd engine instead"
+    )
+    prefill: bool = Field(
+        False,
+        description="write each consumer's file, image or volume in full before measuring, "
+        "so reads hit real data",
+    )
+    rwmixread: int | None = Field(
+        None,
+        ge=0,
+        le=100,
+        description="percent of reads for the mixed rw modes (fio's rwmixread); default fio's 50",
+    )
     rate_iops: int | None = Field(None, ge=1, description="per-consumer cap")
     start_stagger: int = Field(
         0,
@@ -110,13 +144,20 @@ class FioWorkload(_Strict):
         description="seconds between consumers' starts, to reproduce consumers that start "
         "as they happen to boot; 0 starts them together",
     )
-    steadystate: SteadyStateOption | None = None
+    steadystate: SteadyStateOption | None = Field(
+        None,
+        description="end each consumer's run once fio sees it steady; default none: the "
+        "whole runtime",
+    )
     histogram_logs: bool = Field(
         False,
         description="fio's per-second latency histogram logs too (log_hist_msec): p95 and "
         "p99 over the common window, at about 11 KB per consumer and second",
     )
-    fio_options: dict[str, str | int] = Field(default_factory=dict)
+    fio_options: dict[str, str | int] = Field(
+        default_factory=dict,
+        description="any further fio option, as key: value in the measured job's [global]",
+    )
 
     @field_validator("rw", mode="before")
     @classmethod
@@ -147,7 +188,9 @@ class _DbWorkload(_Strict):
     """A database-layer workload: every consumer of a step is one client process (and,
     except for fileio, its own database server); ``threads`` adds a sweep inside it."""
 
-    name: Name
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
     report_interval: int = Field(1, ge=1, description="seconds between interval reports")
 
     @field_validator("threads", check_fields=False)
@@ -161,19 +204,31 @@ class _DbWorkload(_Strict):
 class FileioWorkload(_DbWorkload):
     """sysbench fileio: each consumer is one sysbench on its own set of files."""
 
-    tool: Literal["sysbench-fileio"]
-    test: Literal["rndrd", "rndwr", "rndrw", "seqrd", "seqwr"]
-    threads: ThreadCounts = [1]
+    tool: Literal["sysbench-fileio"] = Field(description="sysbench-fileio")
+    test: Literal["rndrd", "rndwr", "rndrw", "seqrd", "seqwr"] = Field(
+        description="sysbench's file-test-mode: random or sequential read, write, or random mixed"
+    )
+    threads: ThreadCounts = Field(
+        [1], description="sysbench threads of each consumer, one step per count"
+    )
     runtime: int = Field(60, ge=1, description="seconds of measured run")
-    file_total_size: Size = "1G"
-    file_num: int = Field(16, ge=1, le=100000)
-    file_block_size: Size = "16k"
-    file_io_mode: Literal["sync", "async", "mmap"] = "sync"
-    file_extra_flags: list[Literal["direct", "dsync", "sync"]] = ["direct"]
+    file_total_size: Size = Field("1G", description="size of each consumer's files in all")
+    file_num: int = Field(16, ge=1, le=100000, description="files per consumer")
+    file_block_size: Size = Field("16k", description="block size of every I/O")
+    file_io_mode: Literal["sync", "async", "mmap"] = Field(
+        "sync", description="sysbench's file-io-mode"
+    )
+    file_extra_flags: list[Literal["direct", "dsync", "sync"]] = Field(
+        ["direct"],
+        description="flags the files are opened with; direct (O_DIRECT) keeps the page cache "
+        "from answering for the disk",
+    )
     file_fsync_freq: int = Field(100, ge=0, description="fsync every N requests, 0: never")
-    file_fsync_all: bool = False
-    file_fsync_end: bool = True
-    file_fsync_mode: Literal["fsync", "fdatasync"] = "fsync"
+    file_fsync_all: bool = Field(False, description="fsync after every write")
+    file_fsync_end: bool = Field(True, description="fsync at the end of the run")
+    file_fsync_mode: Literal["fsync", "fdatasync"] = Field(
+        "fsync", description="the call the syncs use"
+    )
     file_rw_ratio: float = Field(1.5, gt=0, description="reads per write for rndrw")
 
 
@@ -223,12 +278,18 @@ class _SizedDbWorkload(_DbWorkload):
 class OltpWorkload(_SizedDbWorkload):
     """sysbench OLTP against volperf's own database server, one per consumer."""
 
-    tool: Literal["sysbench-oltp"]
-    engine: Literal["mariadb", "postgresql"] = "mariadb"
-    test: Literal["read_write", "read_only", "write_only"] = "read_write"
-    tables: int = Field(10, ge=1, le=10000)
-    table_size: int = Field(10000, ge=1)
-    threads: ThreadCounts = [1]
+    tool: Literal["sysbench-oltp"] = Field(description="sysbench-oltp")
+    engine: Literal["mariadb", "postgresql"] = Field(
+        "mariadb", description="the database server each consumer gets"
+    )
+    test: Literal["read_write", "read_only", "write_only"] = Field(
+        "read_write", description="sysbench's OLTP test (oltp_read_write …)"
+    )
+    tables: int = Field(10, ge=1, le=10000, description="tables in each consumer's database")
+    table_size: int = Field(10000, ge=1, description="rows per table; or give dataset")
+    threads: ThreadCounts = Field(
+        [1], description="client threads of each consumer, one step per count"
+    )
     runtime: int = Field(60, ge=1, description="seconds of measured run")
 
 
@@ -236,30 +297,42 @@ class PgbenchWorkload(_SizedDbWorkload):
     """pgbench (TPC-B like) against volperf's own PostgreSQL, one per consumer; the
     init at ``scale`` is timed as the load time."""
 
-    tool: Literal["pgbench"]
-    scale: int = Field(10, ge=1)
+    tool: Literal["pgbench"] = Field(description="pgbench")
+    scale: int = Field(
+        10,
+        ge=1,
+        description="pgbench's scale factor (-s, 100,000 accounts rows each); or give dataset",
+    )
     threads: ThreadCounts = Field([1], description="pgbench clients (-c)")
     runtime: int = Field(60, ge=1, description="seconds of measured run")
     jobs: int | None = Field(None, ge=1, description="pgbench worker threads (-j)")
-    protocol: Literal["simple", "extended", "prepared"] = "prepared"
+    protocol: Literal["simple", "extended", "prepared"] = Field(
+        "prepared", description="how pgbench sends its queries (--protocol)"
+    )
 
 
 class IoPauseWorkload(_DbWorkload):
     """sysbench OLTP with 1-second reports while every consumer's MariaDB is killed
     (SIGKILL) and restarted on the same data, ``kills`` times."""
 
-    tool: Literal["io-pause"]
-    engine: Literal["mariadb"] = "mariadb"
-    test: Literal["read_write", "read_only", "write_only"] = "read_write"
-    tables: int = Field(4, ge=1, le=10000)
-    table_size: int = Field(10000, ge=1)
-    threads: ThreadCounts = [4]
-    kills: int = Field(3, ge=1, le=100)
+    tool: Literal["io-pause"] = Field(description="io-pause")
+    engine: Literal["mariadb"] = Field("mariadb", description="the database server: MariaDB")
+    test: Literal["read_write", "read_only", "write_only"] = Field(
+        "read_write", description="sysbench's OLTP test (oltp_read_write …)"
+    )
+    tables: int = Field(4, ge=1, le=10000, description="tables in each consumer's database")
+    table_size: int = Field(10000, ge=1, description="rows per table")
+    threads: ThreadCounts = Field(
+        [4], description="client threads of each consumer, one step per count"
+    )
+    kills: int = Field(3, ge=1, le=100, description="kills and restarts in each step")
     before: int = Field(5, ge=2, description="seconds of load before each kill")
     after: int = Field(5, ge=2, description="seconds of load after the server is back")
     restart_delay: float = Field(0, ge=0, description="seconds between kill and restart")
     recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
-    report_interval: Literal[1] = 1  # io-pause is read from 1-second reports
+    report_interval: Literal[1] = Field(  # io-pause is read from 1-second reports
+        1, description="seconds between interval reports: always 1"
+    )
 
 
 class PvcProvisionWorkload(_Strict):
@@ -267,10 +340,12 @@ class PvcProvisionWorkload(_Strict):
     (and, with ``pods``, a pod mounting each) are created at once with every other
     namespace's; Pending→Bound and pod-ready times per PVC."""
 
-    tool: Literal["pvc-provision"]
-    name: Name
+    tool: Literal["pvc-provision"] = Field(description="pvc-provision")
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
     pvcs: int = Field(1, ge=1, le=1000, description="PVCs per namespace")
-    size: Size = "64M"
+    size: Size = Field("64M", description="storage each PVC requests")
     pods: bool = Field(
         True,
         description="a pod per PVC (WaitForFirstConsumer classes bind "
@@ -282,12 +357,19 @@ class RallyWorkload(_Strict):
     """A Rally task run at each concurrency of the sweep: its scenarios get ``times``
     iterations (else ``times_per_user`` × concurrency) at that concurrency."""
 
-    name: Name
-    tool: Literal["rally"]
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
+    tool: Literal["rally"] = Field(description="rally")
     task: str = Field("control-plane", description="a task of rally_plugins/tasks, or a path")
     args: dict[str, Any] = Field(default_factory=dict, description="the task's args")
     times: int | None = Field(None, ge=1, description="iterations per scenario at every step")
-    times_per_user: int = Field(2, ge=1, le=1000)
+    times_per_user: int = Field(
+        2,
+        ge=1,
+        le=1000,
+        description="iterations per scenario for each concurrent user, without times",
+    )
     timeout: int = Field(3600, ge=10, description="seconds a step may take")
 
     def times_at(self, concurrency: int) -> int:
@@ -331,7 +413,10 @@ Workload = tagged_union(WORKLOAD_MODELS, "tool", "fio", "tool")
 class DatabaseServerSettings(_Strict):
     """Server options passed as they are: mariadbd --key=value, postgres -c key=value."""
 
-    options: dict[str, str | int] = Field(default_factory=dict)
+    options: dict[str, str | int] = Field(
+        default_factory=dict,
+        description="server options, key: value, passed to every server of this engine",
+    )
     start_timeout: int = Field(120, ge=1, description="seconds a start may take")
 
 
@@ -345,15 +430,31 @@ def _postgresql_defaults() -> DatabaseServerSettings:
 
 
 class Databases(_Strict):
-    mariadb: DatabaseServerSettings = Field(default_factory=_mariadb_defaults)
-    postgresql: DatabaseServerSettings = Field(default_factory=_postgresql_defaults)
+    mariadb: DatabaseServerSettings = Field(
+        default_factory=_mariadb_defaults,
+        description="volperf's MariaDB servers; default innodb_buffer_pool_size 128M, so "
+        "data larger than it reaches the storage",
+    )
+    postgresql: DatabaseServerSettings = Field(
+        default_factory=_postgresql_defaults,
+        description="volperf's PostgreSQL servers; default shared_buffers 128MB",
+    )
 
 
 class LocalTarget(_Strict):
-    type: Literal["local"] = "local"
-    dir: Path | None = None
-    allow_device: bool = False
-    allow_existing: bool = False
+    type: Literal["local"] = Field("local", description="local, the default when type is missing")
+    dir: Path | None = Field(
+        None,
+        description="the directory under test, where consumers' files and databases' data go, "
+        "or a block device (allow_device); needed to run (run local --dir)",
+    )
+    allow_device: bool = Field(
+        False,
+        description="let dir be a block device, overwritten: each consumer gets a region of it",
+    )
+    allow_existing: bool = Field(
+        False, description="let fio overwrite a consumer's file that volperf did not create"
+    )
 
 
 def _cephx_user(value: str) -> str:
@@ -364,14 +465,14 @@ class RbdTarget(_Strict):
     """RBD images volperf creates in ``pool``, one per consumer, driven by fio's rbd
     engine; the cluster's health is sampled during every step."""
 
-    type: Literal["rbd"]
+    type: Literal["rbd"] = Field(description="rbd")
     ceph_conf: Path | None = Field(
         None, description="default: $CEPH_CONF, the Ceph testbed's, /etc/ceph/ceph.conf"
     )
     user: Annotated[str, AfterValidator(_cephx_user)] = Field(
         "admin", description="cephx user, with or without 'client.'"
     )
-    pool: Name = "volumes"
+    pool: Name = Field("volumes", description="Ceph pool volperf creates its images in")
     health_interval: float = Field(2.0, ge=0.5, le=60, description="seconds between samples")
 
 
@@ -380,7 +481,7 @@ class HeatSettings(_Strict):
     network) each with its own Cinder volume, from heat_templates/cinder-fio."""
 
     image: str = Field(description="Glance image of the VMs (cloud-init, curl, fio, gzip)")
-    flavor: str
+    flavor: str = Field(description="Nova flavor of the VMs")
     network: str = Field("", description="network of the VMs; '' for none")
     key_name: str = Field("", description="Nova key pair; '' for none")
     volume_size: int | None = Field(
@@ -409,14 +510,18 @@ class OpenStackTarget(_Strict):
     """An OpenStack cloud, by its name in clouds.yaml: Rally works on it as its admin,
     fio workloads run in VMs that Heat creates (``heat``)."""
 
-    type: Literal["openstack"]
-    cloud: str = "volperf-testbed"
+    type: Literal["openstack"] = Field(description="openstack")
+    cloud: str = Field("volperf-testbed", description="the cloud's name in clouds.yaml")
     clouds_yaml: Path | None = Field(
         None, description="default: $OS_CLIENT_CONFIG_FILE, the usual places, the testbed's"
     )
     ceph_conf: Path | None = Field(None, description="sample Ceph health during every step")
-    ceph_user: Annotated[str, AfterValidator(_cephx_user)] = "admin"
-    health_interval: float = Field(2.0, ge=0.5, le=60)
+    ceph_user: Annotated[str, AfterValidator(_cephx_user)] = Field(
+        "admin", description="cephx user for the health samples, with or without 'client.'"
+    )
+    health_interval: float = Field(
+        2.0, ge=0.5, le=60, description="seconds between Ceph health samples"
+    )
     heat: HeatSettings | None = Field(None, description="needed by fio workloads")
 
 
@@ -424,12 +529,15 @@ class K8sTarget(_Strict):
     """A Kubernetes cluster: each consumer of a step is a pod with its own PVC of
     ``storage_class``, all in a namespace of the step's own, deleted after it."""
 
-    type: Literal["k8s"]
+    type: Literal["k8s"] = Field(description="k8s")
     kubeconfig: Path | None = Field(
         None, description="default: $KUBECONFIG, the k8s testbed's, ~/.kube/config"
     )
-    storage_class: str = Field(min_length=1)
-    fio_image: str = "registry.local/fio:3.33"
+    storage_class: str = Field(min_length=1, description="StorageClass of the PVCs volperf creates")
+    fio_image: str = Field(
+        "registry.local/fio:3.33",
+        description="image with fio, for fio workloads' pods and pvc-provision's pods",
+    )
     mariadb_image: str = Field(
         "registry.local/mariadb-sysbench:bookworm",
         description="mariadbd, mariadb-install-db and sysbench",
@@ -437,7 +545,9 @@ class K8sTarget(_Strict):
     postgresql_image: str = Field(
         "registry.local/postgresql-pgbench:bookworm", description="PostgreSQL 15 with pgbench"
     )
-    image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = "IfNotPresent"
+    image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = Field(
+        "IfNotPresent", description="imagePullPolicy of volperf's pods"
+    )
     pod_timeout: int = Field(300, ge=10, description="seconds for PVCs to bind, pods to start")
     volume_mode: Literal["Filesystem", "Block"] = Field(
         "Filesystem", description="fio workloads: Block gives each pod its PVC as a raw device"
@@ -453,6 +563,47 @@ class K8sTarget(_Strict):
         description="memory limit of each database server container (e.g. 2Gi): the page "
         "cache its data can be read from; default none (the node's memory)",
     )
+
+
+class FioHost(_Strict):
+    """A host that runs ``fio --server`` (fio's own distributed mode), which volperf
+    reaches as its client."""
+
+    address: str = Field(
+        min_length=1,
+        pattern=r"^[A-Za-z0-9.:_-]+$",
+        description="host name or address fio's client connects to ('ip6:ADDR' for IPv6)",
+    )
+    port: int = Field(8765, ge=1, le=65535, description="the port of its fio --server")
+    dir: str = Field(
+        pattern=r"^/",
+        description="absolute directory on that host where volperf makes its consumers' "
+        "files (volperf-<campaign>-cNN.dat)",
+    )
+
+
+class HostsTarget(_Strict):
+    """Bare-metal or VM hosts volperf does not create, each running ``fio --server``:
+    volperf runs ``fio --client`` with each host's job file so all start together, and
+    the consumers of a step are spread over the hosts in turn (c01 on the first, c02 on
+    the second, …), one fio job each on a file of its own in the host's ``dir``."""
+
+    type: Literal["hosts"] = Field(description="hosts")
+    hosts: list[FioHost] = Field(
+        min_length=1,
+        description="hosts running fio --server; a step's consumers go over them in turn",
+    )
+    allow_existing: bool = Field(
+        False, description="let fio overwrite a consumer's file that volperf did not create"
+    )
+
+    @model_validator(mode="after")
+    def _hosts_differ(self) -> HostsTarget:
+        seen = [f"{h.address},{h.port}" for h in self.hosts]
+        twice = sorted({h for h in seen if seen.count(h) > 1})
+        if twice:
+            raise ValueError(f"hosts repeat: {', '.join(twice)}")
+        return self
 
 
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
@@ -505,20 +656,38 @@ TARGET_MODELS: dict[str, type[_Strict]] = {
     "rbd": RbdTarget,
     "openstack": OpenStackTarget,
     "k8s": K8sTarget,
+    "hosts": HostsTarget,
 }
 Target = tagged_union(TARGET_MODELS, "type", "local", "target type")
 
 
 class CampaignSpec(_Strict):
-    name: Name
-    target: Target
-    workloads: list[Workload] = Field(min_length=1)
-    databases: Databases = Field(default_factory=Databases)
+    name: Name = Field(
+        description="the campaign's name: its results directory and the names of what it makes"
+    )
+    target: Target = Field(
+        description="where the consumers run: local (the default), rbd, openstack, k8s or hosts"
+    )
+    workloads: list[Workload] = Field(
+        min_length=1,
+        description="what runs, in this order, each swept over sweep; tool tells them apart "
+        "(default fio)",
+    )
+    databases: Databases = Field(
+        default_factory=Databases,
+        description="options of the database servers volperf runs for database workloads",
+    )
     sweep: list[int] = Field(min_length=1, description="consumer counts, one step each")
-    repeats: int = Field(1, ge=1, le=100)
-    labels: dict[str, str] = Field(default_factory=dict)
+    repeats: int = Field(1, ge=1, le=100, description="runs of every step")
+    labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="free text recorded with the campaign; backend names the backend "
+        "(default: from the target)",
+    )
     step_timeout: int | None = Field(None, ge=1, description="seconds; default from runtime")
-    fio: str = "fio"
+    fio: str = Field(
+        "fio", description="the fio binary volperf runs here, a name on PATH or a path"
+    )
 
     @field_validator("sweep")
     @classmethod
@@ -539,7 +708,7 @@ class CampaignSpec(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _rbd_runs_fio(self) -> CampaignSpec:
+    def _workloads_fit_target(self) -> CampaignSpec:
         provisioning = [w.name for w in self.workloads if isinstance(w, PvcProvisionWorkload)]
         if provisioning and self.target.type != "k8s":
             raise ValueError(
@@ -569,6 +738,13 @@ class CampaignSpec(_Strict):
                 raise ValueError(
                     f"workloads {', '.join(others)}: the rbd target runs fio only (database "
                     "workloads need a file system: use a local target on a mounted RBD device)"
+                )
+        if self.target.type == "hosts":
+            others = [w.name for w in self.workloads if not isinstance(w, FioWorkload)]
+            if others:
+                raise ValueError(
+                    f"workloads {', '.join(others)}: the hosts target runs fio only "
+                    "(through each host's fio --server)"
                 )
         return self
 
@@ -601,10 +777,10 @@ _TAGS = frozenset(WORKLOAD_MODELS) | frozenset(TARGET_MODELS)
 
 def _location(loc: tuple[Any, ...]) -> str:
     parts: list[str] = []
-    for item in loc:
+    for before, item in zip((None, *loc), loc, strict=False):
         if isinstance(item, int):
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
-        elif item in _TAGS:
+        elif item in _TAGS and (before == "target" or isinstance(before, int)):
             continue  # a discriminator's tag: the place already names the workload or target
         elif item not in ("function-after", "function-before") and not str(item).startswith(
             ("function-", "union[")

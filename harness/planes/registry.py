@@ -14,6 +14,7 @@ from harness.planes import openstack
 from harness.planes.base import Plane, Remover, StepBuilder, Target
 from harness.planes.ceph import plane as ceph
 from harness.planes.heat import plane as heat
+from harness.planes.hosts import plane as hosts
 from harness.planes.k8s import plane as k8s
 from harness.planes.local import plane as local
 from harness.planes.rally import plane as rally
@@ -22,6 +23,7 @@ from harness.planes.rally import plane as rally
 # RBD images (Heat deletes their Cinder volumes itself)
 PLANES: Sequence[Plane] = (
     local.PLANE,
+    hosts.PLANE,
     heat.PLANE,
     k8s.PLANE,
     ceph.PLANE,

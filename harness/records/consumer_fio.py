@@ -13,6 +13,7 @@ from harness.records.aggregate import Warning
 from harness.records.db import EventRecord
 from harness.records.fio import ConsumerContext, FioConsumerRecord
 from harness.records.step import StepParts
+from harness.tools.fio.logs import LogPlace
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 
 
@@ -26,8 +27,8 @@ class OwnOutputsStep:
     warnings: list[Warning] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     outputs: list[FioOutput] = field(default_factory=list)
-    # jobname -> the folder of its fio's per-second logs, and the job name fio gave them
-    log_dirs: dict[str, tuple[Path, str]] = field(default_factory=dict)
+    # jobname -> where its fio's per-second logs are
+    log_dirs: dict[str, LogPlace] = field(default_factory=dict)
 
     def parts(self, key: str) -> StepParts:
         """As a builder's parts, its summary under ``key`` (heat, k8s)."""
@@ -39,6 +40,24 @@ class OwnOutputsStep:
             fio_outputs=self.outputs,
             fio_log_dirs=self.log_dirs,
         )
+
+
+def consumer_context(
+    step_id: str, plan: dict[str, Any], consumer: dict[str, Any], backend: str
+) -> ConsumerContext:
+    """What volperf knows of one consumer of a step, from the step's plan (step.json)."""
+    workload = plan.get("workload", {})
+    return ConsumerContext(
+        step=step_id,
+        consumer=consumer["name"],
+        concurrency=int(plan.get("concurrency") or len(plan.get("consumers", []))),
+        role=consumer.get("role", ""),
+        rw=consumer["rw"],
+        bs=str(workload.get("bs", "")),
+        iodepth=int(workload.get("iodepth", 1)),
+        backend=backend,
+        repeat=int(plan.get("repeat") or 1),
+    )
 
 
 def own_output_records(

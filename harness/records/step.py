@@ -12,6 +12,7 @@ from typing import Any
 from harness.records.aggregate import Warning
 from harness.records.db import DbRecord, EventRecord
 from harness.records.fio import FioConsumerRecord
+from harness.tools.fio.logs import LogPlace
 from harness.tools.fio.parse import FioOutput
 
 
@@ -36,6 +37,6 @@ class StepParts:
     db_records: list[DbRecord] = field(default_factory=list)
     fio_records: list[FioConsumerRecord] = field(default_factory=list)
     fio_outputs: list[FioOutput] = field(default_factory=list)  # fio steps: version, histograms
-    # jobname -> the folder of its fio's per-second logs, and the job name fio gave them
-    fio_log_dirs: dict[str, tuple[Path, str]] = field(default_factory=dict)
+    # jobname -> where its fio's per-second logs are
+    fio_log_dirs: dict[str, LogPlace] = field(default_factory=dict)
     rows: dict[str, list[Any]] = field(default_factory=dict)  # a plane's own CSV file -> rows

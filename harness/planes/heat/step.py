@@ -18,6 +18,7 @@ from harness.records.aggregate import Warning
 from harness.records.consumer_fio import OwnOutputsStep, failed_record, own_output_records
 from harness.records.db import EventRecord
 from harness.records.fio import ConsumerContext, FioConsumerRecord
+from harness.tools.fio.logs import LogPlace
 
 STACKS_FILE = "stacks.json"
 HEAT_DIR = "heat"
@@ -128,7 +129,7 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
             result.records += _vm_records(fio_path, vm, stack_reason, consumer, context, result)
             logs = folder / f"{LOGS_PREFIX}{name}"
             if logs.is_dir():
-                result.log_dirs[consumer["jobname"]] = (logs, f"volperf-{stack_plan['rw']}")
+                result.log_dirs[consumer["jobname"]] = LogPlace(logs, f"volperf-{stack_plan['rw']}")
                 times = agent_times(logs / AGENT_LOG)
                 if times and stack.get("creation_time"):
                     ready[name] = times["ready"] - _ms(stack["creation_time"]) / 1000

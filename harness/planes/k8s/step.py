@@ -10,9 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.records.aggregate import Warning
-from harness.records.consumer_fio import OwnOutputsStep, failed_record, own_output_records
+from harness.records.consumer_fio import (
+    OwnOutputsStep,
+    consumer_context,
+    failed_record,
+    own_output_records,
+)
 from harness.records.db import EventRecord
-from harness.records.fio import ConsumerContext
+from harness.tools.fio.logs import LogPlace
 
 PODS_FILE = "pods.json"
 PODS_DIR = "pods"
@@ -27,21 +32,9 @@ def is_k8s_step(raw: Path) -> bool:
 def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> OwnOutputsStep:
     result = OwnOutputsStep()
     pods = json.loads((raw / PODS_FILE).read_text())
-    workload = plan.get("workload", {})
-    concurrency = int(plan.get("concurrency") or len(pods["consumers"]))
     for index, consumer in enumerate(plan.get("consumers", []), start=1):
         seen = pods["consumers"].get(consumer["name"], {})
-        context = ConsumerContext(
-            step=step_id,
-            consumer=consumer["name"],
-            concurrency=concurrency,
-            role=consumer.get("role", ""),
-            rw=consumer["rw"],
-            bs=str(workload.get("bs", "")),
-            iodepth=int(workload.get("iodepth", 1)),
-            backend=backend,
-            repeat=int(plan.get("repeat") or 1),
-        )
+        context = consumer_context(step_id, plan, consumer, backend)
         created = int(seen.get("created_ms") or 0)
         for key, event in TIMED.items():
             at = seen.get(f"{key}_ms")
@@ -74,7 +67,7 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                 result.records += records
                 logs = raw / PODS_DIR / f"{consumer['name']}{LOGS_SUFFIX}"
                 if logs.is_dir():
-                    result.log_dirs[consumer["jobname"]] = (logs, consumer["jobname"])
+                    result.log_dirs[consumer["jobname"]] = LogPlace(logs, consumer["jobname"])
                 continue
         why = problem or "the pod left no output"
         result.records.append(

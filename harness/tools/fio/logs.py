@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from harness.tools.fio.histogram import PLAT_VAL, bucket_value
 
@@ -124,13 +125,27 @@ def _combine(parts: list[Series], summed: bool) -> Series:
     return combined
 
 
-def read_job_logs(directory: Path, jobname: str, consumer: str | None = None) -> JobLogs | None:
-    """The logs fio wrote as DIRECTORY/<jobname>_<kind>.<job number>.log, named after
-    ``consumer`` (default: the job name), or None when it wrote none (an older run, a
-    consumer that never started)."""
+class LogPlace(NamedTuple):
+    """Where a consumer's logs are: their folder, the job name fio wrote them under, and
+    the fio server that sent them, whose name fio's client appends to each file's name
+    (``c01_iops.1.log.HOST``)."""
+
+    directory: Path
+    jobname: str
+    host: str = ""
+
+
+def read_job_logs(
+    directory: Path, jobname: str, consumer: str | None = None, host: str = ""
+) -> JobLogs | None:
+    """The logs fio wrote as DIRECTORY/<jobname>_<kind>.<job number>.log (with ``.HOST``
+    after it when fio's client received them from that server), named after ``consumer``
+    (default: the job name), or None when it wrote none (an older run, a consumer that
+    never started)."""
+    tail = f".log.{glob.escape(host)}" if host else ".log"
     kinds: dict[str, dict[str, Series]] = {}
     for kind in ("iops", "bw", "clat"):
-        files = sorted(directory.glob(f"{glob.escape(jobname)}_{kind}.*.log"))
+        files = sorted(directory.glob(f"{glob.escape(jobname)}_{kind}.*{tail}"))
         parsed = [parse_log(f.read_text(encoding="utf-8"), f.name) for f in files]
         kinds[kind] = {
             direction: _combine(parts, summed=kind != "clat")
@@ -140,7 +155,7 @@ def read_job_logs(directory: Path, jobname: str, consumer: str | None = None) ->
     if not any(kinds.values()):
         return None
     histograms: dict[str, list[tuple[int, dict[int, int]]]] = {}
-    for path in sorted(directory.glob(f"{glob.escape(jobname)}_clat_hist.*.log")):
+    for path in sorted(directory.glob(f"{glob.escape(jobname)}_clat_hist.*{tail}")):
         for point in parse_hist_log(path.read_text(encoding="utf-8"), path.name):
             histograms.setdefault(point.direction, []).append((point.time_ms, point.bins))
     for points in histograms.values():

@@ -2,8 +2,10 @@
 
 Copes with what real runs leave behind: text before the JSON (job banners, "fio:
 terminating on signal 2"), jobs that failed (``error``), directions that did no I/O,
-group_reporting, and the field names of fio 2.x (``clat`` in microseconds, no bins)
-and fio 3.x (``clat_ns`` in nanoseconds, json+ ``bins``). A file that holds no usable
+group_reporting, the field names of fio 2.x (``clat`` in microseconds, no bins)
+and fio 3.x (``clat_ns`` in nanoseconds, json+ ``bins``), and the output of fio's client
+(``--client``: every server's jobs in ``client_stats``, each with the server's
+``hostname``, beside an "All clients" sum that is not a job). A file that holds no usable
 JSON raises FioParseError naming the file; nothing is guessed as zero.
 """
 
@@ -19,6 +21,8 @@ from typing import Any
 from harness.tools.fio.histogram import PLAT_VAL, bucket_value
 
 DIRECTIONS = ("read", "write")
+CLIENT_JOBS = "client_stats"  # fio --client: the servers' jobs
+CLIENT_SUM = "All clients"  # and their sum, which is no job
 _JSON_START = re.compile(r"^\{\s*$|^\{\s*\"", re.MULTILINE)
 
 
@@ -80,6 +84,7 @@ class FioJob:
     start_ms: int | None  # job_start (fio >= 3.36), wall clock in ms since the epoch
     options: dict[str, str]
     steadystate: SteadyStateResult | None = None
+    host: str = ""  # the fio server that ran it, as fio's client names it (client mode)
 
     @property
     def error_message(self) -> str:
@@ -130,7 +135,7 @@ def _extract_json(text: str, source: str) -> tuple[dict[str, Any], str]:
             source,
             f"truncated or malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
         ) from exc
-    if not isinstance(document, dict) or "jobs" not in document:
+    if not isinstance(document, dict) or not ("jobs" in document or CLIENT_JOBS in document):
         raise FioParseError(source, "JSON has no 'jobs' list: not fio output")
     return document, text[: match.start()]
 
@@ -139,7 +144,10 @@ def _build_output(document: dict[str, Any], before: str, source: str) -> FioOutp
     version = str(document.get("fio version", "unknown"))
     major = major_version(version)
     timestamp_ms = int(document.get("timestamp_ms") or int(document.get("timestamp", 0)) * 1000)
-    jobs = tuple(_parse_job(job, major, source) for job in document["jobs"])
+    listed = document.get("jobs") or [
+        job for job in document.get(CLIENT_JOBS, []) if job.get("jobname") != CLIENT_SUM
+    ]
+    jobs = tuple(_parse_job(job, major, source) for job in listed)
     if not jobs:
         raise FioParseError(source, "fio output lists no jobs")
     histograms = any(
@@ -184,6 +192,7 @@ def _parse_job(job: dict[str, Any], major: int, source: str) -> FioJob:
         start_ms=int(job["job_start"]) if job.get("job_start") else None,
         options={k: str(v) for k, v in job.get("job options", {}).items()},
         steadystate=_parse_steadystate(job.get("steadystate")),
+        host=str(job.get("hostname", "")),
     )
 
 

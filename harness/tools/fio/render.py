@@ -106,15 +106,15 @@ def render_job(
     targets: Sequence[JobTarget],
     engine: Engine | None = None,
     logs: str | None = None,
-    first_index: int = 0,
+    positions: Sequence[int] | None = None,
 ) -> str:
     """The measured job: one section per consumer, all starting together (or each
-    ``start_stagger`` seconds after the one before, counted from ``first_index`` when a
-    consumer has its own fio), each writing its per-second logs under ``logs``."""
+    ``start_stagger`` seconds after the one before: ``positions`` are the consumers' places
+    in the step, default 0, 1, … for a job file that holds all of them), each writing its
+    per-second logs under ``logs``."""
     lines = _global_section(workload, workload.numjobs, engine)
-    for index, target in enumerate(targets, first_index):
-        delay = index * workload.start_stagger
-        lines += _job_section(target, workload, logs, delay)
+    for position, target in zip(positions or range(len(targets)), targets, strict=True):
+        lines += _job_section(target, workload, logs, position * workload.start_stagger)
     return "\n".join(lines) + "\n"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from harness.host.process import Command, ProcessResult, run_processes
@@ -32,4 +32,28 @@ def run_fio(
     """Run ``fio --output-format=json+ JOBFILE``; stdout and stderr go to files untouched."""
     argv = [fio, "--output-format=json+", str(jobfile)]
     command = Command(argv, stdout_path, stderr_path, env=env)
+    return run_processes([command], timeout_s, stop, on_tick)[0]
+
+
+def client_argv(fio: str, servers: Sequence[tuple[str, Path]]) -> list[str]:
+    """fio's client with one job file per server (``ADDRESS,PORT``): ``fio
+    --output-format=json+ --client=S1 JOB1 --client=S2 JOB2 …``."""
+    argv = [fio, "--output-format=json+"]
+    for server, jobfile in servers:
+        argv += [f"--client={server}", str(jobfile)]
+    return argv
+
+
+def run_fio_clients(
+    servers: Sequence[tuple[str, Path]],
+    stdout_path: Path,
+    stderr_path: Path,
+    timeout_s: float,
+    stop: threading.Event,
+    fio: str = "fio",
+    on_tick: Callable[[float], None] | None = None,
+) -> ProcessResult:
+    """Run each job file on its ``fio --server`` at once through one fio client; its
+    JSON (every server's jobs in client_stats) and stderr go to files untouched."""
+    command = Command(client_argv(fio, servers), stdout_path, stderr_path)
     return run_processes([command], timeout_s, stop, on_tick)[0]

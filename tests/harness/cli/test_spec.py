@@ -13,7 +13,7 @@ from tests.harness.helpers import volperf
 
 REPO = Path(__file__).parents[3]
 EXAMPLES = sorted((REPO / "examples").glob("*.yaml"))
-TARGET_TYPES = {"local", "rbd", "openstack", "k8s"}
+TARGET_TYPES = {"local", "rbd", "openstack", "k8s", "hosts"}
 
 
 @pytest.fixture(scope="module")

@@ -67,7 +67,8 @@ def test_single_rw_becomes_a_list():
         ({"sweep": [2, 2]}, "sweep: consumer counts repeat"),
         (
             {"target": {"type": "nfs"}},
-            "target: unknown target type; one of local, rbd, openstack, k8s (got {'type': 'nfs'})",
+            "target: unknown target type; one of local, rbd, openstack, k8s, hosts (got "
+            "{'type': 'nfs'})",
         ),
         (
             {"target": {"type": "rbd", "health_interval": 0.1}},
@@ -194,6 +195,27 @@ def test_rbd_target_takes_the_user_with_or_without_client_and_runs_fio_only():
         "(spec): workloads pg: the rbd target runs fio only (database workloads need a file "
         "system: use a local target on a mounted RBD device)"
     ]
+
+
+def test_hosts_target_names_its_fio_servers_and_runs_fio_only():
+    base = {"name": "f", "workloads": [{"name": "w", "rw": "randread"}], "sweep": [2]}
+    hosts = [{"address": "10.0.0.1", "dir": "/mnt/v"}, {"address": "h2", "port": 9000, "dir": "/d"}]
+    spec = validate({**base, "target": {"type": "hosts", "hosts": hosts}})
+    assert [(h.address, h.port) for h in spec.target.hosts] == [("10.0.0.1", 8765), ("h2", 9000)]
+    assert spec.target.allow_existing is False
+    bad = [
+        ({"hosts": []}, "target.hosts: List should have at least 1 item"),
+        ({"hosts": [{"address": "h", "dir": "relative"}]}, "target.hosts[0].dir: String should"),
+        ({"hosts": [hosts[0], hosts[0]]}, "hosts repeat: 10.0.0.1,8765"),
+    ]
+    for target, says in bad:
+        with pytest.raises(SpecError) as caught:
+            validate({**base, "target": {"type": "hosts", **target}})
+        assert any(says in problem for problem in caught.value.problems), caught.value.problems
+    db = {**base, "target": {"type": "hosts", "hosts": hosts}}
+    with pytest.raises(SpecError) as caught:
+        validate({**db, "workloads": [{"name": "pg", "tool": "pgbench"}]})
+    assert "workloads pg: the hosts target runs fio only" in caught.value.problems[0]
 
 
 def test_rally_workloads_and_the_openstack_target_go_together():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.planes.heat.step import agent_times, create_times, heat_step, is_heat_step
+from harness.tools.fio.logs import LogPlace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -137,7 +138,7 @@ def test_a_late_vm_is_named_and_every_vms_logs_are_found(tmp_path):
     assert step.summary["ready_s_max"] == pytest.approx(23, abs=1)  # from its stack's creation
     [warning] = [w for w in step.warnings if w.code == "late-start"]
     assert "c01 (3 s)" in warning.message and "c02" not in warning.message
-    assert step.log_dirs["c01-randread"] == (
+    assert step.log_dirs["c01-randread"] == LogPlace(
         raw / "heat" / stacks[0]["name"] / "logs-c01",
         "volperf-randread",
     )

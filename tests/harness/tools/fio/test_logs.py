@@ -82,6 +82,17 @@ def test_a_consumers_logs_are_read_by_its_job_name():
     assert read_job_logs(LOGS, "no-such-job") is None
 
 
+def test_logs_that_fios_client_received_carry_the_servers_name():
+    # fixtures/client/capture.sh: fio's client appends the server's name to each log
+    client = LOGS.parent / "client"
+    logs = read_job_logs(client, "fio-3.33-reader", host="127.0.0.2")
+    assert logs is not None and set(logs.iops) == {"read"}
+    name = "fio-3.33-reader_iops.1.log.127.0.0.2"
+    assert logs.iops["read"] == series(parse_log((client / name).read_text(), name), "read")
+    assert read_job_logs(client, "fio-3.33-reader") is None  # not the plain names
+    assert read_job_logs(client, "fio-3.33-reader", host="127.0.0.3") is None
+
+
 def test_sub_jobs_of_a_consumer_are_added_interval_by_interval(tmp_path):
     # numjobs=2: fio writes c01-randread_iops.1.log and .2.log; the last one is shorter
     (tmp_path / "c01-randread_iops.1.log").write_text("1000, 10, 0, 0, 0\n2000, 20, 0, 0, 0\n")

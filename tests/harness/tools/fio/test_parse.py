@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from harness.records import stats
@@ -121,3 +124,36 @@ def test_malformed_output_is_a_clear_error(text, message):
 def test_unreadable_file(tmp_path):
     with pytest.raises(FioParseError, match="cannot read"):
         parse_file(tmp_path / "missing.out")
+
+
+CLIENT = Path(__file__).parent / "fixtures" / "client"
+
+
+def test_fios_client_output_lists_every_servers_jobs_with_its_host():
+    # fixtures/client/capture.sh: a reader on the server at 127.0.0.2, a writer at .3
+    document = json.loads(_json_part(CLIENT / "fio-3.33-client.json"))
+    listed = {job["jobname"]: job for job in document["client_stats"]}
+    assert "All clients" in listed  # fio's own sum over the servers: not a job
+    output = parse_file(CLIENT / "fio-3.33-client.json")
+    reader, writer = sorted(output.jobs, key=lambda job: job.jobname)
+    assert (reader.jobname, reader.host) == ("reader", "127.0.0.2")
+    assert (writer.jobname, writer.host) == ("writer", "127.0.0.3")
+    assert reader.read.iops == listed["reader"]["read"]["iops"]
+    assert writer.write.iops == listed["writer"]["write"]["iops"]
+    assert reader.write is None and writer.read is None
+    assert output.text_before.startswith("<")  # each server's banner, prefixed with its name
+
+
+def test_a_server_that_did_not_answer_has_no_jobs_in_the_clients_output():
+    output = parse_file(CLIENT / "fio-3.33-client-absent.json")
+    assert {job.host for job in output.jobs} == {"127.0.0.2", "127.0.0.3"}
+
+
+def test_a_job_of_a_plain_run_has_no_host(fio_fixture):
+    output = parse_file(fio_fixture("fio-3.33-jsonplus-reader-writer.out"))
+    assert {job.host for job in output.jobs} == {""}
+
+
+def _json_part(path: Path) -> str:
+    text = path.read_text()
+    return text[text.index("\n{") :]

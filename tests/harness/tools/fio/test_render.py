@@ -67,7 +67,7 @@ def test_logs_stagger_and_steady_state_are_fios_own_options(tmp_path):
         start_stagger=2,
         steadystate={"criterion": "iops_slope:0.3%", "duration": 20, "ramp": 5},
     )
-    text = render_job(workload, _targets(tmp_path), logs=str(tmp_path / "logs"), first_index=1)
+    text = render_job(workload, _targets(tmp_path), logs=str(tmp_path / "logs"), positions=[1, 2])
     lines = text.splitlines()
     for line in (
         "steadystate=iops_slope:0.3%",

@@ -1,0 +1,1 @@
+"""Hosts that run fio --server, reached through fio's client."""
