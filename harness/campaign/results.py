@@ -34,6 +34,8 @@ from harness.tools.fio.logs import FioLogError, JobLogs, LogPlace, read_job_logs
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 from harness.tools.fio.render import LOG_AVG_MS
 
+COST_FILE = "cost.json"  # volperf's own cost over a step (host/owncost.py), beside step.json
+
 
 @dataclass
 class StepResult:
@@ -66,6 +68,7 @@ def build_step(
         "finished": status.finished,
         "notes": list(status.notes),
         "warnings": [],
+        "cost": _own_cost(store.step_dir(step_id) / COST_FILE, plan.get("consumers") or []),
     }
     raw = store.raw_dir(step_id)
     step = RawStep(raw, step_id, plan, backend, status.started)
@@ -81,6 +84,17 @@ def build_step(
     result = _fio_step(store, step, rate_iops, summary)
     result.events += [e for extra in extras for e in extra.events]
     return result
+
+
+def _own_cost(path: Path, consumers: list[Any]) -> dict[str, Any] | None:
+    """volperf's own cost over the step, and its CPU per consumer (None before it ran)."""
+    try:
+        cost = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    count = len(consumers)
+    cost["cpu_s_per_consumer"] = round(cost["cpu_s"] / count, 4) if count else None
+    return cost
 
 
 def _merged(summary: dict[str, Any], *parts: list[StepParts]) -> StepResult:

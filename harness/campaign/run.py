@@ -12,18 +12,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
 
 from harness.campaign.cleanup import remove_created
 from harness.campaign.environment import snapshot
-from harness.campaign.results import StepResult, rebuild
+from harness.campaign.results import COST_FILE, StepResult, rebuild
 from harness.core import secrets
 from harness.core.plan import Step, plan_steps
 from harness.core.redact import redact
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignError, CampaignStore, atomic_write_json
+from harness.host.owncost import CostMeter
 from harness.planes.base import StepOutcome, Target, TargetError, Tick
 
 
@@ -179,6 +180,7 @@ def _run_step(
     )
     tick = display.step_started(step, position, total)
     raised: TargetError | None = None
+    meter = CostMeter().start()
     try:
         outcome = target.run_step(step, store, stop, tick)
     except TargetError as exc:  # the target refuses: no later step can do better
@@ -187,6 +189,7 @@ def _run_step(
         outcome = StepOutcome("failed", f"{type(exc).__name__}: {exc}")
     finally:
         secrets.scrub_tree(store.step_dir(step.id))  # raw output: what the tools said
+        atomic_write_json(store.step_dir(step.id) / COST_FILE, asdict(meter.finish()))
     status.state, status.error, status.notes = outcome.state, outcome.error, outcome.notes
     status.finished = time.time()
     store.write_status(status)

@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.core import secrets
 from harness.core.spec import OpenStackTarget
+from harness.host.owncost import count_api_call
 from harness.planes.base import TargetError
 from harness.testbeds import default_state_dir
 
@@ -43,12 +44,20 @@ def cloud_region(options: OpenStackTarget) -> Any:
     return region
 
 
+def counted(conn: Any) -> Any:
+    """The connection, every HTTP request its session sends counted as volperf's own
+    (host/owncost.py), by a response hook of the requests session under keystoneauth."""
+    hooks = conn.session.session.hooks["response"]
+    hooks.append(lambda response, *args, **kwargs: count_api_call("openstack"))
+    return conn
+
+
 def connect(options: OpenStackTarget, region: Any = None) -> Any:
     """A connection that has logged in (TargetError if the cloud refuses or is away)."""
     from openstack import connection
 
     try:
-        conn = connection.Connection(config=region or cloud_region(options))
+        conn = counted(connection.Connection(config=region or cloud_region(options)))
         conn.authorize()
     except TargetError:
         raise
@@ -68,4 +77,4 @@ def connection_for(note: dict[str, Any]) -> Any:
         cloud=note["cloud"],
         clouds_yaml=Path(note["clouds_yaml"]) if note["clouds_yaml"] else None,
     )
-    return connection.Connection(config=cloud_region(target))
+    return counted(connection.Connection(config=cloud_region(target)))

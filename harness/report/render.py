@@ -330,6 +330,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             rally_plots=plots.rally_plots(store.root / "rally.csv", out),
             rally_reports=rally_reports(store, out),
             extras=extra_tables(store),
+            cost_header=tables.COST_HEADER,
+            cost=tables.cost_rows(data.steps) if not data.reference else [],
             warnings=tables.warning_items(data.steps),
             downloads=downloads,
             histories=history_pages(doc_source, data.name),

@@ -154,6 +154,44 @@ def run_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
+COST_HEADER = [
+    "step",
+    "consumers",
+    "wall s",
+    "volperf CPU s",
+    "CPU s per consumer",
+    "CPU of wall",
+    "peak RSS MiB",
+    "API calls",
+]
+
+
+def cost_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """volperf's own cost in each step that measured it: its process's CPU (per
+    consumer, and as a share of the step's wall time), peak memory, and API calls."""
+    rows = []
+    for s in steps:
+        cost = s.get("cost")
+        if not cost:
+            continue
+        peak = cost.get("peak_rss_bytes")
+        calls = cost.get("api_calls") or {}
+        rows.append(
+            [
+                s["step"],
+                str(s.get("concurrency")),
+                cell(cost["wall_s"], 1),
+                cell(cost["cpu_s"], 2),
+                cell(cost.get("cpu_s_per_consumer"), 3),
+                f"{cost['cpu_s'] / cost['wall_s']:.1%}" if cost["wall_s"] else "–",
+                (cell(peak / 2**20, 0) if peak is not None else "–")
+                + (" (since start)" if cost.get("peak_since") == "process" else ""),
+                ", ".join(f"{service} {n}" for service, n in sorted(calls.items())) or "0",
+            ]
+        )
+    return rows
+
+
 def repeat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     """Each figure's repeats, mean and coefficient of variation; a CV over 10 % flagged."""
     rows = []

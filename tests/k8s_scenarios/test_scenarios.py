@@ -103,6 +103,9 @@ def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
         assert four["window"]["start_spread_s"] < 2, four["window"]
         assert four["window"]["read"]["consumers"] == four["window"]["write"]["consumers"] == 2
         assert all(float(r["window_read_iops"] or r["window_write_iops"]) > 0 for r in rows)
+        # volperf's own requests to the cluster: PVCs, pods, watches, logs, the signal
+        assert four["cost"]["api_calls"]["kubernetes"] >= 4 * 3, four["cost"]
+        assert 0 < four["cost"]["cpu_s"] < four["cost"]["wall_s"]
         events = _rows(campaign / "events.csv")
         assert {e["event"] for e in events} == {"k8s pvc-bound", "k8s pod-running"}
         assert len(events) == 2 * len(rows)

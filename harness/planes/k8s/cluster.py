@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from harness.core import secrets
+from harness.host.owncost import count_api_call
 from harness.testbeds import default_state_dir
 
 LABEL = "volperf-campaign"
@@ -39,10 +40,19 @@ def kubeconfig_path(given: Path | None) -> Path:
 
 
 def api_client(kubeconfig: Path) -> Any:
-    from kubernetes import config
+    """The kubernetes client of this kubeconfig, every request it sends counted as
+    volperf's own (host/owncost.py)."""
+    from kubernetes import client, config
+
+    class CountingApiClient(client.ApiClient):
+        def request(self, *args: Any, **kwargs: Any) -> Any:
+            count_api_call("kubernetes")
+            return super().request(*args, **kwargs)
 
     register_credentials(kubeconfig)
-    return config.new_client_from_config(str(kubeconfig))
+    configuration = client.Configuration()
+    config.load_kube_config(config_file=str(kubeconfig), client_configuration=configuration)
+    return CountingApiClient(configuration=configuration)
 
 
 def register_credentials(kubeconfig: Path) -> None:

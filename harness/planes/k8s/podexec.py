@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from harness.host.owncost import count_api_call
 from harness.host.process import ProcessResult
 
 LOST = -1  # the stream ended without the command's exit status
@@ -60,6 +61,7 @@ def exec_in_pod(
     # stream() swaps the client's request method while it runs: a client of its own, so
     # other threads' calls on the shared one stay plain HTTP
     own = k8s.CoreV1Api(k8s.ApiClient(configuration=core.api_client.configuration))
+    count_api_call("kubernetes")  # the exec's websocket request, which stream() sends
     start = time.time()
     timed_out = interrupted = False
     with stdout.open("wb") as out, stderr.open("wb") as err:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -76,6 +77,20 @@ def test_page_tables_equal_the_csv(docs, campaign):
         p95 = [float(r["read_complelatency_95%ile"]) for r in step_rows if r["role"] == "reader"]
         assert avg_row[7] == f"{sum(p95) / len(p95):.3f}"
     assert "Tail latency (ms)" in tables and "Runs" in tables
+    # volperf's own cost, one row per step, as summary.json has it
+    steps = json.loads((campaign.root / "summary.json").read_text())["steps"]
+    cost = tables["volperf itself, per step"]
+    assert cost[0][:4] == ["step", "consumers", "wall s", "volperf CPU s"]
+    for row, step in zip(cost[1:], steps, strict=True):
+        own = step["cost"]
+        assert row[:5] == [
+            step["step"],
+            str(step["concurrency"]),
+            f"{own['wall_s']:.1f}",
+            f"{own['cpu_s']:.2f}",
+            f"{own['cpu_s'] / step['concurrency']:.3f}",
+        ]
+        assert row[6] == f"{own['peak_rss_bytes'] / 2**20:.0f}" and row[7] == "0"
     assert (html / "test_results" / "page" / "index.html").read_text().count("<img") >= 4
     text = page.read_text()
     assert "fio.csv" in text and "Warnings" in text

@@ -140,6 +140,8 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
         assert second["overlap"] > 0.9, second["overlap"]
     assert window["read"]["consumers"] == window["write"]["consumers"] == 2
     assert window["seconds"] > 8  # 10 s runs
+    # volperf's own requests to the cloud: two stacks made, polled, read and deleted
+    assert second["cost"]["api_calls"]["openstack"] > 8, second["cost"]
     logs = campaign / "steps" / second["step"] / "raw" / "heat" / stacks[0]["name"] / "logs-c01"
     assert (logs / "agent.log").read_text().startswith("ready=")
     assert sorted(p.name for p in logs.glob("*_iops.*.log")) == ["volperf-randread_iops.1.log"]

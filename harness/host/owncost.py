@@ -1,0 +1,96 @@
+"""What volperf itself spends while a step runs, so a user can see it is not the
+bottleneck: the CPU time of its own process (every thread of it; the tools it starts,
+fio, the databases, Rally's runner, are other processes and not counted), its peak
+resident memory, and the calls it made to a cloud's API, by service.
+
+CPU and memory are the kernel's own accounting of this process: times(2) for the CPU,
+and the resident high-water mark (VmHWM in /proc/self/status) for the peak, reset at a
+step's start by writing 5 to /proc/self/clear_refs (Linux 4.0 and later); where the
+reset is refused the peak is the process's since it started, and says so. API calls are
+counted where volperf's clients send them (`count_api_call`)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_PROC_SELF = Path("/proc/self")
+_calls: Counter[str] = Counter()
+_calls_lock = threading.Lock()
+
+
+def count_api_call(service: str) -> None:
+    """One request volperf sent to a cloud's API (kubernetes, openstack, ceph)."""
+    with _calls_lock:
+        _calls[service] += 1
+
+
+def api_calls() -> dict[str, int]:
+    """Requests sent so far by this process, by service."""
+    with _calls_lock:
+        return dict(_calls)
+
+
+def cpu_seconds() -> float:
+    """User and system CPU time of this process, all its threads, since it started."""
+    times = os.times()
+    return times.user + times.system
+
+
+def peak_rss_bytes(proc: Path = _PROC_SELF) -> int | None:
+    """The kernel's high-water mark of this process's resident memory (VmHWM)."""
+    try:
+        status = (proc / "status").read_text(encoding="ascii")
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024  # kB
+    return None
+
+
+def reset_peak_rss(proc: Path = _PROC_SELF) -> bool:
+    """Start the high-water mark again from the current resident size; False if refused."""
+    try:
+        (proc / "clear_refs").write_text("5", encoding="ascii")
+    except OSError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class OwnCost:
+    """volperf's own cost over one step."""
+
+    wall_s: float
+    cpu_s: float  # user + system, every thread of volperf's process
+    peak_rss_bytes: int | None
+    peak_since: str  # "step", or "process" when the kernel kept the process's peak
+    api_calls: dict[str, int] = field(default_factory=dict)  # service -> requests
+
+
+class CostMeter:
+    """Measures volperf's own cost between ``start`` and ``finish``."""
+
+    def start(self) -> CostMeter:
+        self._reset = reset_peak_rss()
+        self._calls = api_calls()
+        self._cpu = cpu_seconds()
+        self._wall = time.monotonic()
+        return self
+
+    def finish(self) -> OwnCost:
+        wall, cpu = time.monotonic() - self._wall, cpu_seconds() - self._cpu
+        now = api_calls()
+        calls = {k: n - self._calls.get(k, 0) for k, n in now.items() if n > self._calls.get(k, 0)}
+        return OwnCost(
+            wall_s=round(wall, 3),
+            cpu_s=round(cpu, 3),
+            peak_rss_bytes=peak_rss_bytes(),
+            peak_since="step" if self._reset else "process",
+            api_calls=calls,
+        )
