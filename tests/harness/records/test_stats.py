@@ -214,3 +214,31 @@ def test_on_real_series_fio_judged_our_slope_and_mean_are_fios(name):
     assert slope is not None
     assert snia.slope_excursion == pytest.approx(abs(slope) * (len(iops) - 1) / mean)
     assert snia.steady == (snia.data_excursion <= 0.2 and snia.slope_excursion <= 0.1)
+
+
+STEADY_SERIES = Path(__file__).parent / "fixtures" / "steady"
+
+
+def _iops_series(*names: str) -> list[float]:
+    """Real fio 1-second IOPS logs (fixtures/steady/capture.sh), one series in time order."""
+    points = []
+    for name in names:
+        for line in (STEADY_SERIES / name).read_text().splitlines():
+            time_ms, value = line.split(",")[:2]
+            points.append((int(time_ms), float(value)))
+    return [value for _, value in sorted(points)]
+
+
+def test_the_snia_verdict_on_real_per_second_series():
+    # a reader held at 1500 IOPS: flat, steady
+    flat = _iops_series("flat_iops.1.log")
+    assert len(flat) >= 8
+    held = stats.steady_state(stats.rounds(flat, 5))
+    assert held is not None and held.steady
+    assert held.average == pytest.approx(1500, abs=2) and held.data_excursion < 0.01
+    # 1000 IOPS, then 3000: the same reader's series steps up; neither criterion holds
+    step = _iops_series("step_iops.1.log", "step_iops.2.log")
+    assert min(step) < 1100 and max(step) > 2900
+    climbed = stats.steady_state(stats.rounds(step, 4))
+    assert climbed is not None and not climbed.steady
+    assert climbed.data_excursion > 0.2 and climbed.slope_excursion > 0.1

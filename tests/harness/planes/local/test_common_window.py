@@ -18,11 +18,12 @@ from tests.harness.helpers import tiny_spec
 pytestmark = pytest.mark.functional
 
 
-def independent_window(logs: Path) -> tuple[float, float, dict[str, float]]:
-    """(start, end) of the time all consumers ran, in ms, and each reader's mean IOPS over
-    it: each log line "time, value, direction, …" covers the second before its time."""
+def independent_window(logs: Path) -> tuple[float, float, dict[tuple[str, str, str], float]]:
+    """(start, end) of the time all consumers ran, in ms, and each consumer's mean of each
+    log over it, by (consumer, kind, direction): each log line "time, value, direction,
+    …" covers the second before its time."""
     times: dict[str, list[int]] = defaultdict(list)
-    iops: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    points: dict[tuple[str, str, str], list[tuple[int, float]]] = defaultdict(list)
     for path in logs.glob("*.log"):
         if "_hist." in path.name:
             continue
@@ -30,14 +31,14 @@ def independent_window(logs: Path) -> tuple[float, float, dict[str, float]]:
         for line in csv.reader(path.open()):
             t, value = int(line[0]), float(line[1])
             times[consumer].append(t)
-            if kind == "iops" and line[2].strip() == "0":
-                iops[consumer].append((t, value))
+            direction = {"0": "read", "1": "write"}[line[2].strip()]
+            points[(consumer, kind, direction)].append((t, value))
     start = max(min(ts) - 1000 for ts in times.values())
     end = min(max(ts) for ts in times.values())
     means = {}
-    for consumer, points in iops.items():
-        within = [v for t, v in points if start <= t - 500 <= end]
-        means[consumer] = sum(within) / len(within)
+    for key, series in points.items():
+        within = [v for t, v in series if start <= t - 500 <= end]
+        means[key] = sum(within) / len(within)
     return start, end, means
 
 
@@ -74,13 +75,26 @@ def test_staggered_consumers_are_summed_over_their_common_window(tmp_path):
     raw = store.raw_dir(summary["step"])
     assert "startdelay=2" in (raw / "fio.job").read_text()
 
-    start, end, readers = independent_window(raw / "logs")
+    start, end, means = independent_window(raw / "logs")
+    readers = {c: v for (c, kind, d), v in means.items() if kind == "iops" and d == "read"}
     window = summary["window"]
     assert (window["start_ms"], window["end_ms"]) == (start, end)
     assert window["seconds"] == pytest.approx(2.0, abs=0.3)  # 4 s runs, 2 s apart
     assert window["start_spread_s"] == pytest.approx(2.0, abs=0.3)
     assert set(readers) == {"c01-randread", "c03-randread"}
     assert window["read"]["iops_sum"] == pytest.approx(sum(readers.values()))
+    # every figure of both directions: sums of IOPS and KiB/s, the mean of mean latencies
+    for direction in ("read", "write"):
+        of = {
+            kind: [v for (c, k, d), v in means.items() if k == kind and d == direction]
+            for kind in ("iops", "bw", "clat")
+        }
+        figures = window[direction]
+        assert figures["consumers"] == len(of["iops"])
+        assert figures["iops_sum"] == pytest.approx(sum(of["iops"]))
+        assert figures["bandwidth_sum"] == pytest.approx(sum(of["bw"]))
+        clat_ms = sum(of["clat"]) / len(of["clat"]) / 1e6  # fio 3 logs nanoseconds
+        assert figures["clat_mean_avg"] == pytest.approx(clat_ms)
     assert window["read"]["p99_merged"] == pytest.approx(
         independent_p99_ms(raw / "logs", start, end)
     )
