@@ -15,7 +15,12 @@ from typing import Any
 from harness.core.redact import redact_text
 from harness.core.spec import READ_MODES, RW_MODES, WRITE_MODES
 from harness.records.aggregate import Warning
-from harness.records.consumer_fio import OwnOutputsStep, failed_record, own_output_records
+from harness.records.consumer_fio import (
+    OwnOutputsStep,
+    consumer_context,
+    failed_record,
+    own_output_records,
+)
 from harness.records.db import EventRecord
 from harness.records.fio import ConsumerContext, FioConsumerRecord
 from harness.tools.fio.logs import LogPlace
@@ -76,8 +81,6 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
     result = OwnOutputsStep()
     stacks = _read(raw / STACKS_FILE) or []
     consumers = {c["name"]: c for c in plan.get("consumers", [])}
-    workload = plan.get("workload", {})
-    concurrency = int(plan.get("concurrency") or len(consumers))
     summaries = []
     ready: dict[str, float] = {}  # VM -> seconds from its stack's creation to ready
     late: dict[str, int] = {}  # VM -> seconds it was ready after the start time
@@ -109,17 +112,7 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
                 name,
                 {"name": name, "rw": stack_plan["rw"], "jobname": f"{name}-{stack_plan['rw']}"},
             )
-            context = ConsumerContext(
-                step=step_id,
-                consumer=name,
-                concurrency=concurrency,
-                role=consumer.get("role", ""),
-                rw=consumer["rw"],
-                bs=str(workload.get("bs", "")),
-                iodepth=int(workload.get("iodepth", 1)),
-                backend=backend,
-                repeat=int(plan.get("repeat") or 1),
-            )
+            context = consumer_context(step_id, plan, {**consumer, "name": name}, backend)
             vm = _read(folder / f"vm-{index}.json") or {}
             for resource, event in TIMED.items():
                 timed = create_times(events, vm.get("id", "-"), resource)

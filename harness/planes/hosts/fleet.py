@@ -14,7 +14,7 @@ from harness.core.plan import ConsumerPlan
 from harness.core.spec import FioHost
 from harness.tools.fio.parse import FioParseError, parse_file
 from harness.tools.fio.render import JobTarget
-from harness.tools.fio.run import run_fio_clients
+from harness.tools.fio.run import run_fio
 
 KIND = "host-file"  # created.json: a consumer's file on a host
 PLACEMENT = "hosts.json"  # raw/: which host each consumer ran on
@@ -160,7 +160,7 @@ def existing_files(
         jobfile.write_text(_tiny_jobs([p.filename for p in placed], unlink), encoding="utf-8")
         servers.append((name, jobfile))
     out, err = scratch / "fio.out", scratch / "fio.err"
-    run_fio_clients(servers, out, err, PROBE_TIMEOUT_S, stop, fio)
+    run_fio(servers, out, err, PROBE_TIMEOUT_S, stop, fio)
     try:
         jobs = parse_file(out).jobs
     except FioParseError:

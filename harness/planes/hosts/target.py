@@ -31,7 +31,7 @@ from harness.planes.hosts.fleet import (
     write_placement,
 )
 from harness.tools.fio.render import render_job, render_prefill
-from harness.tools.fio.run import run_fio_clients
+from harness.tools.fio.run import run_fio
 
 PREFILL_TIMEOUT_S = 3600
 
@@ -127,7 +127,7 @@ class HostsFioTarget:
             job.write_text(render_prefill(step.workload, [p.job_target() for p in group]))
             servers.append((name, job))
         timeout = self.spec.step_timeout or PREFILL_TIMEOUT_S
-        result = run_fio_clients(
+        result = run_fio(
             servers,
             raw / "prefill.out",
             raw / "prefill.err",
@@ -159,7 +159,7 @@ class HostsFioTarget:
             places = [p.position for p in group]
             job.write_text(render_job(step.workload, targets, logs=logs, positions=places))
             servers.append((name, job))
-        result = run_fio_clients(
+        result = run_fio(
             servers,
             raw / "fio.out",
             raw / "fio.err",

@@ -19,8 +19,22 @@ def fio_version(fio: str = "fio") -> str:
     return out.stdout.strip()
 
 
+Servers = Sequence[tuple[str, Path]]  # fio --server addresses (ADDRESS,PORT) and job files
+
+
+def fio_argv(fio: str, jobs: Path | Servers) -> list[str]:
+    """``fio --output-format=json+ JOBFILE``, or fio's client with a job file per server:
+    ``fio --output-format=json+ --client=S1 JOB1 --client=S2 JOB2 …``."""
+    argv = [fio, "--output-format=json+"]
+    if isinstance(jobs, Path):
+        return [*argv, str(jobs)]
+    for server, jobfile in jobs:
+        argv += [f"--client={server}", str(jobfile)]
+    return argv
+
+
 def run_fio(
-    jobfile: Path,
+    jobs: Path | Servers,
     stdout_path: Path,
     stderr_path: Path,
     timeout_s: float,
@@ -29,31 +43,8 @@ def run_fio(
     on_tick: Callable[[float], None] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> ProcessResult:
-    """Run ``fio --output-format=json+ JOBFILE``; stdout and stderr go to files untouched."""
-    argv = [fio, "--output-format=json+", str(jobfile)]
-    command = Command(argv, stdout_path, stderr_path, env=env)
-    return run_processes([command], timeout_s, stop, on_tick)[0]
-
-
-def client_argv(fio: str, servers: Sequence[tuple[str, Path]]) -> list[str]:
-    """fio's client with one job file per server (``ADDRESS,PORT``): ``fio
-    --output-format=json+ --client=S1 JOB1 --client=S2 JOB2 …``."""
-    argv = [fio, "--output-format=json+"]
-    for server, jobfile in servers:
-        argv += [f"--client={server}", str(jobfile)]
-    return argv
-
-
-def run_fio_clients(
-    servers: Sequence[tuple[str, Path]],
-    stdout_path: Path,
-    stderr_path: Path,
-    timeout_s: float,
-    stop: threading.Event,
-    fio: str = "fio",
-    on_tick: Callable[[float], None] | None = None,
-) -> ProcessResult:
-    """Run each job file on its ``fio --server`` at once through one fio client; its
-    JSON (every server's jobs in client_stats) and stderr go to files untouched."""
-    command = Command(client_argv(fio, servers), stdout_path, stderr_path)
+    """Run fio on a job file here, or each job file on its ``fio --server`` at once
+    through one fio client (its JSON lists every server's jobs in client_stats); stdout
+    and stderr go to files untouched."""
+    command = Command(fio_argv(fio, jobs), stdout_path, stderr_path, env=env)
     return run_processes([command], timeout_s, stop, on_tick)[0]
