@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +69,55 @@ def volperf(*args: str, cwd: Path, timeout: float = 300) -> subprocess.Completed
         text=True,
         timeout=timeout,
     )
+
+
+@dataclass(frozen=True)
+class FioServer:
+    """A real `fio --server` on a loopback address: a host of a fleet."""
+
+    address: str
+    port: int
+    dir: Path  # where volperf may make its files on that "host"
+
+    def host(self) -> dict[str, object]:
+        """As a hosts target's spec names it."""
+        return {"address": self.address, "port": self.port, "dir": str(self.dir)}
+
+
+def free_port(address: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((address, 0))
+        return probe.getsockname()[1]
+
+
+def _listening(address: str, port: int, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex((address, port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"fio --server on {address}:{port} did not listen within {seconds} s")
+
+
+@contextmanager
+def fio_servers(addresses: Sequence[str], root: Path) -> Iterator[list[FioServer]]:
+    """One `fio --server` on each address (a free port each), stopped at the end."""
+    servers, processes = [], []
+    try:
+        for address in addresses:
+            port = free_port(address)
+            (root / address).mkdir()
+            with (root / f"{address}.log").open("wb") as log:
+                processes.append(
+                    subprocess.Popen(
+                        ["fio", f"--server=ip:{address},{port}"], stdout=log, stderr=log
+                    )
+                )
+            _listening(address, port)
+            servers.append(FioServer(address, port, root / address))
+        yield servers
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)

@@ -64,15 +64,15 @@ def assert_rows_are_the_servers_own(store, step_id, rows, hosts_by_consumer):
     return by_job
 
 
-def test_every_row_is_what_its_hosts_fio_server_reported(fio_servers, tmp_path):
-    spec = fleet_spec("fleet", fio_servers, [3, 6])
+def test_every_row_is_what_its_hosts_fio_server_reported(fleet, tmp_path):
+    spec = fleet_spec("fleet", fleet, [3, 6])
     outcome = run_campaign(spec, tmp_path / "results", make_target)
     assert outcome.ok, [r.summary["error"] for r in outcome.results]
     store, rows = outcome.store, rows_of(outcome.store)
     for step_id in store.step_ids():
         consumers = [r["consumer"] for r in rows if r["step"] == step_id]
         # consumers over the hosts in turn: c01 on the first, c02 on the second, …
-        hosts = {c: fio_servers[i % 3].address for i, c in enumerate(sorted(consumers))}
+        hosts = {c: fleet[i % 3].address for i, c in enumerate(sorted(consumers))}
         assert_rows_are_the_servers_own(store, step_id, rows, hosts)
         summary = next(
             s
@@ -82,16 +82,16 @@ def test_every_row_is_what_its_hosts_fio_server_reported(fio_servers, tmp_path):
         assert summary["hosts"]["answered"] == 3
         assert summary["window"]["seconds"] > 0  # the logs came back through fio's client
         logs = sorted(p.name for p in (store.raw_dir(step_id) / "logs").iterdir())
-        assert f"c01-randread_iops.1.log.{fio_servers[0].address}" in logs
+        assert f"c01-randread_iops.1.log.{fleet[0].address}" in logs
     # the files volperf made on the hosts went through fio's unlink; nothing is noted
-    assert [p for s in fio_servers for p in s.dir.iterdir()] == []
+    assert [p for s in fleet for p in s.dir.iterdir()] == []
     assert json.loads((store.root / "created.json").read_text()) == {}
 
 
 def test_a_host_that_does_not_answer_fails_its_rows_and_the_others_stay(
-    fio_servers, silent_host, tmp_path
+    fleet, silent_host, tmp_path
 ):
-    hosts = [fio_servers[0], silent_host, fio_servers[1]]
+    hosts = [fleet[0], silent_host, fleet[1]]
     outcome = run_campaign(fleet_spec("silent", hosts, [3]), tmp_path / "results", make_target)
     [result] = outcome.results
     where = f"{silent_host.address},{silent_host.port}"
@@ -103,7 +103,7 @@ def test_a_host_that_does_not_answer_fails_its_rows_and_the_others_stay(
         outcome.store,
         result.summary["step"],
         rows,
-        {"c01": fio_servers[0].address, "c03": fio_servers[1].address},
+        {"c01": fleet[0].address, "c03": fleet[1].address},
     )
     silent = by_job["c02-randwrite"]
     assert where in silent["error"] and "Connection refused" in silent["error"]
@@ -113,8 +113,8 @@ def test_a_host_that_does_not_answer_fails_its_rows_and_the_others_stay(
     assert result.summary["hosts"]["unanswered"][where].startswith("its fio server")
 
 
-def test_a_file_volperf_did_not_make_is_refused_and_kept(fio_servers, tmp_path):
-    host = fio_servers[2]
+def test_a_file_volperf_did_not_make_is_refused_and_kept(fleet, tmp_path):
+    host = fleet[2]
     theirs = host.dir / "volperf-theirs-c01.dat"
     theirs.write_bytes(b"someone's data\n" * 1000)
     try:
