@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from harness.core import secrets
+from harness.host.owncost import count_api_call
 from harness.testbeds import default_state_dir
 
 CONNECT_TIMEOUT_S = 10
@@ -133,6 +134,7 @@ class CephAccess:
 def mon_command(cluster: Any, prefix: str, timeout_s: float = MON_TIMEOUT_S, **args: Any) -> Any:
     """A monitor command's JSON answer, e.g. mon_command(c, "status")."""
     command = json.dumps({"prefix": prefix, "format": "json", **args})
+    count_api_call("ceph")
     ret, out, said = cluster.mon_command(command, b"", timeout=int(timeout_s))
     if ret != 0:
         raise CephError(f"ceph {prefix} failed ({ret}): {said}")

@@ -69,6 +69,8 @@ def test_campaign_runs_every_step(campaign):
     for step in steps:
         assert step["window"]["seconds"] > 1 and step["window"]["start_spread_s"] < 0.5, step
         assert sorted((root / "steps" / step["step"] / "raw" / "logs").glob("*_iops.*.log"))
+    # volperf's own calls to the cluster: the 3 images the second step adds, health samples
+    assert steps[1]["cost"]["api_calls"]["ceph"] >= 3 + 1, steps[1]["cost"]
 
 
 def test_records_are_fios_own_numbers(campaign):
