@@ -50,7 +50,7 @@ def api_client(kubeconfig: Path) -> Any:
             return super().request(*args, **kwargs)
 
     register_credentials(kubeconfig)
-    configuration = client.Configuration()
+    configuration = type.__call__(client.Configuration)  # as new_client_from_config makes it
     config.load_kube_config(config_file=str(kubeconfig), client_configuration=configuration)
     return CountingApiClient(configuration=configuration)
 
