@@ -68,6 +68,9 @@ def test_volperfs_own_cost_with_64_hosts(benchmark, campaign):
         volperf_cpu_share=round(cost["cpu_s"] / cost["wall_s"], 4),
         volperf_peak_rss_mib=round(cost["peak_rss_bytes"] / 2**20),
         iops_sum=round(step["read"]["iops_sum"] + step["write"]["iops_sum"]),
+        window_s=step["window"]["seconds"],
+        start_spread_s=step["window"]["start_spread_s"],
+        overlap=round(step["overlap"], 3),
     )
     print(json.dumps(benchmark.extra_info))
 

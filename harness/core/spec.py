@@ -584,9 +584,10 @@ class FioHost(_Strict):
 
 class HostsTarget(_Strict):
     """Bare-metal or VM hosts volperf does not create, each running ``fio --server``:
-    volperf runs ``fio --client`` with each host's job file so all start together, and
-    the consumers of a step are spread over the hosts in turn (c01 on the first, c02 on
-    the second, …), one fio job each on a file of its own in the host's ``dir``."""
+    volperf runs ``fio --client`` with each host's job file, every job waiting for a
+    shared start time, and the consumers of a step are spread over the hosts in turn
+    (c01 on the first, c02 on the second, …), one fio job each on a file of its own in
+    the host's ``dir``."""
 
     type: Literal["hosts"] = Field(description="hosts")
     hosts: list[FioHost] = Field(
@@ -595,6 +596,15 @@ class HostsTarget(_Strict):
     )
     allow_existing: bool = Field(
         False, description="let fio overwrite a consumer's file that volperf did not create"
+    )
+    start_delay: float | None = Field(
+        None,
+        ge=0,
+        le=3600,
+        description="seconds from the start of a step's fio client to the instant every "
+        "host's jobs begin their I/O (each job waits for it in fio's exec_prerun, on the "
+        "host's clock: keep the hosts' clocks in sync); default 2 s plus 0.1 s per host; "
+        "0 starts each host as fio's client reaches it",
     )
 
     @model_validator(mode="after")

@@ -50,6 +50,12 @@ class Placed:
     def job_target(self) -> JobTarget:
         return JobTarget(self.consumer.jobname, self.consumer.rw, self.filename)
 
+    def prerun_output(self) -> Placed:
+        """The file fio writes its job's exec_prerun output to (<jobname>.prerun.txt), in
+        the host's dir, as a file of the consumer's."""
+        name = f"{self.host.dir.rstrip('/')}/{self.consumer.jobname}.prerun.txt"
+        return Placed(self.consumer, self.host, name, self.position)
+
 
 def place(
     consumers: Sequence[ConsumerPlan], hosts: Sequence[FioHost], campaign: str

@@ -1,13 +1,15 @@
 """The `hosts` target: consumers on hosts volperf does not create, each running ``fio
---server``. A step is one fio client run with each host's job file, so every host starts
-its jobs at once; fio sends each job's JSON and per-second logs back to the client, which
-writes them under raw/. A file that exists on a host before volperf made it is refused
-(unless allowed); a host that does not answer fails its consumers, with its address and
-fio's reason, and the others' results stay."""
+--server``. A step is one fio client run with each host's job file; the client reaches
+the hosts one after the other, so every job waits, once set up, for the step's shared
+start time (fio's exec_prerun, on the host's clock). fio sends each job's JSON and
+per-second logs back to the client, which writes them under raw/. A file that exists on
+a host before volperf made it is refused (unless allowed); a host that does not answer
+fails its consumers, with its address and fio's reason, and the others' results stay."""
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -30,10 +32,13 @@ from harness.planes.hosts.fleet import (
     unanswered,
     write_placement,
 )
-from harness.tools.fio.render import render_job, render_prefill
+from harness.tools.fio.render import render_job, render_prefill, wait_until_prerun
 from harness.tools.fio.run import run_fio
 
 PREFILL_TIMEOUT_S = 3600
+# the shared start, after the client has reached every host and each has set its jobs up
+DEFAULT_START_DELAY_S = 2.0
+START_DELAY_PER_HOST_S = 0.1
 
 
 class HostsFioTarget:
@@ -61,7 +66,8 @@ class HostsFioTarget:
         raw.mkdir(parents=True, exist_ok=True)
         placed = place(step.consumers, self.options.hosts, self.spec.name)
         write_placement(raw, placed)
-        missing = self._claim_files(placed, store, raw / "probe", stop)
+        outputs = [p.prerun_output() for p in placed] if self._start_delay_s() else []
+        missing = self._claim_files(placed + outputs, store, raw / "probe", stop)
         running = [p for p in placed if server(p.host) not in missing]
         notes: list[str] = []
         failure = None
@@ -152,24 +158,34 @@ class HostsFioTarget:
         """One fio client, each host its job file with its consumers' jobs (numbered in
         the step's order, so start_stagger counts across hosts), logs written under raw/."""
         logs = log_dir(raw)
+        delay = self._start_delay_s()
+        start_ns = time.time_ns() + int(delay * 1e9)
         servers = []
         for name, group in by_host(running).items():
             job = raw / f"fio-{file_stem(name)}.job"
             targets = [p.job_target() for p in group]
             places = [p.position for p in group]
-            job.write_text(render_job(step.workload, targets, logs=logs, positions=places))
+            prerun = wait_until_prerun(start_ns, group[0].host.dir) if delay else None
+            text = render_job(step.workload, targets, logs=logs, positions=places, prerun=prerun)
+            job.write_text(text)
             servers.append((name, job))
         result = run_fio(
             servers,
             raw / "fio.out",
             raw / "fio.err",
-            step_timeout(self.spec, step.workload, len(running)),
+            step_timeout(self.spec, step.workload, len(running)) + delay,
             stop,
             self.spec.fio,
             lambda elapsed: tick(elapsed, None),
         )
         atomic_write_json(raw / "process.json", asdict(result))
         return fio_failure(result, raw / "fio.out", raw / "fio.err", "fio")
+
+    def _start_delay_s(self) -> float:
+        """How long after a step's fio client starts every host's I/O begins together."""
+        if self.options.start_delay is not None:
+            return self.options.start_delay
+        return DEFAULT_START_DELAY_S + START_DELAY_PER_HOST_S * len(self.options.hosts)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return []  # its files are noted in created.json: the campaign removes them

@@ -43,6 +43,18 @@ def _where(target: JobTarget) -> list[str]:
     return lines
 
 
+def wait_until_prerun(start_ns: int, directory: str) -> str:
+    """An exec_prerun that makes a job wait, once set up, until ``start_ns`` (ns since the
+    epoch, on the host's clock) before its I/O begins: a shell command without ';' (fio's
+    job files end a value there), run in ``directory`` so that the <jobname>.prerun.txt
+    fio writes its output to lands there."""
+    wait = (
+        f'ms=$(( ({start_ns} - $(date +%s%N)) / 1000000 )) && [ "$ms" -gt 0 ] && '
+        'sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))" || true'
+    )
+    return f"cd {directory} && sh -c '{wait}'"
+
+
 def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) -> list[str]:
     lines = [
         "[global]",
@@ -107,12 +119,16 @@ def render_job(
     engine: Engine | None = None,
     logs: str | None = None,
     positions: Sequence[int] | None = None,
+    prerun: str | None = None,
 ) -> str:
     """The measured job: one section per consumer, all starting together (or each
     ``start_stagger`` seconds after the one before: ``positions`` are the consumers' places
     in the step, default 0, 1, … for a job file that holds all of them), each writing its
-    per-second logs under ``logs``."""
+    per-second logs under ``logs``; every job runs ``prerun`` (fio's exec_prerun) once set
+    up."""
     lines = _global_section(workload, workload.numjobs, engine)
+    if prerun is not None:
+        lines.append(f"exec_prerun={prerun}")
     for position, target in zip(positions or range(len(targets)), targets, strict=True):
         lines += _job_section(target, workload, logs, position * workload.start_stagger)
     return "\n".join(lines) + "\n"

@@ -81,6 +81,12 @@ def test_every_row_is_what_its_hosts_fio_server_reported(fleet, tmp_path):
         )
         assert summary["hosts"]["answered"] == 3
         assert summary["window"]["seconds"] > 0  # the logs came back through fio's client
+        # every host's jobs waited in fio's exec_prerun for the step's shared start
+        assert summary["window"]["start_spread_s"] < 0.5, summary["window"]
+        assert (
+            "exec_prerun=cd "
+            in (store.raw_dir(step_id) / f"fio-{fleet[0].address}_{fleet[0].port}.job").read_text()
+        )
         logs = sorted(p.name for p in (store.raw_dir(step_id) / "logs").iterdir())
         assert f"c01-randread_iops.1.log.{fleet[0].address}" in logs
     # the files volperf made on the hosts went through fio's unlink; nothing is noted

@@ -6,7 +6,7 @@ import pytest
 
 from harness.core.spec import FioWorkload
 from harness.core.units import size_bytes
-from harness.tools.fio.render import JobTarget, render_job, render_prefill
+from harness.tools.fio.render import JobTarget, render_job, render_prefill, wait_until_prerun
 
 
 def test_size_bytes():
@@ -114,3 +114,14 @@ def test_prefill_writes_every_file_sequentially(tmp_path):
     jobfile = tmp_path / "prefill.fio"
     jobfile.write_text(text)
     fio_accepts(jobfile)
+
+
+def test_a_shared_start_is_a_prerun_fios_job_files_keep_whole(tmp_path):
+    prerun = wait_until_prerun(1_795_000_000_123_456_789, "/mnt/volume")
+    assert ";" not in prerun and "#" not in prerun  # fio's job files end a value there
+    assert prerun.startswith("cd /mnt/volume && sh -c '")  # <job>.prerun.txt goes there
+    assert "1795000000123456789 - $(date +%s%N)" in prerun
+    workload = FioWorkload(name="w", rw=["randread"], runtime=5)
+    text = render_job(workload, _targets(tmp_path)[:1], prerun=prerun)
+    assert f"exec_prerun={prerun}\n" in text
+    assert "exec_prerun" not in render_job(workload, _targets(tmp_path)[:1])
