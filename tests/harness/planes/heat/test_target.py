@@ -133,13 +133,17 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
     stacks = json.loads((campaign / "steps" / second["step"] / "raw" / "stacks.json").read_text())
     assert {s["parameters"]["start_at"] for s in stacks} == {heat["start_at"]}
     window = second["window"]
-    if heat["late"]:  # a VM that was late started at once and says by how much
+    late = max(heat["late"].values(), default=0)
+    if late:  # a VM that was late started at once and says by how much
         assert "late-start" in {w["code"] for w in second["warnings"]}
     else:
         assert window["start_spread_s"] < 2, window
-        assert second["overlap"] > 0.9, second["overlap"]
+    # they ran together: the common window, from the VMs' own per-second logs, covers over
+    # 90 % of the 10 s runs (less a late VM's lateness). The whole-run overlap also counts
+    # each VM's last I/Os draining past its runtime: on this single-OSD testbed a reader
+    # starved by the writers drained for 1.4 s, which alone puts it near 87 %.
+    assert window["seconds"] > 9 - late, window
     assert window["read"]["consumers"] == window["write"]["consumers"] == 2
-    assert window["seconds"] > 8  # 10 s runs
     # volperf's own requests to the cloud: two stacks made, polled, read and deleted
     assert second["cost"]["api_calls"]["openstack"] > 8, second["cost"]
     logs = campaign / "steps" / second["step"] / "raw" / "heat" / stacks[0]["name"] / "logs-c01"
