@@ -179,7 +179,7 @@ class K8sFioTarget:
             # Block: the PVC is the pod's device, written whole by fio (volperf made it)
             filename = BLOCK_DEVICE if block else f"/data/{consumer.name}"
             target = [JobTarget(consumer.jobname, consumer.rw, filename=filename)]
-            jobs[f"{consumer.name}.job"] = render_job(workload, target, None, LOGS, index)
+            jobs[f"{consumer.name}.job"] = render_job(workload, target, None, LOGS, [index])
             if workload.prefill:
                 jobs[f"{consumer.name}.prefill"] = render_prefill(workload, target)
         for name, text in jobs.items():
