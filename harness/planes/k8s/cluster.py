@@ -45,9 +45,9 @@ def api_client(kubeconfig: Path) -> Any:
     from kubernetes import client, config
 
     class CountingApiClient(client.ApiClient):
-        def request(self, *args: Any, **kwargs: Any) -> Any:
+        def call_api(self, *args: Any, **kwargs: Any) -> Any:  # every API method's call
             count_api_call("kubernetes")
-            return super().request(*args, **kwargs)
+            return super().call_api(*args, **kwargs)
 
     register_credentials(kubeconfig)
     configuration = type.__call__(client.Configuration)  # as new_client_from_config makes it
