@@ -35,9 +35,10 @@ def _testbed(
     mon_port: int | None = None,
     ceph_state: Path | None = None,
     base_port: int | None = None,
+    static_pvs: int | None = None,
 ) -> CephTestbed | OpenStackTestbed | K8sTestbed:
     if name == "k8s":
-        return K8sTestbed(state or default_state_dir(name), base_port)
+        return K8sTestbed(state or default_state_dir(name), base_port, static_pvs)
     if name == "openstack":
         return OpenStackTestbed(state or default_state_dir(name), ceph_state, base_port)
     ports = Ports.from_mon_port(mon_port) if mon_port else None
@@ -83,6 +84,12 @@ def testbed() -> None:
     help="openstack: first of its ten loopback ports  [default: 41000]; k8s: first "
     "of its seven  [default: 43000]",
 )
+@click.option(
+    "--static-pvs",
+    type=click.IntRange(1, 480),
+    help="k8s: pre-made local PVs of the local-static class, one a PVC (the node holds "
+    "500 pods): 260 for 250 namespaces  [default: the number it was made with, else 32]",
+)
 def up(
     name: str,
     osds: str | None,
@@ -91,9 +98,12 @@ def up(
     mon_port: int | None,
     ceph_state: Path | None,
     base_port: int | None,
+    static_pvs: int | None,
 ) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
-    bed = _testbed(name, state, int(osds) if osds else None, mon_port, ceph_state, base_port)
+    bed = _testbed(
+        name, state, int(osds) if osds else None, mon_port, ceph_state, base_port, static_pvs
+    )
     started = time.monotonic()
     try:
         defaults = {

@@ -69,7 +69,7 @@ def go_binary() -> str:
     )
     for candidate in filter(None, candidates):
         version = _version_of(candidate)
-        if version and _minor(version) >= MIN_GO_MINOR:
+        if version and go_minor(version) >= MIN_GO_MINOR:
             return candidate
         seen.append(f"{candidate} ({version or 'does not run'})")
     found = f"found only {', '.join(seen)}" if seen else "no `go` on PATH"
@@ -95,7 +95,7 @@ def _version_of(go: str) -> str:
     return done.stdout.strip()
 
 
-def _minor(version: str) -> int:
+def go_minor(version: str) -> int:
     match = re.match(r"go1\.(\d+)", version)
     return int(match.group(1)) if match else -1
 

@@ -15,7 +15,10 @@ from harness.testbeds.k8s.images import FIO, PAUSE
 DEFAULT_BASE_PORT = 43000
 NODE = "volperf-node"
 BRIDGE = "volperf0"
-POD_CIDR = "10.244.0.0/24"
+# room for MAX_PODS pods: the 250-namespace scale runs (benchmarks/scale) and what else
+# runs on the node
+POD_CIDR = "10.244.0.0/22"
+MAX_PODS = 500
 # the node's address: the pod bridge's gateway, made by `up` (the kubelet refuses a
 # loopback node IP, and the API server reaches the kubelet by the node's address)
 NODE_IP = "10.244.0.1"
@@ -156,7 +159,7 @@ def kubelet_config(layout: Layout) -> str:
         "resolvConf": "/etc/resolv.conf",
         "containerRuntimeEndpoint": f"unix://{layout.socket}",
         "staticPodPath": "",
-        "maxPods": 250,
+        "maxPods": MAX_PODS,
     }
     return yaml.safe_dump(config)
 

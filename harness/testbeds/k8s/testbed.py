@@ -57,12 +57,15 @@ Progress = Callable[[str], None]
 
 
 class K8sTestbed:
-    def __init__(self, state: Path, base_port: int | None = None):
+    def __init__(self, state: Path, base_port: int | None = None, static_pvs: int | None = None):
+        """``static_pvs``: the local-static class's pre-made PVs (default the number the
+        testbed was made with, else STATIC_PVS); more for the scale runs, one a PVC."""
         self.state = state
         self.marker = state / MARKER
         record = self._load()
         port = record.get("base_port") or base_port or configs.DEFAULT_BASE_PORT
         self.layout = Layout(state, int(port))
+        self.static_pvs = static_pvs or int(record.get("static_pvs") or STATIC_PVS)
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -175,13 +178,16 @@ class K8sTestbed:
 
     def _prepare(self) -> None:
         layout = self.layout
-        if not self.marker.exists():
+        record = self._load()
+        if not record:
             self.state.mkdir(parents=True, exist_ok=True)
             record = {
                 "kind": "k8s",
                 "base_port": layout.base_port,
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
+        if record.get("static_pvs", STATIC_PVS) != self.static_pvs or not self.marker.exists():
+            record["static_pvs"] = self.static_pvs
             self.marker.write_text(json.dumps(record))
         for sub in (
             "run",
@@ -310,22 +316,22 @@ class K8sTestbed:
             pv.metadata.name: pv
             for pv in core.list_persistent_volume(label_selector="volperf-static=true").items
         }
+        names = [f"volperf-static-{index:02d}" for index in range(1, self.static_pvs + 1)]
+        released = [n for n in names if n in existing and existing[n].status.phase == "Released"]
+        for name in released:  # all at once, then one wait: hundreds at scale
+            core.delete_persistent_volume(name)
+
+        def deleted() -> bool:
+            left = {p.metadata.name for p in core.list_persistent_volume().items}
+            return not left.intersection(released)
+
+        if released:
+            self._wait(f"{len(released)} released PVs deleted", deleted, 120)
         made = []
-        for index in range(1, STATIC_PVS + 1):
-            name = f"volperf-static-{index:02d}"
-            folder = self.state / "data" / "pv" / name
-            pv = existing.get(name)
-            if pv is not None and pv.status.phase != "Released":
+        for name in names:
+            if name in existing and name not in released:
                 continue
-            if pv is not None:
-                core.delete_persistent_volume(name)
-                self._wait(
-                    f"PV {name} deleted",
-                    lambda n=name: (
-                        n not in {p.metadata.name for p in core.list_persistent_volume().items}
-                    ),
-                    60,
-                )
+            folder = self.state / "data" / "pv" / name
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             core.create_persistent_volume(
@@ -414,7 +420,7 @@ class K8sTestbed:
         return [
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
             "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
-            f"local-static ({STATIC_PVS} pre-made local PVs of {STATIC_PV_SIZE})",
+            f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE})",
             f"images (imagePullPolicy: Never): {images.FIO}, {images.MARIADB}, "
             f"{images.POSTGRESQL}, {images.PAUSE}",
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",

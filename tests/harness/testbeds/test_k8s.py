@@ -132,21 +132,26 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
 
 
 def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
-    before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
-    again = volperf(
-        "testbed",
-        "up",
-        "k8s",
-        "--state",
-        str(k8s_testbed.state),
-        cwd=k8s_testbed.state.parent,
-        timeout=600,
-    )
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]} == before
     from kubernetes import client
 
-    pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
-        label_selector="volperf-static=true"
-    )
-    assert {pv.status.phase for pv in pvs.items} == {"Available"}  # the released one remade
+    before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
+    more = STATIC_PVS + 4
+    for options in (["--static-pvs", str(more)], []):  # more PVs, then kept as the testbed's
+        again = volperf(
+            "testbed",
+            "up",
+            "k8s",
+            "--state",
+            str(k8s_testbed.state),
+            *options,
+            cwd=k8s_testbed.state.parent,
+            timeout=600,
+        )
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert f"local-static ({more} pre-made local PVs" in " ".join(again.stderr.split())
+        assert {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]} == before
+        pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
+            label_selector="volperf-static=true"
+        )
+        assert len(pvs.items) == more
+        assert {pv.status.phase for pv in pvs.items} == {"Available"}  # the released one remade
