@@ -10,8 +10,6 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from harness import __version__
 from harness.core.store import atomic_write_json, atomic_write_text
 from harness.planes.rally.records import read_rally_csv
@@ -26,7 +24,7 @@ from harness.records.history import (
 )
 from harness.report import tables
 from harness.report.data import CampaignData
-from harness.report.plots import save
+from harness.report.plots import pyplot, save
 from harness.report.render import HISTORY_INDEX, HISTORY_PREFIX, page_dir, templates
 
 CSV_FILE = "history.csv"
@@ -61,7 +59,7 @@ def _cell(point) -> str:
 
 
 def _plot(group: list[Series], directory: Path, stem: str, names: list[str]) -> str:
-    fig, axis = plt.subplots(figsize=(max(5.0, 1.2 * len(names)), 3.4))
+    fig, axis = pyplot().subplots(figsize=(max(5.0, 1.2 * len(names)), 3.4))
     for s in group:
         xs = [i for i, p in enumerate(s.points) if p.value is not None]
         ys = [s.points[i].value for i in xs]
