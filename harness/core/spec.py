@@ -351,6 +351,18 @@ class PvcProvisionWorkload(_Strict):
         description="a pod per PVC (WaitForFirstConsumer classes bind "
         "only for one): pod-ready times too",
     )
+    pod_image: str | None = Field(
+        None,
+        min_length=1,
+        description="the pods' image, run with its own entrypoint (e.g. a pause image, as "
+        "kube-burner's examples use); default the target's fio image running sleep",
+    )
+    qps: float | None = Field(
+        None,
+        gt=0,
+        description="requests per second the creators may send (namespaces, PVCs, pods; "
+        "a burst of as many), as kube-burner's qps and burst; default no limit",
+    )
 
 
 class RallyWorkload(_Strict):

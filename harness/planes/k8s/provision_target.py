@@ -1,8 +1,15 @@
 """PVC provisioning on a Kubernetes target: each consumer of a step is a namespace; all
 namespaces, their PVCs (and a pod mounting each) are created at once by a pool of
-clients, and two watches (PVCs, pods, by the step's labels) note when each PVC became
-Bound and each pod Ready. Times are from volperf's own create request, on this host's
-clock (the API's stamps are whole seconds).
+clients (at most ``qps`` requests a second if the workload sets it), and two watches
+(PVCs, pods, by the step's labels) note when each PVC became Bound and each pod Ready.
+Times are from volperf's own create request of the PVC (Bound) and of the pod (Ready),
+on this host's clock; the API server's own stamps (whole seconds: creationTimestamp, the
+Ready condition's lastTransitionTime) are kept beside them, so a figure can also be
+given as tools that read only those (kube-burner) give it.
+
+Cheap on volperf's side at hundreds of namespaces: watch events and create answers are
+read as JSON, not turned into the client's model objects, and the namespaces' deletion
+is followed by one list of namespaces every 2 s, not a read per namespace.
 
 A PVC that stays Pending or a pod that never becomes Ready past ``pod_timeout`` ends the
 step with its name and last events; the namespaces are deleted after the step whatever
@@ -12,11 +19,13 @@ happened (and noted in created.json before they are made, for `volperf cleanup`)
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +37,8 @@ from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
-    delete_namespace,
     k8s_name,
     last_events,
-    waiting_reason,
 )
 from harness.planes.k8s.provision_step import PROVISION_FILE
 
@@ -39,10 +46,44 @@ STEP_LABEL = "volperf-step"
 CREATORS = 16  # clients creating at once
 WATCH_WINDOW_S = 30
 POLL_S = 0.25
+DELETE_TIMEOUT_S = 300
+DELETE_POLL_S = 2
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+class Pace:
+    """At most ``qps`` calls a second, ``burst`` of them at once (client-go's token bucket
+    as a virtual schedule): ``wait`` blocks until the calling thread may send."""
+
+    def __init__(self, qps: float | None, burst: int | None = None):
+        self.interval = 1 / qps if qps else 0.0
+        self.burst = burst or max(1, math.ceil(qps or 1))
+        self.next = -math.inf
+        self.lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.interval:
+            return
+        with self.lock:
+            now = time.monotonic()
+            at = max(self.next, now - (self.burst - 1) * self.interval)
+            self.next = at + self.interval
+        if at > now:
+            time.sleep(at - now)
+
+
+def _drain(answer: Any) -> None:
+    """An undecoded answer read to its end, its connection back in the client's pool."""
+    answer.read()
+    answer.release_conn()
+
+
+def _stamp_s(text: str | None) -> float | None:
+    """An API server's timestamp ('2026-11-24T06:50:01Z') as Unix seconds."""
+    return datetime.fromisoformat(text).timestamp() if text else None
 
 
 class _Seen:
@@ -82,8 +123,9 @@ def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event)
                 label_selector=selector,
                 resource_version=version,
                 timeout_seconds=WATCH_WINDOW_S,
+                deserialize=False,  # plain JSON: the client's models cost most of the CPU
             ):
-                version = event["object"].metadata.resource_version
+                version = event["object"]["metadata"]["resourceVersion"]
                 on_object(event["object"])
                 if done.is_set():
                     watcher.stop()
@@ -91,8 +133,9 @@ def _watch(list_call: Any, selector: str, on_object: Any, done: threading.Event)
             if exc.status != 410:  # 410: the version is too old, list anew
                 time.sleep(1)
             version = None
-        except Exception:
+        except Exception:  # also an ERROR event, which the client fails to read undeserialized
             time.sleep(1)
+            version = None
 
 
 class K8sProvisionTarget:
@@ -185,17 +228,31 @@ class K8sProvisionTarget:
             record["namespaces_left"] = left
         atomic_write_json(raw / PROVISION_FILE, record)
 
-    def _on_claim(self, claim: Any, seen: _Seen) -> None:
-        if claim.status and claim.status.phase == "Bound":
-            seen.note((claim.metadata.namespace, claim.metadata.name), "bound_ms", _now_ms())
+    def _on_claim(self, claim: dict[str, Any], seen: _Seen) -> None:
+        meta = claim["metadata"]
+        key = (meta["namespace"], meta["name"])
+        seen.note(key, "created_server_s", _stamp_s(meta.get("creationTimestamp")))
+        if (claim.get("status") or {}).get("phase") == "Bound":
+            seen.note(key, "bound_ms", _now_ms())
 
-    def _on_pod(self, pod: Any, seen: _Seen) -> None:
-        ready = any(c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
-        key = (pod.metadata.namespace, pod.metadata.name)
-        if ready:
+    def _on_pod(self, pod: dict[str, Any], seen: _Seen) -> None:
+        meta, status = pod["metadata"], pod.get("status") or {}
+        key = (meta["namespace"], meta["name"])
+        seen.note(key, "pod_created_server_s", _stamp_s(meta.get("creationTimestamp")))
+        ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
+        waiting = next(
+            (
+                s["state"]["waiting"].get("reason") or ""
+                for s in status.get("containerStatuses") or []
+                if (s.get("state") or {}).get("waiting")
+            ),
+            "",
+        )
+        if ready and ready.get("status") == "True":
             seen.note(key, "ready_ms", _now_ms())
-        elif waiting_reason(pod) in WAITING_FAILURES:  # an image, a crash loop: no use waiting
-            seen.note(key, "cannot_start", waiting_reason(pod), first=False)
+            seen.note(key, "ready_server_s", _stamp_s(ready.get("lastTransitionTime")))
+        elif waiting in WAITING_FAILURES:  # an image, a crash loop: no use waiting
+            seen.note(key, "cannot_start", waiting, first=False)
 
     def _create_all(
         self,
@@ -215,24 +272,43 @@ class K8sProvisionTarget:
                 campaign=self.spec.name,
             )
 
+        pace = Pace(workload.qps)
+
         def create(namespace: str) -> None:
-            self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
+            # the answers are read as bytes, not made into the client's models
+            answer = {"_preload_content": False}
+            pace.wait()
+            _drain(
+                self.core.create_namespace(
+                    {"metadata": {"name": namespace, "labels": labels}}, **answer
+                )
+            )
             for number in range(1, workload.pvcs + 1):
                 name = f"pvc-{number:03d}"
+                pace.wait()
                 seen.note((namespace, name), "created_ms", _now_ms(), first=False)
-                self.core.create_namespaced_persistent_volume_claim(
-                    namespace,
-                    {
-                        "metadata": {"name": name, "labels": labels},
-                        "spec": {
-                            "accessModes": ["ReadWriteOnce"],
-                            "storageClassName": self.options.storage_class,
-                            "resources": {"requests": {"storage": request}},
+                _drain(
+                    self.core.create_namespaced_persistent_volume_claim(
+                        namespace,
+                        {
+                            "metadata": {"name": name, "labels": labels},
+                            "spec": {
+                                "accessModes": ["ReadWriteOnce"],
+                                "storageClassName": self.options.storage_class,
+                                "resources": {"requests": {"storage": request}},
+                            },
                         },
-                    },
+                        **answer,
+                    )
                 )
                 if workload.pods:
-                    self.core.create_namespaced_pod(namespace, self._pod(name, labels))
+                    pace.wait()
+                    seen.note((namespace, name), "pod_created_ms", _now_ms(), first=False)
+                    _drain(
+                        self.core.create_namespaced_pod(
+                            namespace, self._pod(name, labels, workload.pod_image), **answer
+                        )
+                    )
 
         with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
             failures = [
@@ -241,17 +317,24 @@ class K8sProvisionTarget:
         errors = [f"{type(e).__name__}: {e}" for e in failures if e is not None]
         return f"creating the namespaces failed: {errors[0]}" if errors else ""
 
-    def _pod(self, claim: str, labels: dict[str, str]) -> dict[str, Any]:
+    def _pod(self, claim: str, labels: dict[str, str], image: str | None) -> dict[str, Any]:
+        """An idle pod mounting the claim: the workload's pod_image with its own
+        entrypoint (a pause image), else the target's fio image sleeping."""
+        idle: dict[str, Any] = {"name": "idle", "image": image}
+        if image is None:
+            idle = {
+                "name": "idle",
+                "image": self.options.fio_image,
+                "command": ["/bin/sh", "-c", "sleep 3600"],
+            }
         return {
             "metadata": {"name": claim, "labels": labels},
             "spec": {
                 "terminationGracePeriodSeconds": 0,
                 "containers": [
                     {
-                        "name": "idle",
-                        "image": self.options.fio_image,
+                        **idle,
                         "imagePullPolicy": self.options.image_pull_policy,
-                        "command": ["/bin/sh", "-c", "sleep 3600"],
                         "volumeMounts": [{"name": "data", "mountPath": "/data"}],
                     }
                 ],
@@ -296,17 +379,26 @@ class K8sProvisionTarget:
         )
 
     def _delete_all(self, namespaces: list[str], store: CampaignStore) -> list[str]:
-        """Delete every namespace at once and wait; the names still there."""
+        """Delete every namespace at once, then follow them with one list of the step's
+        namespaces every DELETE_POLL_S until all are gone; the names still there."""
 
-        def delete(namespace: str) -> bool:
-            try:
-                gone = delete_namespace(self.core, namespace, 300)
-            except Exception:
-                return False
-            if gone:
-                store.forget_created(f"k8s-namespace:{self.kubeconfig}:{namespace}")
-            return gone
+        def delete(namespace: str) -> None:
+            with contextlib.suppress(Exception):  # gone already (404), or left below
+                _drain(self.core.delete_namespace(namespace, _preload_content=False))
 
         with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
-            gone = list(pool.map(delete, namespaces))
-        return [ns for ns, ok in zip(namespaces, gone, strict=True) if not ok]
+            list(pool.map(delete, namespaces))
+        wanted = set(namespaces)
+        deadline = time.monotonic() + DELETE_TIMEOUT_S
+        left = wanted
+        while True:
+            with contextlib.suppress(Exception):  # a failed list: try again
+                answer = self.core.list_namespace(_preload_content=False)
+                listed = json.loads(answer.data)["items"]
+                left = wanted & {n["metadata"]["name"] for n in listed}
+            for gone in wanted - left:
+                store.forget_created(f"k8s-namespace:{self.kubeconfig}:{gone}")
+            wanted = left
+            if not left or time.monotonic() > deadline:
+                return sorted(left)
+            time.sleep(DELETE_POLL_S)

@@ -50,3 +50,18 @@ def test_a_pvc_that_never_bound_is_an_unresolved_event_with_its_reason(tmp_path)
     assert summary["provision"]["pvc-bound"]["count"] == 8
     assert summary["provision"]["pvc-bound"]["ended"] == 7
     assert [w.code for w in warnings] == ["k8s-namespace"]
+
+
+def test_a_pods_ready_time_counts_from_its_own_create_request(tmp_path):
+    """Campaigns that kept the pod's own request time (pod_created_ms) count pod-ready
+    from it, not from the PVC's; older ones from the PVC's, as they were made."""
+    data = json.loads((FIXTURE / PROVISION_FILE).read_text())
+    for claim in data["pvcs"]:
+        claim["pod_created_ms"] = claim["created_ms"] + 40
+    (tmp_path / PROVISION_FILE).write_text(json.dumps(data))
+    events, _, _ = provision_step(tmp_path, "s")
+    ready = [e for e in events if e.event == "pod-ready"]
+    bound = [e for e in events if e.event == "pvc-bound"]
+    for claim, r, b in zip(data["pvcs"], ready, bound, strict=True):
+        assert r.seconds == pytest.approx((claim["ready_ms"] - claim["pod_created_ms"]) / 1000)
+        assert b.seconds == pytest.approx((claim["bound_ms"] - claim["created_ms"]) / 1000)
