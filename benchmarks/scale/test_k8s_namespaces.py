@@ -1,0 +1,443 @@
+"""PVC provisioning at 50, 100 and 250 namespaces (1 PVC of 64Mi + 1 pod each), through
+`volperf run` and through kube-burner on the same cluster, the same StorageClass and the
+same objects, one after the other, everything deleted between runs; `kube-burner measure`
+watches volperf's own objects as a third view. For each tool: Bound and Ready
+P50/P95/P99/max/avg, its CPU seconds and peak RSS (the process's own rusage, read by the
+same wait4 for both) and its wall time. Writes results/scale/k8s-namespaces/ (the volperf
+campaigns, kube-burner's quantile documents, comparison.json and comparison.csv).
+
+Brings up its own k8s testbed (state under /var/tmp/volperf-scale, 260 static PVs, base
+port 43600) and purges it at the end; builds kube-burner once (kube_burner.py). About 25
+minutes on 2 cores. Run alone on the machine:
+
+    .venv/bin/python -m pytest benchmarks/scale/test_k8s_namespaces.py -s   (or tox -e scale)
+
+Definitions (the comparison states them): volperf's Bound runs from its own PVC create
+request to the watch event showing Bound, its Ready from its own pod create request to the
+watch event showing Ready, both on this host's clock in ms; kube-burner's Bound from its
+informer's first sight of the PVC to the update showing Bound (this host's clock, ms), its
+Ready from the pod's creationTimestamp to its Ready condition's lastTransitionTime, both
+whole seconds stamped by the API server. volperf keeps the server's stamps too, so its
+objects are also given by kube-burner's definition ("volperf, server stamps").
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from benchmarks.scale.kube_burner import VERSION, ensure_kube_burner
+from harness.records.stats import sample_percentile
+from harness.testbeds.k8s.images import PAUSE
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "results" / "scale" / "k8s-namespaces"
+STATE = Path("/var/tmp/volperf-scale/k8s")
+BASE_PORT = "43600"
+STATIC_PVS = 260
+CLASS = "local-static"
+SIZE = "64Mi"
+SCALES = (50, 100, 250)
+# both tools' client rate limit (kube-burner's qps and burst, volperf's pvc-provision
+# qps): the objects' latencies depend on how fast they arrive; each tool's achieved
+# creation time is in the comparison (creation_s)
+QPS = 50
+# how long `kube-burner measure` watches volperf's run: past the last pod's Ready
+MEASURE_S = {50: 150, 100: 240, 250: 480}
+TIMEOUT_S = 1800
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A process's own cost, from the kernel's rusage of it (wait4)."""
+
+    wall_s: float
+    cpu_s: float
+    peak_rss_mib: float
+
+
+def run_measured(argv: list[str], cwd: Path, log: Path) -> Cost:
+    started = time.monotonic()
+    with log.open("w") as out:
+        process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - started
+    assert process.returncode == 0, f"{argv[0]} exited {process.returncode}: see {log}"
+    cpu = usage.ru_utime + usage.ru_stime
+    return Cost(round(wall, 1), round(cpu, 2), round(usage.ru_maxrss / 1024, 1))
+
+
+def volperf(*args: str, timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def refresh_pvs() -> None:
+    """`testbed up` again: the static PVs a run released are made anew, data wiped."""
+    volperf("testbed", "up", "k8s", "--state", str(STATE), "--static-pvs", str(STATIC_PVS))
+
+
+@pytest.fixture(scope="module")
+def testbed():
+    STATE.parent.mkdir(parents=True, exist_ok=True)
+    volperf(
+        "testbed",
+        "up",
+        "k8s",
+        "--state",
+        str(STATE),
+        "--base-port",
+        BASE_PORT,
+        "--static-pvs",
+        str(STATIC_PVS),
+        timeout=3600,
+    )
+    yield STATE / "admin.kubeconfig"
+    volperf("testbed", "down", "k8s", "--state", str(STATE), "--purge")
+
+
+def spread(values: list[float]) -> dict[str, float | None]:
+    """P50/P95/P99/max/avg in seconds, as each tool's figures are compared."""
+    if not values:
+        return dict.fromkeys(("p50", "p95", "p99", "max", "avg"))
+    return {
+        "p50": round(sample_percentile(values, 50), 3),
+        "p95": round(sample_percentile(values, 95), 3),
+        "p99": round(sample_percentile(values, 99), 3),
+        "max": round(max(values), 3),
+        "avg": round(sum(values) / len(values), 3),
+    }
+
+
+def volperf_figures(campaign: Path) -> dict[str, Any]:
+    """Bound and Ready from the step's raw provision.json, by volperf's definition and,
+    for Ready, by kube-burner's (the API server's whole-second stamps)."""
+    [raw] = campaign.glob("steps/*/raw/provision.json")
+    claims = json.loads(raw.read_text())["pvcs"]
+    bound = [(c["bound_ms"] - c["created_ms"]) / 1000 for c in claims]
+    ready = [(c["ready_ms"] - c["pod_created_ms"]) / 1000 for c in claims]
+    ready_server = [c["ready_server_s"] - c["pod_created_server_s"] for c in claims]
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    created = [c["created_ms"] / 1000 for c in claims]
+    return {
+        "objects": len(claims),
+        "creation_s": round(max(created) - min(created), 2),
+        "bound": spread(bound),
+        "ready": spread(ready),
+        "ready_server_stamps": spread(ready_server),
+        "step_cost": step["cost"],
+    }
+
+
+def quantiles(folder: Path, measurement: str, name: str) -> dict[str, float | None]:
+    """kube-burner's quantile document (its local indexer's file) for one condition, in
+    seconds (it writes milliseconds)."""
+    [path] = folder.glob(f"{measurement}QuantilesMeasurement-*.json")
+    for document in json.loads(path.read_text()):
+        if document["quantileName"] == name:
+            return {
+                "p50": document["P50"] / 1000,
+                "p95": document["P95"] / 1000,
+                "p99": document["P99"] / 1000,
+                "max": document["max"] / 1000,
+                "avg": document["avg"] / 1000,
+            }
+    raise AssertionError(f"no {name} quantiles in {path}")
+
+
+def creation_s(folder: Path) -> float:
+    """From the first PVC to the last, as kube-burner's informer saw them added."""
+    [path] = folder.glob("pvcLatencyMeasurement-*.json")
+    seen = [
+        datetime.fromisoformat(d["timestamp"]).timestamp() for d in json.loads(path.read_text())
+    ]
+    return round(max(seen) - min(seen), 2)
+
+
+def kube_burner_config(namespaces: int, metrics: Path, work: Path) -> Path:
+    """A job of the same shape as volperf's step: ``namespaces`` iterations, each its own
+    namespace with one PVC of the class and one pod mounting it, pause image, deleted at
+    the end (gc) and waited for."""
+    (work / "pvc.yml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "pvc-{{.Replica}}"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": CLASS,
+                    "resources": {"requests": {"storage": SIZE}},
+                },
+            }
+        )
+    )
+    (work / "pod.yml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "pvc-{{.Replica}}"},
+                "spec": {
+                    "terminationGracePeriodSeconds": 0,
+                    "containers": [
+                        {
+                            "name": "idle",
+                            "image": PAUSE,
+                            "imagePullPolicy": "Never",
+                            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                        }
+                    ],
+                    "volumes": [
+                        {"name": "data", "persistentVolumeClaim": {"claimName": "pvc-{{.Replica}}"}}
+                    ],
+                },
+            }
+        )
+    )
+    config = {
+        "metricsEndpoints": [{"indexer": {"type": "local", "metricsDirectory": str(metrics)}}],
+        "global": {
+            "gc": True,
+            "gcMetrics": False,
+            "measurements": [{"name": "pvcLatency"}, {"name": "podLatency"}],
+        },
+        "jobs": [
+            {
+                "name": "provision",
+                "jobIterations": namespaces,
+                "namespacedIterations": True,
+                "namespace": f"kb-provision-{namespaces}",
+                "qps": QPS,
+                "burst": QPS,
+                "preLoadImages": False,
+                "podWait": False,
+                "waitWhenFinished": True,
+                "maxWaitTimeout": "20m",
+                "verifyObjects": True,
+                "errorOnVerify": True,
+                "objects": [
+                    {"objectTemplate": "pvc.yml", "replicas": 1},
+                    {"objectTemplate": "pod.yml", "replicas": 1},
+                ],
+            }
+        ],
+    }
+    path = work / "config.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def measure_config(metrics: Path, work: Path) -> Path:
+    path = work / "measure.yml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "metricsEndpoints": [
+                    {"indexer": {"type": "local", "metricsDirectory": str(metrics)}}
+                ],
+                "global": {"measurements": [{"name": "pvcLatency"}, {"name": "podLatency"}]},
+            }
+        )
+    )
+    return path
+
+
+def volperf_spec(namespaces: int, kubeconfig: Path, work: Path) -> Path:
+    path = work / f"volperf-{namespaces}.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": f"k8s-namespaces-{namespaces}",
+                "target": {
+                    "type": "k8s",
+                    "kubeconfig": str(kubeconfig),
+                    "storage_class": CLASS,
+                    "image_pull_policy": "Never",
+                    "pod_timeout": 1200,
+                },
+                "workloads": [
+                    {
+                        "name": "provision",
+                        "tool": "pvc-provision",
+                        "pvcs": 1,
+                        "size": SIZE,
+                        "pods": True,
+                        "pod_image": PAUSE,
+                        "qps": QPS,
+                    }
+                ],
+                "sweep": [namespaces],
+            }
+        )
+    )
+    return path
+
+
+def keep(source: Path, target: Path) -> None:
+    """kube-burner's documents, the large per-object ones gzipped."""
+    target.mkdir(parents=True, exist_ok=True)
+    for path in source.glob("*.json"):
+        if path.stat().st_size > 50_000:
+            with path.open("rb") as raw, gzip.open(target / f"{path.name}.gz", "wb") as out:
+                shutil.copyfileobj(raw, out)
+        else:
+            shutil.copy(path, target / path.name)
+
+
+@pytest.mark.parametrize("namespaces", SCALES)
+def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
+    kubeconfig = testbed
+    binary = ensure_kube_burner()
+    OUT.mkdir(parents=True, exist_ok=True)
+    env_kube = ["--kubeconfig", str(kubeconfig)]
+    figures: dict[str, Any] = {"namespaces": namespaces, "storage_class": CLASS, "size": SIZE}
+
+    # 1. volperf, with kube-burner measure watching its objects
+    watched = tmp_path / "measure-metrics"
+    # it has no signal handling: it watches for its whole --duration, then writes
+    measure = subprocess.Popen(
+        [
+            str(binary),
+            "measure",
+            "-c",
+            str(measure_config(watched, tmp_path)),
+            *env_kube,
+            "--selector",
+            f"volperf-campaign=k8s-namespaces-{namespaces}",
+            "--duration",
+            f"{MEASURE_S[namespaces]}s",
+            "--skip-log-file",
+        ],
+        cwd=tmp_path,
+        stdout=(tmp_path / "measure.log").open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    time.sleep(3)  # its informers synced before the first object
+    campaign = OUT / f"k8s-namespaces-{namespaces}"
+    shutil.rmtree(campaign, ignore_errors=True)
+    cost = run_measured(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            str(volperf_spec(namespaces, kubeconfig, tmp_path)),
+            "--results",
+            str(OUT),
+        ],
+        ROOT,
+        tmp_path / "volperf.log",
+    )
+    assert measure.wait(timeout=MEASURE_S[namespaces] + 120) == 0, tmp_path / "measure.log"
+    figures["volperf"] = {**volperf_figures(campaign), "process": asdict(cost)}
+    figures["kube_burner_measure_of_volperf"] = {
+        "bound": quantiles(watched, "pvcLatency", "Bound"),
+        "ready": quantiles(watched, "podLatency", "Ready"),
+    }
+    keep(watched, OUT / f"kube-burner-measure-{namespaces}")
+    refresh_pvs()
+
+    # 2. kube-burner on the same objects
+    metrics = tmp_path / "kube-burner-metrics"
+    cost = run_measured(
+        [
+            str(binary),
+            "init",
+            "-c",
+            str(kube_burner_config(namespaces, metrics, tmp_path)),
+            *env_kube,
+            "--uuid",
+            f"volperf-scale-{namespaces}",
+            "--skip-log-file",
+        ],
+        tmp_path,
+        tmp_path / "kube-burner.log",
+    )
+    figures["kube_burner"] = {
+        "version": VERSION,
+        "creation_s": creation_s(metrics),
+        "bound": quantiles(metrics, "pvcLatency", "Bound"),
+        "ready": quantiles(metrics, "podLatency", "Ready"),
+        "process": asdict(cost),
+    }
+    keep(metrics, OUT / f"kube-burner-{namespaces}")
+    shutil.copy(tmp_path / "config.yml", OUT / f"kube-burner-{namespaces}" / "config.yml")
+    refresh_pvs()
+
+    (OUT / f"comparison-{namespaces}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    write_table()
+    print(json.dumps(figures, indent=2))
+    assert figures["volperf"]["objects"] == namespaces
+
+
+def write_table() -> None:
+    """comparison.csv: a row per scale, tool and figure, from the comparison files."""
+    rows = []
+    for path in sorted(OUT.glob("comparison-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+        data = json.loads(path.read_text())
+        views = (
+            ("volperf", data["volperf"]["bound"], data["volperf"]["ready"]),
+            ("volperf, server stamps", None, data["volperf"]["ready_server_stamps"]),
+            (
+                "kube-burner measure of volperf's objects",
+                *data["kube_burner_measure_of_volperf"].values(),
+            ),
+            ("kube-burner", data["kube_burner"]["bound"], data["kube_burner"]["ready"]),
+        )
+        for tool, bound, ready in views:
+            for figure, values in (("bound", bound), ("ready", ready)):
+                if values:
+                    rows.append(
+                        {"namespaces": data["namespaces"], "tool": tool, "figure": figure, **values}
+                    )
+        for key, tool in (("volperf", "volperf"), ("kube_burner", "kube-burner")):
+            rows.append(
+                {
+                    "namespaces": data["namespaces"],
+                    "tool": tool,
+                    "figure": "process",
+                    "creation_s": data[key]["creation_s"],
+                    **data[key]["process"],
+                }
+            )
+    fields = [
+        "namespaces",
+        "tool",
+        "figure",
+        "p50",
+        "p95",
+        "p99",
+        "max",
+        "avg",
+        "creation_s",
+        "wall_s",
+        "cpu_s",
+        "peak_rss_mib",
+    ]
+    with (OUT / "comparison.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fields)
+        writer.writeheader()
+        writer.writerows(rows)
