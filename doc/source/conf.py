@@ -1,9 +1,12 @@
 """Sphinx configuration of the volperf documentation.
 
 Every build regenerates the pages of the reference campaigns kept in results/reference/,
-so their tables always come from their data, never from hand-edited RST.
+so their tables always come from their data, never from hand-edited RST, and copies the
+scale benchmarks' tables from results/scale/ into _scale/ for the Scale page (where the
+sources are built away from the checkout, the page says those files are not there).
 """
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,5 +27,16 @@ html_theme = "alabaster"
 html_theme_options = {"page_width": "1200px"}
 
 _source = Path(__file__).parent
+_scale, _kept = _source / "_scale", _source.parents[1] / "results" / "scale"
+_scale.mkdir(exist_ok=True)
+for _name in ("k8s-namespaces/comparison.csv", "k8s-namespaces/before-after-100.csv"):
+    if (_kept / _name).exists():
+        shutil.copy(_kept / _name, _scale / Path(_name).name)
+    else:
+        (_scale / Path(_name).name).write_text(f"not beside these sources\nresults/scale/{_name}\n")
+if (_kept / "hosts-fleet-64.json").exists():
+    shutil.copy(_kept / "hosts-fleet-64.json", _scale)
+else:
+    (_scale / "hosts-fleet-64.json").write_text('{"not beside these sources": true}\n')
 for _campaign in sorted((_source.parents[1] / "results" / "reference").glob("*/campaign.yaml")):
     write_report(CampaignStore(_campaign.parent), _source)

@@ -379,7 +379,7 @@ class K8sProvisionTarget:
         )
 
     def _delete_all(self, namespaces: list[str], store: CampaignStore) -> list[str]:
-        """Delete every namespace at once, then follow them with one list of the step's
+        """Delete every namespace at once, then follow them with one list of the cluster's
         namespaces every DELETE_POLL_S until all are gone; the names still there."""
 
         def delete(namespace: str) -> None:
