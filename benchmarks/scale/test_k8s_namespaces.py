@@ -6,8 +6,8 @@ P50/P95/P99/max/avg, its CPU seconds and peak RSS (the process's own rusage, rea
 same wait4 for both) and its wall time. Writes results/scale/k8s-namespaces/ (the volperf
 campaigns, kube-burner's quantile documents, comparison.json and comparison.csv).
 
-Brings up its own k8s testbed (state under /var/tmp/volperf-scale, 260 static PVs, base
-port 43600) and purges it at the end; builds kube-burner once (kube_burner.py). About 25
+Brings up its own k8s testbed (state in pytest's temporary directory, 260 static PVs,
+base port 43600) and purges it at the end; builds kube-burner once (kube_burner.py). About 25
 minutes on 2 cores. Run alone on the machine:
 
     .venv/bin/python -m pytest benchmarks/scale/test_k8s_namespaces.py -s   (or tox -e scale)
@@ -45,7 +45,6 @@ from harness.testbeds.k8s.images import PAUSE
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "results" / "scale" / "k8s-namespaces"
-STATE = Path("/var/tmp/volperf-scale/k8s")
 BASE_PORT = "43600"
 STATIC_PVS = 260
 CLASS = "local-static"
@@ -69,10 +68,12 @@ class Cost:
     peak_rss_mib: float
 
 
-def run_measured(argv: list[str], cwd: Path, log: Path) -> Cost:
+def run_measured(argv: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None) -> Cost:
     started = time.monotonic()
     with log.open("w") as out:
-        process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - started
@@ -94,28 +95,29 @@ def volperf(*args: str, timeout: float = TIMEOUT_S) -> subprocess.CompletedProce
     return done
 
 
-def refresh_pvs() -> None:
+def refresh_pvs(state: Path) -> None:
     """`testbed up` again: the static PVs a run released are made anew, data wiped."""
-    volperf("testbed", "up", "k8s", "--state", str(STATE), "--static-pvs", str(STATIC_PVS))
+    volperf("testbed", "up", "k8s", "--state", str(state), "--static-pvs", str(STATIC_PVS))
 
 
 @pytest.fixture(scope="module")
-def testbed():
-    STATE.parent.mkdir(parents=True, exist_ok=True)
+def testbed(tmp_path_factory):
+    """The testbed's state directory, its admin kubeconfig inside."""
+    state = tmp_path_factory.mktemp("scale-k8s") / "state"
     volperf(
         "testbed",
         "up",
         "k8s",
         "--state",
-        str(STATE),
+        str(state),
         "--base-port",
         BASE_PORT,
         "--static-pvs",
         str(STATIC_PVS),
         timeout=3600,
     )
-    yield STATE / "admin.kubeconfig"
-    volperf("testbed", "down", "k8s", "--state", str(STATE), "--purge")
+    yield state
+    volperf("testbed", "down", "k8s", "--state", str(state), "--purge")
 
 
 def spread(values: list[float]) -> dict[str, float | None]:
@@ -218,7 +220,8 @@ def kube_burner_config(namespaces: int, metrics: Path, work: Path) -> Path:
         )
     )
     config = {
-        "metricsEndpoints": [{"indexer": {"type": "local", "metricsDirectory": str(metrics)}}],
+        # relative to the work dir kube-burner runs in, so the kept config names no machine path
+        "metricsEndpoints": [{"indexer": {"type": "local", "metricsDirectory": metrics.name}}],
         "global": {
             "gc": True,
             "gcMetrics": False,
@@ -256,7 +259,7 @@ def measure_config(metrics: Path, work: Path) -> Path:
         yaml.safe_dump(
             {
                 "metricsEndpoints": [
-                    {"indexer": {"type": "local", "metricsDirectory": str(metrics)}}
+                    {"indexer": {"type": "local", "metricsDirectory": metrics.name}}
                 ],
                 "global": {"measurements": [{"name": "pvcLatency"}, {"name": "podLatency"}]},
             }
@@ -265,7 +268,9 @@ def measure_config(metrics: Path, work: Path) -> Path:
     return path
 
 
-def volperf_spec(namespaces: int, kubeconfig: Path, work: Path) -> Path:
+def volperf_spec(namespaces: int, work: Path) -> Path:
+    """The spec of volperf's run (its kubeconfig from $KUBECONFIG, so the campaign's
+    record names no machine path)."""
     path = work / f"volperf-{namespaces}.yaml"
     path.write_text(
         yaml.safe_dump(
@@ -273,7 +278,6 @@ def volperf_spec(namespaces: int, kubeconfig: Path, work: Path) -> Path:
                 "name": f"k8s-namespaces-{namespaces}",
                 "target": {
                     "type": "k8s",
-                    "kubeconfig": str(kubeconfig),
                     "storage_class": CLASS,
                     "image_pull_policy": "Never",
                     "pod_timeout": 1200,
@@ -309,7 +313,7 @@ def keep(source: Path, target: Path) -> None:
 
 @pytest.mark.parametrize("namespaces", SCALES)
 def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
-    kubeconfig = testbed
+    kubeconfig = testbed / "admin.kubeconfig"
     binary = ensure_kube_burner()
     OUT.mkdir(parents=True, exist_ok=True)
     env_kube = ["--kubeconfig", str(kubeconfig)]
@@ -344,12 +348,13 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
             "-m",
             "harness.cli",
             "run",
-            str(volperf_spec(namespaces, kubeconfig, tmp_path)),
+            str(volperf_spec(namespaces, tmp_path)),
             "--results",
             str(OUT),
         ],
         ROOT,
         tmp_path / "volperf.log",
+        {"KUBECONFIG": str(kubeconfig)},
     )
     assert measure.wait(timeout=MEASURE_S[namespaces] + 120) == 0, tmp_path / "measure.log"
     figures["volperf"] = {**volperf_figures(campaign), "process": asdict(cost)}
@@ -358,7 +363,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
         "ready": quantiles(watched, "podLatency", "Ready"),
     }
     keep(watched, OUT / f"kube-burner-measure-{namespaces}")
-    refresh_pvs()
+    refresh_pvs(testbed)
 
     # 2. kube-burner on the same objects
     metrics = tmp_path / "kube-burner-metrics"
@@ -385,7 +390,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
     }
     keep(metrics, OUT / f"kube-burner-{namespaces}")
     shutil.copy(tmp_path / "config.yml", OUT / f"kube-burner-{namespaces}" / "config.yml")
-    refresh_pvs()
+    refresh_pvs(testbed)
 
     (OUT / f"comparison-{namespaces}.json").write_text(json.dumps(figures, indent=2) + "\n")
     write_table()

@@ -320,19 +320,16 @@ class K8sProvisionTarget:
     def _pod(self, claim: str, labels: dict[str, str], image: str | None) -> dict[str, Any]:
         """An idle pod mounting the claim: the workload's pod_image with its own
         entrypoint (a pause image), else the target's fio image sleeping."""
-        idle: dict[str, Any] = {"name": "idle", "image": image}
+        idle: dict[str, Any] = {"image": image}
         if image is None:
-            idle = {
-                "name": "idle",
-                "image": self.options.fio_image,
-                "command": ["/bin/sh", "-c", "sleep 3600"],
-            }
+            idle = {"image": self.options.fio_image, "command": ["/bin/sh", "-c", "sleep 3600"]}
         return {
             "metadata": {"name": claim, "labels": labels},
             "spec": {
                 "terminationGracePeriodSeconds": 0,
                 "containers": [
                     {
+                        "name": "idle",
                         **idle,
                         "imagePullPolicy": self.options.image_pull_policy,
                         "volumeMounts": [{"name": "data", "mountPath": "/data"}],
