@@ -24,14 +24,12 @@ objects are also given by kube-burner's definition ("volperf, server stamps").
 from __future__ import annotations
 
 import csv
-import gzip
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,10 +38,10 @@ import pytest
 import yaml
 
 from benchmarks.scale.kube_burner import VERSION, ensure_kube_burner
+from benchmarks.scale.measure import ROOT, keep_gzipped, run_measured, volperf
 from harness.records.stats import sample_percentile
 from harness.testbeds.k8s.images import PAUSE
 
-ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "results" / "scale" / "k8s-namespaces"
 BASE_PORT = "43600"
 STATIC_PVS = 260
@@ -56,43 +54,6 @@ SCALES = (50, 100, 250)
 QPS = 50
 # how long `kube-burner measure` watches volperf's run: past the last pod's Ready
 MEASURE_S = {50: 150, 100: 240, 250: 480}
-TIMEOUT_S = 1800
-
-
-@dataclass(frozen=True)
-class Cost:
-    """A process's own cost, from the kernel's rusage of it (wait4)."""
-
-    wall_s: float
-    cpu_s: float
-    peak_rss_mib: float
-
-
-def run_measured(argv: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None) -> Cost:
-    started = time.monotonic()
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.monotonic() - started
-    assert process.returncode == 0, f"{argv[0]} exited {process.returncode}: see {log}"
-    cpu = usage.ru_utime + usage.ru_stime
-    return Cost(round(wall, 1), round(cpu, 2), round(usage.ru_maxrss / 1024, 1))
-
-
-def volperf(*args: str, timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done
 
 
 def refresh_pvs(state: Path) -> None:
@@ -302,13 +263,8 @@ def volperf_spec(namespaces: int, work: Path) -> Path:
 
 def keep(source: Path, target: Path) -> None:
     """kube-burner's documents, the large per-object ones gzipped."""
-    target.mkdir(parents=True, exist_ok=True)
     for path in source.glob("*.json"):
-        if path.stat().st_size > 50_000:
-            with path.open("rb") as raw, gzip.open(target / f"{path.name}.gz", "wb") as out:
-                shutil.copyfileobj(raw, out)
-        else:
-            shutil.copy(path, target / path.name)
+        keep_gzipped(path, target)
 
 
 @pytest.mark.parametrize("namespaces", SCALES)
@@ -342,7 +298,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
     time.sleep(3)  # its informers synced before the first object
     campaign = OUT / f"k8s-namespaces-{namespaces}"
     shutil.rmtree(campaign, ignore_errors=True)
-    cost = run_measured(
+    cost, _ = run_measured(
         [
             sys.executable,
             "-m",
@@ -367,7 +323,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
 
     # 2. kube-burner on the same objects
     metrics = tmp_path / "kube-burner-metrics"
-    cost = run_measured(
+    cost, _ = run_measured(
         [
             str(binary),
             "init",

@@ -33,7 +33,9 @@ def _samples(ceph_conf: Path) -> dict[str, dict]:
         "ceph_conf": str(ceph_conf),
         "ceph_user": "admin",
         "health_interval": 1,
+        "quotas": {"cinder": {"volumes": 50}},
     }
+    samples["cloud-quotas"] = {"quotas": {}}
     return samples
 
 
@@ -93,6 +95,12 @@ def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
                 (60, 20),
                 (120, 40),
             ]
+        contexts = [s["contexts"] for s in config["subtasks"]]
+        if name == "defaults":  # no quota of the cloud's stands in the way of concurrency
+            assert all(c["quotas"]["nova"]["instances"] == -1 for c in contexts)
+            assert all(c["quotas"]["cinder"]["volumes"] == -1 for c in contexts)
+        if name == "cloud-quotas":
+            assert not any("quotas" in c for c in contexts)
         if name == "sweep-2-to-120":
             assert [r["concurrency"] for r in runners][-2:] == [120, 120]
         if name == "every-option":
@@ -102,6 +110,7 @@ def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
                 "volperf_action_percentile",
                 "volperf_regression",
             }
+            assert subtask["contexts"]["quotas"] == {"cinder": {"volumes": 50}}
             assert subtask["hooks"][0]["action"] == {
                 "volperf_ceph_health": {"ceph_conf": str(ceph_testbed.conf), "user": "admin"}
             }

@@ -1,0 +1,84 @@
+"""What the scale benchmarks share: a process run with its own cost read from the kernel
+(wait4's rusage, the same way for volperf and for the tool it is compared with), volperf's
+CLI, and large raw files kept gzipped."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 1800
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A process's own cost, from the kernel's rusage of it and of the children it waited
+    for (wait4): CPU is theirs summed, peak RSS the largest of them."""
+
+    wall_s: float
+    cpu_s: float
+    peak_rss_mib: float
+
+
+def run_measured(
+    argv: list[str],
+    cwd: Path,
+    log: Path,
+    env: dict[str, str] | None = None,
+    exit_codes: Collection[int] = (0,),
+) -> tuple[Cost, int]:
+    """Run ``argv`` to its end, its output in ``log``; its cost and exit code (one outside
+    ``exit_codes`` fails the benchmark, naming the log)."""
+    started = time.monotonic()
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+    returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - started
+    assert returncode in exit_codes, f"{argv[0]} exited {returncode}: see {log}"
+    cpu = usage.ru_utime + usage.ru_stime
+    return Cost(round(wall, 1), round(cpu, 2), round(usage.ru_maxrss / 1024, 1)), returncode
+
+
+def volperf(
+    *args: str, timeout: float = TIMEOUT_S, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The volperf CLI of this checkout; its failure fails the benchmark."""
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def gzipped(path: Path, above_bytes: int = 50_000) -> Path:
+    """``path`` replaced by its gzip when larger than ``above_bytes``."""
+    if path.stat().st_size <= above_bytes:
+        return path
+    kept = path.with_name(f"{path.name}.gz")
+    with path.open("rb") as raw, gzip.open(kept, "wb") as out:
+        shutil.copyfileobj(raw, out)
+    path.unlink()
+    return kept
+
+
+def keep_gzipped(path: Path, target: Path, above_bytes: int = 50_000) -> Path:
+    """``path`` copied into the folder ``target``, gzipped when larger than ``above_bytes``."""
+    target.mkdir(parents=True, exist_ok=True)
+    return gzipped(Path(shutil.copy(path, target / path.name)), above_bytes)

@@ -1,0 +1,315 @@
+"""Rally's control plane at 2, 10, 20, 40, 80 and 120 concurrent users (times =
+concurrency) on the OpenStack testbed, through `volperf run rally` and through plain
+`rally task start` of the same task file with the same args, alternating which goes first
+at each step. For each run: wall time, CPU seconds and peak RSS (the process's rusage from
+wait4, Rally's runner process included for volperf), and from Rally's own JSON report
+each workload's iterations, failures by cause (Rally's error type and message), load and
+full duration. Checks that both rendered the same workloads and that the cloud holds no
+server or volume after each run. Writes results/scale/rally-sweep/ (comparison.csv,
+failures.csv, comparison-cN.json, the volperf campaigns and plain Rally's JSON reports,
+gzipped).
+
+Brings up its own Ceph and OpenStack testbeds (state in pytest's temporary directory, Ceph
+monitor port 40700, OpenStack base port 44300) and purges them at the end. Run alone on the
+machine: ``.venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s``.
+$VOLPERF_SCALE_RALLY_SCENARIOS (comma-separated: create_and_attach_volume,
+boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY (default
+2,10,20,40,80,120) narrow it; the comparison files say what ran. On 2 cores the cloud does
+about one iteration every 6 s whatever the concurrency, so the whole sweep of one scenario
+takes about 30 minutes per tool.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import sys
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from benchmarks.scale.measure import ROOT, gzipped, keep_gzipped, run_measured, volperf
+from harness.planes.rally.records import load_export, runner_of, scenario_of, workloads
+from harness.planes.rally.target import TASKS_DIR, rally_env_spec
+from harness.testbeds.openstack.testbed import CLOUD
+
+OUT = ROOT / "results" / "scale" / "rally-sweep"
+CEPH_MON_PORT = "40700"
+OPENSTACK_BASE_PORT = "44300"
+SCENARIOS = os.environ.get(
+    "VOLPERF_SCALE_RALLY_SCENARIOS", "create_and_attach_volume,boot_from_volume_and_delete"
+).split(",")
+CONCURRENCY = [
+    int(c)
+    for c in os.environ.get("VOLPERF_SCALE_RALLY_CONCURRENCY", "2,10,20,40,80,120").split(",")
+]
+TASK = TASKS_DIR / "control-plane.yaml"
+RUN_TIMEOUT_S = 7200
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+RALLY_TASK = re.compile(r"Task (?:\[tags: [^]]*\] )?(" + UUID.pattern + r"): started")
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory):
+    """clouds.yaml of an OpenStack testbed on a Ceph testbed of the benchmark's own."""
+    work = tmp_path_factory.mktemp("scale-openstack")
+    ceph, openstack = work / "ceph", work / "openstack"
+    volperf("testbed", "up", "ceph", "--state", str(ceph), "--mon-port", CEPH_MON_PORT)
+    try:
+        volperf(
+            "testbed",
+            "up",
+            "openstack",
+            "--state",
+            str(openstack),
+            "--ceph-state",
+            str(ceph),
+            "--base-port",
+            OPENSTACK_BASE_PORT,
+            timeout=3600,
+        )
+        yield openstack / "clouds.yaml"
+    finally:
+        volperf("testbed", "down", "openstack", "--state", str(openstack), "--purge")
+        volperf("testbed", "down", "ceph", "--state", str(ceph), "--purge")
+
+
+@pytest.fixture(scope="module")
+def plain_rally(cloud, tmp_path_factory):
+    """`rally` as a user runs it: its own database and environment (the same admin as
+    volperf's), its globals in a home of its own."""
+    work = tmp_path_factory.mktemp("plain-rally")
+    home = work / "home"
+    home.mkdir()
+    config = work / "rally.conf"
+    config.write_text(f"[database]\nconnection = sqlite:///{work / 'rally.sqlite'}\n")
+    region = cloud_config(cloud)
+    spec = work / "env.json"
+    spec.touch(mode=0o600)
+    spec.write_text(json.dumps(rally_env_spec(region)))
+    rally = [str(Path(sys.executable).with_name("rally")), "--config-file", str(config)]
+    env = {"HOME": str(home)}
+    run_measured([*rally, "db", "create"], work, work / "db.log", env)
+    create_env = [*rally, "env", "create", "--name", "plain", "--spec", str(spec)]
+    run_measured(create_env, work, work / "env.log", env)
+    return rally, env
+
+
+def cloud_config(clouds: Path) -> Any:
+    import openstack
+
+    return openstack.config.OpenStackConfig(config_files=[str(clouds)]).get_one(cloud=CLOUD)
+
+
+def task_args(concurrency: int) -> dict[str, Any]:
+    return {"times": concurrency, "concurrency": concurrency, "scenarios": SCENARIOS}
+
+
+def run_volperf(concurrency: int, cloud: Path, work: Path) -> dict[str, Any]:
+    """`volperf run rally`: a campaign of one step at ``concurrency``."""
+    name = f"rally-sweep-c{concurrency}"
+    spec = work / f"{name}.yaml"
+    args = {"scenarios": SCENARIOS}
+    workload = {"name": "control-plane", "tool": "rally", "task": "control-plane"}
+    workload |= {"times_per_user": 1, "args": args, "timeout": RUN_TIMEOUT_S}
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": name,
+                "target": {"type": "openstack", "cloud": CLOUD},
+                "workloads": [workload],
+                "sweep": [concurrency],
+            }
+        )
+    )
+    results = work / "volperf-results"
+    argv = [sys.executable, "-m", "harness.cli", "run", "rally", str(spec)]
+    env = {"OS_CLIENT_CONFIG_FILE": str(cloud), "VOLPERF_STATE": str(work / "volperf-state")}
+    cost, code = run_measured(
+        [*argv, "--results", str(results)], ROOT, work / f"{name}.log", env, exit_codes=(0, 1)
+    )
+    campaign = results / name
+    [report] = campaign.glob("steps/*/raw/rally.json")
+    kept = OUT / name
+    shutil.rmtree(kept, ignore_errors=True)
+    # the records, without Rally's 1 MB HTML page and created.json (names this run's paths)
+    shutil.copytree(
+        campaign, kept, ignore=shutil.ignore_patterns("report.html", "created.json", ".lock")
+    )
+    for path in kept.glob("steps/*/raw/rally.json"):
+        gzipped(path)
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    return {
+        "process": asdict(cost),
+        "exit_code": code,
+        "step_state": step["state"],
+        "step_cost": step["cost"],
+        **rally_figures(report),
+    }
+
+
+def run_plain(concurrency: int, rally: tuple[list[str], dict[str, str]], work: Path) -> dict:
+    """`rally task start` of the same task file with the same args."""
+    command, env = rally
+    log = work / f"rally-c{concurrency}.log"
+    argv = [*command, "task", "start", str(TASK), "--env", "plain", "--tag", "plain"]
+    argv += ["--task-args", json.dumps(task_args(concurrency))]
+    # exit 1: iterations failed; 2: an SLA failed (failure_rate max 0)
+    cost, code = run_measured(argv, work, log, env, exit_codes=(0, 1, 2))
+    [uuid] = RALLY_TASK.findall(log.read_text())
+    report = work / f"rally-c{concurrency}.json"
+    export = [*command, "task", "export", uuid, "--type", "json", "--to", str(report)]
+    run_measured(export, work, work / "export.log", env)
+    keep_gzipped(report, OUT / "plain-rally")
+    return {"process": asdict(cost), "exit_code": code, **rally_figures(report)}
+
+
+def cause(error: list[str]) -> str:
+    """Rally's error of an iteration: its type and message, ids made alike so that the same
+    cause counts once."""
+    kind, message = (error + ["", ""])[:2]
+    return UUID.sub("<id>", f"{kind}: {message}".strip())[:400]
+
+
+def rally_figures(report: Path) -> dict[str, Any]:
+    """Per workload, from Rally's own JSON export: iterations, failures by cause, load and
+    full duration; and what was asked (scenario args, runner, contexts, SLA)."""
+    document = load_export(report)
+    figures = []
+    for _, workload in workloads(document):
+        failures = Counter(cause(it["error"]) for it in workload["data"] if it["error"])
+        iterations = len(workload["data"])
+        figures.append(
+            {
+                "scenario": scenario_of(workload),
+                "iterations": iterations,
+                "failed": sum(failures.values()),
+                "success_pct": round(100 * (1 - sum(failures.values()) / iterations), 1)
+                if iterations
+                else None,
+                "load_duration_s": round(workload["load_duration"], 2),
+                "full_duration_s": round(workload["full_duration"], 2),
+                "failures": dict(failures),
+                "asked": {
+                    "args": workload["scenario"],
+                    "runner": runner_of(workload),
+                    "contexts": workload["contexts"],
+                    "sla": workload["sla"],
+                },
+            }
+        )
+    return {"workloads": figures}
+
+
+def leftovers(cloud: Path) -> list[str]:
+    """Servers and volumes in any project of the cloud."""
+    import openstack
+
+    conn = openstack.connection.Connection(config=cloud_config(cloud))
+    servers = [f"server {s.name}" for s in conn.compute.servers(all_projects=True)]
+    volumes = [f"volume {v.name}" for v in conn.block_storage.volumes(all_projects=True)]
+    return servers + volumes
+
+
+@pytest.mark.parametrize("concurrency", CONCURRENCY)
+def test_volperf_against_plain_rally(cloud, plain_rally, concurrency, tmp_path):
+    OUT.mkdir(parents=True, exist_ok=True)
+    order = (
+        ["volperf", "rally"] if CONCURRENCY.index(concurrency) % 2 == 0 else ["rally", "volperf"]
+    )
+    figures: dict[str, Any] = {"concurrency": concurrency, "task_args": task_args(concurrency)}
+    figures["order"] = order
+    for tool in order:
+        if tool == "volperf":
+            figures["volperf"] = run_volperf(concurrency, cloud, tmp_path)
+        else:
+            figures["rally"] = run_plain(concurrency, plain_rally, tmp_path)
+        figures[f"left_after_{tool}"] = leftovers(cloud)
+    mine, theirs = figures["volperf"], figures["rally"]
+    figures["volperf_added_wall_pct"] = round(
+        100 * (mine["process"]["wall_s"] / theirs["process"]["wall_s"] - 1), 1
+    )
+    (OUT / f"comparison-c{concurrency}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    write_tables()
+    print(json.dumps({k: v for k, v in figures.items() if k != "task_args"}, indent=1)[:4000])
+    # the same workloads asked of Rally both ways, and nothing left in the cloud
+    assert [w["asked"] for w in mine["workloads"]] == [w["asked"] for w in theirs["workloads"]]
+    assert [w["iterations"] for w in mine["workloads"]] == [concurrency] * len(SCENARIOS)
+    assert not figures["left_after_volperf"] and not figures["left_after_rally"]
+
+
+def write_tables() -> None:
+    """comparison.csv (a row per concurrency, tool and scenario, and the process) and
+    failures.csv (a row per cause), from the comparison files."""
+    rows, causes = [], []
+    paths = sorted(OUT.glob("comparison-c*.json"), key=lambda p: int(p.stem.split("-c")[1]))
+    for path in paths:
+        data = json.loads(path.read_text())
+        concurrency = data["concurrency"]
+        for tool in ("volperf", "rally"):
+            run = data[tool]
+            first = data["order"][0] == tool
+            for workload in run["workloads"]:
+                rows.append(
+                    {
+                        "concurrency": concurrency,
+                        "tool": tool,
+                        "ran_first": first,
+                        "scenario": workload["scenario"],
+                        **{k: workload[k] for k in ("iterations", "failed", "success_pct")},
+                        "load_duration_s": workload["load_duration_s"],
+                        "full_duration_s": workload["full_duration_s"],
+                    }
+                )
+                for text, count in workload["failures"].items():
+                    causes.append(
+                        {
+                            "concurrency": concurrency,
+                            "tool": tool,
+                            "scenario": workload["scenario"],
+                            "count": count,
+                            "cause": text,
+                        }
+                    )
+            rows.append(
+                {
+                    "concurrency": concurrency,
+                    "tool": tool,
+                    "ran_first": first,
+                    "scenario": "(whole run)",
+                    "iterations": sum(w["iterations"] for w in run["workloads"]),
+                    "failed": sum(w["failed"] for w in run["workloads"]),
+                    **run["process"],
+                    "added_wall_pct": data["volperf_added_wall_pct"] if tool == "volperf" else "",
+                }
+            )
+    fields = [
+        "concurrency",
+        "tool",
+        "ran_first",
+        "scenario",
+        "iterations",
+        "failed",
+        "success_pct",
+        "load_duration_s",
+        "full_duration_s",
+        "wall_s",
+        "cpu_s",
+        "peak_rss_mib",
+        "added_wall_pct",
+    ]
+    for name, table, columns in (
+        ("comparison.csv", rows, fields),
+        ("failures.csv", causes, ["concurrency", "tool", "scenario", "count", "cause"]),
+    ):
+        with (OUT / name).open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, columns)
+            writer.writeheader()
+            writer.writerows(table)
