@@ -9,8 +9,8 @@ server or volume after each run. Writes results/scale/rally-sweep/ (comparison.c
 failures.csv, comparison-cN.json, the volperf campaigns and plain Rally's JSON reports,
 gzipped).
 
-Brings up its own Ceph and OpenStack testbeds (state in pytest's temporary directory, Ceph
-monitor port 40700, OpenStack base port 44300) and purges them at the end. Run alone on the
+The OpenStack testbed (on a Ceph testbed) is conftest.py's, shared with the Heat benchmark,
+purged at the end. Run alone on the
 machine: ``.venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s``.
 $VOLPERF_SCALE_RALLY_SCENARIOS (comma-separated: create_and_attach_volume,
 boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY (default
@@ -35,14 +35,12 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks.scale.measure import ROOT, gzipped, keep_gzipped, run_measured, volperf
+from benchmarks.scale.measure import ROOT, gzipped, keep_gzipped, run_measured
 from harness.planes.rally.records import load_export, runner_of, scenario_of, workloads
 from harness.planes.rally.target import TASKS_DIR, rally_env_spec
 from harness.testbeds.openstack.testbed import CLOUD
 
 OUT = ROOT / "results" / "scale" / "rally-sweep"
-CEPH_MON_PORT = "40700"
-OPENSTACK_BASE_PORT = "44300"
 SCENARIOS = os.environ.get(
     "VOLPERF_SCALE_RALLY_SCENARIOS", "create_and_attach_volume,boot_from_volume_and_delete"
 ).split(",")
@@ -57,32 +55,7 @@ RALLY_TASK = re.compile(r"Task (?:\[tags: [^]]*\] )?(" + UUID.pattern + r"): sta
 
 
 @pytest.fixture(scope="module")
-def cloud(tmp_path_factory):
-    """clouds.yaml of an OpenStack testbed on a Ceph testbed of the benchmark's own."""
-    work = tmp_path_factory.mktemp("scale-openstack")
-    ceph, openstack = work / "ceph", work / "openstack"
-    volperf("testbed", "up", "ceph", "--state", str(ceph), "--mon-port", CEPH_MON_PORT)
-    try:
-        volperf(
-            "testbed",
-            "up",
-            "openstack",
-            "--state",
-            str(openstack),
-            "--ceph-state",
-            str(ceph),
-            "--base-port",
-            OPENSTACK_BASE_PORT,
-            timeout=3600,
-        )
-        yield openstack / "clouds.yaml"
-    finally:
-        volperf("testbed", "down", "openstack", "--state", str(openstack), "--purge")
-        volperf("testbed", "down", "ceph", "--state", str(ceph), "--purge")
-
-
-@pytest.fixture(scope="module")
-def plain_rally(cloud, tmp_path_factory):
+def plain_rally(openstack_cloud, tmp_path_factory):
     """`rally` as a user runs it: its own database and environment (the same admin as
     volperf's), its globals in a home of its own."""
     work = tmp_path_factory.mktemp("plain-rally")
@@ -90,7 +63,7 @@ def plain_rally(cloud, tmp_path_factory):
     home.mkdir()
     config = work / "rally.conf"
     config.write_text(f"[database]\nconnection = sqlite:///{work / 'rally.sqlite'}\n")
-    region = cloud_config(cloud)
+    region = cloud_config(openstack_cloud)
     spec = work / "env.json"
     spec.touch(mode=0o600)
     spec.write_text(json.dumps(rally_env_spec(region)))
@@ -219,7 +192,8 @@ def leftovers(cloud: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("concurrency", CONCURRENCY)
-def test_volperf_against_plain_rally(cloud, plain_rally, concurrency, tmp_path):
+def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, tmp_path):
+    cloud = openstack_cloud
     OUT.mkdir(parents=True, exist_ok=True)
     order = (
         ["volperf", "rally"] if CONCURRENCY.index(concurrency) % 2 == 0 else ["rally", "volperf"]

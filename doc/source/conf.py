@@ -29,11 +29,18 @@ html_theme_options = {"page_width": "1200px"}
 _source = Path(__file__).parent
 _scale, _kept = _source / "_scale", _source.parents[1] / "results" / "scale"
 _scale.mkdir(exist_ok=True)
-for _name in ("k8s-namespaces/comparison.csv", "k8s-namespaces/before-after-100.csv"):
+_tables = {
+    "k8s-namespaces/comparison.csv": "comparison.csv",
+    "k8s-namespaces/before-after-100.csv": "before-after-100.csv",
+    "rally-sweep/comparison.csv": "rally-sweep.csv",
+    "rally-sweep/failures.csv": "rally-failures.csv",
+    "heat-vms/heat-vms.csv": "heat-vms.csv",
+}
+for _name, _copy in _tables.items():
     if (_kept / _name).exists():
-        shutil.copy(_kept / _name, _scale / Path(_name).name)
+        shutil.copy(_kept / _name, _scale / _copy)
     else:
-        (_scale / Path(_name).name).write_text(f"not beside these sources\nresults/scale/{_name}\n")
+        (_scale / _copy).write_text(f"not beside these sources\nresults/scale/{_name}\n")
 if (_kept / "hosts-fleet-64.json").exists():
     shutil.copy(_kept / "hosts-fleet-64.json", _scale)
 else:
