@@ -39,7 +39,13 @@ HEARTBEAT_S = 30.0
 
 
 def _remaining(elapsed: float, expected: float | None) -> str:
-    return f"{max(expected - elapsed, 0):.0f} s left" if expected else "running"
+    """Time left of the step's I/O; past it (stacks, pods or a start time still awaited,
+    results collected), what the I/O lasts rather than "0 s left"."""
+    if not expected:
+        return "running"
+    if elapsed < expected:
+        return f"{expected - elapsed:.0f} s left"
+    return f"running (its I/O lasts {expected:.0f} s; waiting on the target)"
 
 
 def _live(iops: float | None) -> str:
