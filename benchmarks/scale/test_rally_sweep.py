@@ -15,8 +15,8 @@ machine: ``.venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s``.
 $VOLPERF_SCALE_RALLY_SCENARIOS (comma-separated: create_and_attach_volume,
 boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY (default
 2,10,20,40,80,120) narrow it; the comparison files say what ran. On 2 cores the cloud does
-about one iteration every 6 s whatever the concurrency, so the whole sweep of one scenario
-takes about 30 minutes per tool.
+an iteration about every 3 s whatever the concurrency: the whole sweep, both scenarios
+and both tools, takes about 55 minutes.
 """
 
 from __future__ import annotations

@@ -86,3 +86,14 @@ def test_a_cinder_volume_is_an_rbd_image_of_the_ceph_testbed(openstack_testbed, 
         conn.block_storage.wait_for_delete(volume, wait=120)
     with ceph_testbed.access().pool_io() as ioctx:
         assert f"volume-{volume.id}" not in images.existing(ioctx)
+
+
+def test_no_quota_of_a_project_refuses_the_reference_scale(openstack_testbed):
+    """40 VMs (40 volumes and servers) in a project, or 120 Rally users: the APIs' own
+    answer for the admin project is "no limit" (Cinder's default was 10 volumes)."""
+    conn = openstack_testbed.connection()
+    project = conn.current_project_id
+    volume = conn.get_volume_quotas(project)
+    compute = conn.get_compute_quotas(project)
+    assert (volume.volumes, volume.gigabytes, volume.snapshots) == (-1, -1, -1)
+    assert (compute.instances, compute.cores, compute.ram) == (-1, -1, -1)
