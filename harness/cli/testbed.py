@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -105,6 +106,10 @@ def up(
         name, state, int(osds) if osds else None, mon_port, ceph_state, base_port, static_pvs
     )
     started = time.monotonic()
+    # Ctrl-C (or kill -INT) stops a bring-up cleanly even where the shell started volperf
+    # with SIGINT ignored, as it does a script's background job (`volperf run` has its own
+    # handler); Python raises KeyboardInterrupt only if SIGINT was not ignored at start
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         defaults = {
             "ceph": READY_TIMEOUT_S,
