@@ -21,7 +21,8 @@ WAIT_S = 300
 
 
 def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
-    """The workload uuids of a task, from Rally's database (RuntimeError if it cannot)."""
+    """The workload uuids of a task, from Rally's database (RuntimeError if it cannot), in
+    a runner process (Rally's plugins loaded: a couple of seconds)."""
     done = subprocess.run(
         [
             sys.executable,
@@ -108,7 +109,9 @@ def remove_noted(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
     removed: list[str] = []
     for key, note in sorted(notes.items()):
         try:
-            owners = owner_ids(Path(note["rally_dir"]), note["uuid"])
+            owners = note.get("owners")
+            if owners is None:  # its runner died before it wrote them
+                owners = owner_ids(Path(note["rally_dir"]), note["uuid"])
             conn = connection_for(note)
             removed += [
                 f"{line} (Rally task {note['uuid']})"

@@ -10,10 +10,11 @@ stays out of volperf's process and a hung task can be stopped with a signal.
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
 task file with its args, creates the task and writes its uuid to RAW/rally-task.json
-before it starts (so cleanup can find what a killed task left), runs it, and exports
-Rally's JSON and HTML reports into RAW. SIGINT or SIGTERM abort the task the way
-`rally task abort` does: iterations stop, Rally's contexts clean up, the reports are
-still written.
+before it starts (so cleanup can find what a killed task left), runs it, exports Rally's
+JSON and HTML reports into RAW, and adds the task's workload uuids to RAW/rally-task.json
+(what cleanup looks for, without opening Rally's database again). SIGINT or SIGTERM abort
+the task the way `rally task abort` does: iterations stop, Rally's contexts clean up, the
+reports are still written.
 """
 
 from __future__ import annotations
@@ -94,14 +95,18 @@ def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -
     return 0
 
 
+def workload_uuids(task: dict[str, Any]) -> list[str]:
+    """The uuids Rally put in the names of what a task made: its workloads' (Rally names a
+    workload's users, projects, servers and volumes after the workload, not the task), from
+    the task as Rally's database has it (detailed), which has them before a workload
+    starts."""
+    return [w["uuid"] for subtask in task["subtasks"] for w in subtask["workloads"]]
+
+
 def owner_ids(rally_dir: Path, task_uuid: str) -> int:
-    """Print the uuids Rally put in the names of what a task made: its workloads' (Rally
-    names a workload's users, projects, servers and volumes after the workload, not the
-    task), from Rally's database, which has them before a workload starts."""
-    api = open_api(rally_dir)
-    task = api.task.get(task_id=task_uuid, detailed=True)
-    uuids = [w["uuid"] for subtask in task["subtasks"] for w in subtask["workloads"]]
-    print(json.dumps(uuids), flush=True)
+    """Print a task's workload uuids (for a task whose runner died before it wrote them)."""
+    task = open_api(rally_dir).task.get(task_id=task_uuid, detailed=True)
+    print(json.dumps(workload_uuids(task)), flush=True)
     return 0
 
 
@@ -112,7 +117,8 @@ def run(
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
     task = api.task.create(deployment=env, tags=tags)
     uuid = task["uuid"]
-    (out / TASK_FILE).write_text(json.dumps({"uuid": uuid, "env": env}) + "\n")
+    noted = {"uuid": uuid, "env": env}
+    (out / TASK_FILE).write_text(json.dumps(noted) + "\n")
 
     def abort(signum: int, frame: FrameType | None) -> None:
         print(f"signal {signum}: aborting Rally task {uuid}", file=sys.stderr, flush=True)
@@ -129,8 +135,10 @@ def run(
     # html-static: the page carries its scripts, so it opens offline and from the docs
     for kind, name in (("json", JSON_REPORT), ("html-static", HTML_REPORT)):
         export(api, uuid, kind, out / name)
-    status = api.task.get(task_id=uuid)["status"]
-    print(json.dumps({"task": uuid, "status": status, "error": error}), flush=True)
+    ended = api.task.get(task_id=uuid, detailed=True)
+    noted["owners"] = workload_uuids(ended)
+    (out / TASK_FILE).write_text(json.dumps(noted) + "\n")
+    print(json.dumps({"task": uuid, "status": ended["status"], "error": error}), flush=True)
     return 0 if error is None else 1
 
 

@@ -5,8 +5,9 @@ Python API), and keeps Rally's JSON and HTML reports under the step's raw/.
 Rally works as the cloud's admin (credentials from clouds.yaml, handed to the runner in a
 0600 file in volperf's Rally state dir, never in the campaign). Each task's uuid is noted
 in created.json as soon as the runner has it, so `volperf cleanup` can remove what a task
-left even when volperf was killed mid-step. Ceph health is sampled during every step when
-the target names a ceph_conf.
+left even when volperf was killed mid-step, and its workload uuids (the owners in the
+names of what it made) once the task has ended. Ceph health is sampled during every step
+when the target names a ceph_conf.
 """
 
 from __future__ import annotations
@@ -112,19 +113,22 @@ class RallyTarget:
         path = raw / TASK_FILE
         if not path.exists():
             return
-        with contextlib.suppress(ValueError, OSError):
-            uuid = json.loads(path.read_text())["uuid"]
-            key = f"{TASK_KIND}:{uuid}"
-            if key not in store.created():
+        with contextlib.suppress(ValueError, OSError, KeyError):
+            task = json.loads(path.read_text())
+            key = f"{TASK_KIND}:{task['uuid']}"
+            noted = store.created().get(key)
+            if noted is None:
                 clouds = clouds_yaml(self.options)
                 store.record_created(
                     key,
                     kind=TASK_KIND,
-                    uuid=uuid,
+                    uuid=task["uuid"],
                     cloud=self.options.cloud,
                     clouds_yaml=str(clouds) if clouds else "",
                     rally_dir=str(self.rally_dir),
                 )
+            if "owners" in task and (noted or {}).get("owners") != task["owners"]:
+                store.record_created(key, owners=task["owners"])
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.core.store import CampaignStore
 from harness.host.process import command_line
-from harness.planes.rally.cleanup import name_matcher, owner_ids
+from harness.planes.rally.cleanup import name_matcher, owner_ids, remove_noted
 from harness.planes.rally.records import load_export, workloads
 from harness.report.render import build_html
 from tests.harness.helpers import doc_source_copy, volperf
@@ -89,6 +90,9 @@ def test_each_concurrency_is_a_step_with_rallys_reports(sweep):
         document = load_export(raw / "rally.json")
         runners = [next(iter(w["runner"].values())) for _, w in workloads(document)]
         assert runners == [{"times": concurrency, "concurrency": concurrency}] * 2
+        # the owners in the names of what the task made, as the runner handed them over
+        noted = json.loads((raw / "rally-task.json").read_text())
+        assert noted["owners"] == [w["uuid"] for _, w in workloads(document)]
         samples = [
             json.loads(line) for line in (raw / "ceph-health.jsonl").read_text().splitlines()
         ]
@@ -245,6 +249,28 @@ def test_the_volperf_exporter_writes_the_same_table(sweep, rally_state, tmp_path
     assert again.returncode == 0, again.stderr
 
 
+def test_cleanup_uses_the_owners_the_runner_noted_and_says_when_it_has_none(
+    tmp_path, openstack_testbed
+):
+    """A note with its owners needs no Rally database; one without, whose database does
+    not know the task, is kept and named."""
+    store = CampaignStore(tmp_path / "campaign")
+    store.root.mkdir()
+    note = {
+        "kind": "rally-task",
+        "cloud": "volperf-testbed",
+        "clouds_yaml": str(openstack_testbed.clouds_yaml),
+        "rally_dir": str(tmp_path / "no-rally-db"),
+    }
+    store.record_created("rally-task:a", uuid="a", owners=[], **note)
+    store.record_created("rally-task:b", uuid="b", **note)
+    said = remove_noted(store, store.created())
+    [line] = said
+    assert line.startswith("NOT removed: what Rally task b left in cloud volperf-testbed")
+    assert "has no task b" in line
+    assert list(store.created()) == ["rally-task:b"]
+
+
 def _runners(campaign: Path) -> list[int]:
     """Rally runner processes working for this campaign."""
     lines = {
@@ -300,6 +326,7 @@ def test_a_killed_task_leaves_resources_that_cleanup_removes(
         process.wait()
     notes = json.loads((campaign / "created.json").read_text())
     [note] = [n for n in notes.values() if n["kind"] == "rally-task"]
+    assert "owners" not in note  # the runner died: cleanup finds them in Rally's database
     ours = name_matcher(owner_ids(Path(note["rally_dir"]), note["uuid"]))
     left = _leftovers(conn)
     assert left and any(ours(p.name) for p in conn.identity.projects())
