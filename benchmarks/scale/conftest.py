@@ -10,8 +10,8 @@ import pytest
 
 from benchmarks.scale.measure import volperf
 
-CEPH_MON_PORT = "40700"  # off the defaults and the suite's, like the k8s benchmark's 43600
-OPENSTACK_BASE_PORT = "44300"
+CEPH_MON_PORT = "20700"  # off the defaults and the suite's, like the k8s benchmark's 23600
+OPENSTACK_BASE_PORT = "24300"
 
 
 @pytest.fixture(scope="session")
