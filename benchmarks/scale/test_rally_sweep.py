@@ -16,7 +16,16 @@ $VOLPERF_SCALE_RALLY_SCENARIOS (comma-separated: create_and_attach_volume,
 boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY (default
 2,10,20,40,80,120) narrow it; at the concurrencies in $VOLPERF_SCALE_RALLY_BOTH_ORDERS
 (default 120; empty for none) the pair runs again in the other order, so that which tool
-went second is seen apart from the tool. The comparison files say what ran. On 2 cores the
+went second is seen apart from the tool. $VOLPERF_SCALE_RALLY_OUT (relative to the
+checkout) writes elsewhere. The comparison files say what ran. results/scale/rally-sweep/
+c120-again/ is create_and_attach_volume at 120 users, volperf first then plain Rally first
+(in 4 runs V R R V, the sweep's were R V V R)::
+
+    VOLPERF_SCALE_RALLY_SCENARIOS=create_and_attach_volume \
+    VOLPERF_SCALE_RALLY_CONCURRENCY=120 VOLPERF_SCALE_RALLY_BOTH_ORDERS=120 \
+    VOLPERF_SCALE_RALLY_OUT=results/scale/rally-sweep/c120-again \
+    .venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s
+ On 2 cores the
 cloud does an iteration about every 3 s whatever the concurrency: the whole sweep, both
 scenarios and both tools, 120 users both ways, took 71 minutes.
 """
@@ -42,7 +51,7 @@ from harness.planes.rally.records import load_export, runner_of, scenario_of, wo
 from harness.planes.rally.target import TASKS_DIR, rally_env_spec
 from harness.testbeds.openstack.testbed import CLOUD
 
-OUT = ROOT / "results" / "scale" / "rally-sweep"
+OUT = ROOT / os.environ.get("VOLPERF_SCALE_RALLY_OUT", "results/scale/rally-sweep")
 SCENARIOS = os.environ.get(
     "VOLPERF_SCALE_RALLY_SCENARIOS", "create_and_attach_volume,boot_from_volume_and_delete"
 ).split(",")
