@@ -24,7 +24,7 @@ RUNTIME_S = 5
 
 @pytest.fixture(scope="module")
 def testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbed]:
-    bed = CephTestbed(tmp_path_factory.mktemp("ceph") / "state", ports=Ports.from_mon_port(40900))
+    bed = CephTestbed(tmp_path_factory.mktemp("ceph") / "state", ports=Ports.from_mon_port(20900))
     bed.up(progress=lambda line: None)
     yield bed
     bed.down(purge=True, progress=lambda line: None)

@@ -35,8 +35,8 @@ def bring_up_or_fail(
     return up
 
 
-CEPH_TEST_MON_PORT = 40500  # off the default 40100, so a developer's own testbed can run
-OPENSTACK_TEST_BASE_PORT = 42000  # off the default 41000, likewise
+CEPH_TEST_MON_PORT = 20500  # off the default 20100, so a developer's own testbed can run
+OPENSTACK_TEST_BASE_PORT = 22000  # off the default 21000, likewise
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def openstack_testbed(
     assert not state.exists()
 
 
-K8S_TEST_BASE_PORT = 43500  # off the default 43000
+K8S_TEST_BASE_PORT = 23500  # off the default 23000
 
 
 @dataclass(frozen=True)

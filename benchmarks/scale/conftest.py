@@ -1,6 +1,6 @@
 """The OpenStack testbed the Rally and Heat scale benchmarks share: a Ceph testbed and an
 OpenStack one on it, state in pytest's temporary directory, brought up once per session
-and purged at the end."""
+and purged at the end (kept, logs and all, when the OpenStack bring-up failed)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from benchmarks.scale.measure import volperf
 
-CEPH_MON_PORT = "40700"  # off the defaults and the suite's, like the k8s benchmark's 43600
-OPENSTACK_BASE_PORT = "44300"
+CEPH_MON_PORT = "20700"  # off the defaults and the suite's, like the k8s benchmark's 23600
+OPENSTACK_BASE_PORT = "24300"
 
 
 @pytest.fixture(scope="session")
@@ -20,6 +20,7 @@ def openstack_cloud(tmp_path_factory: pytest.TempPathFactory):
     work = tmp_path_factory.mktemp("scale-openstack")
     ceph, openstack = work / "ceph", work / "openstack"
     volperf("testbed", "up", "ceph", "--state", str(ceph), "--mon-port", CEPH_MON_PORT)
+    purge = []
     try:
         volperf(
             "testbed",
@@ -33,7 +34,8 @@ def openstack_cloud(tmp_path_factory: pytest.TempPathFactory):
             OPENSTACK_BASE_PORT,
             timeout=3600,
         )
+        purge = ["--purge"]
         yield Path(openstack / "clouds.yaml")
     finally:
-        volperf("testbed", "down", "openstack", "--state", str(openstack), "--purge")
-        volperf("testbed", "down", "ceph", "--state", str(ceph), "--purge")
+        volperf("testbed", "down", "openstack", "--state", str(openstack), *purge)
+        volperf("testbed", "down", "ceph", "--state", str(ceph), *purge)

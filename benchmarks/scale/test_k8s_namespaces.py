@@ -7,7 +7,7 @@ same wait4 for both) and its wall time. Writes results/scale/k8s-namespaces/ (th
 campaigns, kube-burner's quantile documents, comparison.json and comparison.csv).
 
 Brings up its own k8s testbed (state in pytest's temporary directory, 260 static PVs,
-base port 43600) and purges it at the end; builds kube-burner once (kube_burner.py). About 25
+base port 23600) and purges it at the end; builds kube-burner once (kube_burner.py). About 25
 minutes on 2 cores. Run alone on the machine:
 
     .venv/bin/python -m pytest benchmarks/scale/test_k8s_namespaces.py -s   (or tox -e scale)
@@ -44,7 +44,7 @@ from harness.records.stats import sample_percentile
 from harness.testbeds.k8s.images import PAUSE
 
 OUT = ROOT / "results" / "scale" / "k8s-namespaces"
-BASE_PORT = "43600"
+BASE_PORT = "23600"
 STATIC_PVS = 260
 CLASS = "local-static"
 SIZE = "64Mi"

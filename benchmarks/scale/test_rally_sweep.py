@@ -14,9 +14,11 @@ purged at the end. Run alone on the
 machine: ``.venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s``.
 $VOLPERF_SCALE_RALLY_SCENARIOS (comma-separated: create_and_attach_volume,
 boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY (default
-2,10,20,40,80,120) narrow it; the comparison files say what ran. On 2 cores the cloud does
-an iteration about every 3 s whatever the concurrency: the whole sweep, both scenarios
-and both tools, takes about 55 minutes.
+2,10,20,40,80,120) narrow it; at the concurrencies in $VOLPERF_SCALE_RALLY_BOTH_ORDERS
+(default 120; empty for none) the pair runs again in the other order, so that which tool
+went second is seen apart from the tool. The comparison files say what ran. On 2 cores the
+cloud does an iteration about every 3 s whatever the concurrency: the whole sweep, both
+scenarios and both tools, 120 users both ways, took 71 minutes.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ CONCURRENCY = [
     int(c)
     for c in os.environ.get("VOLPERF_SCALE_RALLY_CONCURRENCY", "2,10,20,40,80,120").split(",")
 ]
+BOTH_ORDERS = [
+    int(c) for c in os.environ.get("VOLPERF_SCALE_RALLY_BOTH_ORDERS", "120").split(",") if c
+]
+TOOLS = ("volperf", "rally")
 TASK = TASKS_DIR / "control-plane.yaml"
 RUN_TIMEOUT_S = 7200
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -85,9 +91,19 @@ def task_args(concurrency: int) -> dict[str, Any]:
     return {"times": concurrency, "concurrency": concurrency, "scenarios": SCENARIOS}
 
 
-def run_volperf(concurrency: int, cloud: Path, work: Path) -> dict[str, Any]:
+def runs() -> list[tuple[int, str]]:
+    """(concurrency, the tool that goes first): alternating, and both ways where asked."""
+    pairs = []
+    for index, concurrency in enumerate(CONCURRENCY):
+        pairs.append((concurrency, TOOLS[index % 2]))
+        if concurrency in BOTH_ORDERS:
+            pairs.append((concurrency, TOOLS[1 - index % 2]))
+    return pairs
+
+
+def run_volperf(concurrency: int, cloud: Path, work: Path, label: str) -> dict[str, Any]:
     """`volperf run rally`: a campaign of one step at ``concurrency``."""
-    name = f"rally-sweep-c{concurrency}"
+    name = f"rally-sweep-{label}"
     spec = work / f"{name}.yaml"
     args = {"scenarios": SCENARIOS}
     workload = {"name": "control-plane", "tool": "rally", "task": "control-plane"}
@@ -128,16 +144,18 @@ def run_volperf(concurrency: int, cloud: Path, work: Path) -> dict[str, Any]:
     }
 
 
-def run_plain(concurrency: int, rally: tuple[list[str], dict[str, str]], work: Path) -> dict:
+def run_plain(
+    concurrency: int, rally: tuple[list[str], dict[str, str]], work: Path, label: str
+) -> dict:
     """`rally task start` of the same task file with the same args."""
     command, env = rally
-    log = work / f"rally-c{concurrency}.log"
+    log = work / f"rally-{label}.log"
     argv = [*command, "task", "start", str(TASK), "--env", "plain", "--tag", "plain"]
     argv += ["--task-args", json.dumps(task_args(concurrency))]
     # exit 1: iterations failed; 2: an SLA failed (failure_rate max 0)
     cost, code = run_measured(argv, work, log, env, exit_codes=(0, 1, 2))
     [uuid] = RALLY_TASK.findall(log.read_text())
-    report = work / f"rally-c{concurrency}.json"
+    report = work / f"rally-{label}.json"
     export = [*command, "task", "export", uuid, "--type", "json", "--to", str(report)]
     run_measured(export, work, work / "export.log", env)
     keep_gzipped(report, OUT / "plain-rally")
@@ -191,20 +209,19 @@ def leftovers(cloud: Path) -> list[str]:
     return servers + volumes
 
 
-@pytest.mark.parametrize("concurrency", CONCURRENCY)
-def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, tmp_path):
+@pytest.mark.parametrize(("concurrency", "first"), runs())
+def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, first, tmp_path):
     cloud = openstack_cloud
     OUT.mkdir(parents=True, exist_ok=True)
-    order = (
-        ["volperf", "rally"] if CONCURRENCY.index(concurrency) % 2 == 0 else ["rally", "volperf"]
-    )
+    order = [first, *(t for t in TOOLS if t != first)]
+    label = f"c{concurrency}-{first}-first"
     figures: dict[str, Any] = {"concurrency": concurrency, "task_args": task_args(concurrency)}
     figures["order"] = order
     for tool in order:
         if tool == "volperf":
-            figures["volperf"] = run_volperf(concurrency, cloud, tmp_path)
+            figures["volperf"] = run_volperf(concurrency, cloud, tmp_path, label)
         else:
-            figures["rally"] = run_plain(concurrency, plain_rally, tmp_path)
+            figures["rally"] = run_plain(concurrency, plain_rally, tmp_path, label)
         figures[f"left_after_{tool}"] = leftovers(cloud)
     mine, theirs = figures["volperf"], figures["rally"]
     figures["volperf_added_wall_pct"] = round(
@@ -213,7 +230,7 @@ def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, 
     # the cloud's own pace varies by several % from run to run; the time each tool spends
     # outside Rally's workloads is what the tool itself adds
     figures["volperf_added_s"] = round(outside_rally_s(mine) - outside_rally_s(theirs), 1)
-    (OUT / f"comparison-c{concurrency}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    (OUT / f"comparison-{label}.json").write_text(json.dumps(figures, indent=2) + "\n")
     write_tables()
     print(json.dumps({k: v for k, v in figures.items() if k != "task_args"}, indent=1)[:4000])
     # the same workloads asked of Rally both ways, and nothing left in the cloud
@@ -233,11 +250,10 @@ def write_tables() -> None:
     """comparison.csv (a row per concurrency, tool and scenario, and the process) and
     failures.csv (a row per cause), from the comparison files."""
     rows, causes = [], []
-    paths = sorted(OUT.glob("comparison-c*.json"), key=lambda p: int(p.stem.split("-c")[1]))
-    for path in paths:
-        data = json.loads(path.read_text())
+    runs = [json.loads(path.read_text()) for path in OUT.glob("comparison-c*.json")]
+    for data in sorted(runs, key=lambda run: (run["concurrency"], run["order"] != list(TOOLS))):
         concurrency = data["concurrency"]
-        for tool in ("volperf", "rally"):
+        for tool in TOOLS:
             run = data[tool]
             first = data["order"][0] == tool
             for workload in run["workloads"]:

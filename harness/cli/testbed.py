@@ -82,8 +82,8 @@ def testbed() -> None:
 @click.option(
     "--base-port",
     type=click.IntRange(1024, 65000),
-    help="openstack: first of its ten loopback ports  [default: 41000]; k8s: first "
-    "of its seven  [default: 43000]",
+    help="openstack: first of its ten loopback ports  [default: 21000]; k8s: first "
+    "of its seven  [default: 23000]",
 )
 @click.option(
     "--static-pvs",

@@ -41,10 +41,13 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Ports:
-    mon_v2: int = 40100
-    mon_v1: int = 40101
-    daemons_min: int = 40200  # mgr and OSDs bind here, away from Ceph's 6789/6800-7300
-    daemons_max: int = 40400
+    """Loopback ports, below Linux's ephemeral range (32768-60999): a port the kernel may
+    give a client's outgoing connection is one a daemon can fail to bind."""
+
+    mon_v2: int = 20100
+    mon_v1: int = 20101
+    daemons_min: int = 20200  # mgr and OSDs bind here, away from Ceph's 6789/6800-7300
+    daemons_max: int = 20400
 
     @classmethod
     def from_mon_port(cls, port: int) -> Ports:

@@ -12,7 +12,7 @@ import yaml
 
 from harness.testbeds.k8s.images import FIO, PAUSE
 
-DEFAULT_BASE_PORT = 43000
+DEFAULT_BASE_PORT = 23000  # below the ephemeral range, as the Ceph testbed's (ceph.Ports)
 NODE = "volperf-node"
 BRIDGE = "volperf0"
 # room for MAX_PODS pods: the 250-namespace scale runs (benchmarks/scale) and what else

@@ -21,7 +21,7 @@ PORT_NAMES = (
     "amqp_dist",
     "epmd",
 )
-DEFAULT_BASE_PORT = 41000
+DEFAULT_BASE_PORT = 21000  # below the ephemeral range, as the Ceph testbed's (ceph.Ports)
 
 
 def ports_from_base(base: int) -> dict[str, int]:

@@ -57,7 +57,7 @@ def test_three_osds_from_nothing_to_restart_to_purged(tmp_path: Path):
         "--state",
         str(state),
         "--mon-port",
-        "40800",
+        "20800",
         cwd=tmp_path,
     )
     try:

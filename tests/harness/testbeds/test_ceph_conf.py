@@ -28,9 +28,9 @@ def test_ready_needs_health_ok_and_every_pg_active_clean():
 
 
 def test_conf_keeps_files_under_the_state_dir_and_daemons_on_loopback(tmp_path: Path):
-    text = ceph_conf(tmp_path, "fsid-1", 3, Ports.from_mon_port(41000))
-    assert "mon host = [v2:127.0.0.1:41000,v1:127.0.0.1:41001]" in text
-    assert "ms bind port min = 41100" in text and "ms bind port max = 41300" in text
+    text = ceph_conf(tmp_path, "fsid-1", 3, Ports.from_mon_port(21000))
+    assert "mon host = [v2:127.0.0.1:21000,v1:127.0.0.1:21001]" in text
+    assert "ms bind port min = 21100" in text and "ms bind port max = 21300" in text
     assert "osd pool default size = 3" in text
     for line in text.splitlines():
         if re.match(
