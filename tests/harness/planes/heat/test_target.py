@@ -196,17 +196,6 @@ def test_nothing_is_left_behind(sweep, openstack_testbed, ceph_testbed):
     _nothing_left(openstack_testbed, ceph_testbed)
 
 
-@pytest.fixture
-def runner_stopped(openstack_testbed):
-    """The guest runner stopped for the test (the test runs the agents itself), restarted."""
-    state = openstack_testbed.state
-    stopped = volperf("testbed", "guest-runner", "--stop", "--state", str(state), cwd=state)
-    assert stopped.returncode == 0, stopped.stderr
-    yield str(state)
-    started = volperf("testbed", "guest-runner", "--state", str(state), cwd=state)
-    assert started.returncode == 0, started.stderr
-
-
 def _cloud_env(openstack_testbed) -> dict[str, str]:
     return {**os.environ, "OS_CLIENT_CONFIG_FILE": str(openstack_testbed.clouds_yaml)}
 
