@@ -36,6 +36,7 @@ from harness.planes.heat.cleanup import delete_and_wait
 from harness.planes.heat.collect import collect, settled
 from harness.planes.heat.parameters import StackPlan, stack_plans, stack_timeout_min
 from harness.planes.heat.step import HEAT_DIR, STACKS_FILE, heat_step
+from harness.records.consumer_fio import OwnOutputsStep
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.tools.fio.histogram import top_bucket_ns
@@ -128,12 +129,14 @@ class CinderFio(scenario.OpenStackScenario):
             for plan in stack_plans("rally", step, heat)
         ]
         conn = self._connection()
+        timeout_min = stack_timeout_min(heat, workload)
         created: list[tuple[StackPlan, str]] = []
+        refused: dict[str, str] = {}  # stack name -> Heat's answer
         with self._raw_dir(keep_raw) as raw:
             try:
                 with atomic.ActionTimer(self, "heat.create_stack") as timer:
-                    refused = self._create(conn, plans, stack_timeout_min(heat, workload), created)
-                    waited = self._wait(conn, created, stack_timeout_min(heat, workload))
+                    self._create(conn, plans, timeout_min, created, refused)
+                    waited = self._wait(conn, created, timeout_min)
                 with atomic.ActionTimer(self, "volperf.results"):
                     problems = self._collect(conn, created, raw)
             finally:
@@ -144,7 +147,7 @@ class CinderFio(scenario.OpenStackScenario):
             outcome = self._outcome(raw, step, plans, refused)
         timer.atomic_action["children"] = heat_children(outcome.events)
         self._report(outcome.records, outcome.outputs)
-        reasons = refused + problems + [f"NOT deleted: {line}" for line in not_deleted]
+        reasons = problems + [f"NOT deleted: {line}" for line in not_deleted]
         if waited != "settled":
             reasons.append(waited)
         failed = [f"{r.context.consumer} ({r.error})" for r in outcome.records if r.error]
@@ -177,17 +180,21 @@ class CinderFio(scenario.OpenStackScenario):
         )
 
     def _create(
-        self, conn: Any, plans: list[StackPlan], timeout_min: int, created: list
-    ) -> list[str]:
-        refused = []
+        self,
+        conn: Any,
+        plans: list[StackPlan],
+        timeout_min: int,
+        created: list[tuple[StackPlan, str]],
+        refused: dict[str, str],
+    ) -> None:
+        """``created`` gets each stack Heat took, ``refused`` Heat's answer to the others."""
         for plan in plans:
             try:
                 stack = api.create(conn, plan, [TAG], timeout_min)
             except api.HeatError as exc:
-                refused.append(str(exc))
+                refused[plan.name] = str(exc)
                 continue
             created.append((plan, api.ref(stack)))
-        return refused
 
     def _wait(self, conn: Any, created: list[tuple[StackPlan, str]], timeout_min: int) -> str:
         """'settled' once every stack and VM is final, else why not."""
@@ -217,15 +224,18 @@ class CinderFio(scenario.OpenStackScenario):
                 problems.append(f"stack {plan.name}: not collected ({type(exc).__name__}: {exc})")
         return problems
 
-    def _outcome(self, raw: Path, step: Step, plans: list[StackPlan], refused: list[str]) -> Any:
-        """The iteration's records and events, read by the Heat plane's own step code."""
+    def _outcome(
+        self, raw: Path, step: Step, plans: list[StackPlan], refused: dict[str, str]
+    ) -> OwnOutputsStep:
+        """The iteration's records and events, read by the Heat plane's own step code (a
+        refused stack's VMs carry Heat's answer)."""
         listing = [
             {
                 "name": p.name,
                 "rw": p.rw,
                 "consumers": list(p.consumers),
                 "parameters": p.parameters,
-                "error": "",
+                "error": refused.get(p.name, ""),
             }
             for p in plans
         ]
@@ -249,20 +259,20 @@ class CinderFio(scenario.OpenStackScenario):
 
 
 def heat_children(events: list[EventRecord]) -> list[dict[str, Any]]:
-    """Heat's create times of each VM's volume, server, attachment and agent result as
-    Rally atomic actions (whole seconds: Heat stamps its events to the second)."""
-    children = []
+    """Heat's create times of the VMs' volumes, servers, attachments and agent results as
+    Rally atomic actions, one per kind: from the first VM's start to the last VM's end
+    (Rally would add up same-named actions, as if the VMs went one after another). Whole
+    seconds: Heat stamps its events to the second."""
+    spans: dict[str, dict[str, Any]] = {}
     for event in sorted(events, key=lambda e: (e.start_ms or 0, e.event)):
         if not event.consumer or event.start_ms is None or event.seconds is None:
             continue
         start = event.start_ms / 1000
-        child: dict[str, Any] = {
-            "name": event.event.replace(" ", ".", 1),
-            "children": [],
-            "started_at": start,
-            "finished_at": start + event.seconds,
-        }
+        name = event.event.replace(" ", ".", 1)
+        span = spans.setdefault(
+            name, {"name": name, "children": [], "started_at": start, "finished_at": start}
+        )
+        span["finished_at"] = max(span["finished_at"], start + event.seconds)
         if "FAILED" in event.detail:
-            child["failed"] = True
-        children.append(child)
-    return children
+            span["failed"] = True
+    return list(spans.values())
