@@ -129,7 +129,12 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
     config = json.loads(done.stdout.strip().splitlines()[-1])
     counts = [s["scenario"]["VolPerf.cinder_fio"]["vm_count"] for s in config["subtasks"]]
     assert counts == [2, 4, 10, 20, 40]  # the reference study's
-    every = {"vm_counts": [3], "times": 2, "rw": ["randrw"], "bs": "64k", "iodepth": 4}
+    done = validator(TASKS_DIR / "data-plane.yaml", {"concurrency": 6, "times": 12})
+    assert done.returncode == 0, done.stderr[-3000:]
+    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
+    assert subtask["scenario"]["VolPerf.cinder_fio"]["vm_count"] == 6  # volperf's sweep
+    assert subtask["runner"]["constant"] == {"times": 1, "concurrency": 1}
+    every = {"vm_counts": [3], "iterations": 2, "rw": ["randrw"], "bs": "64k", "iodepth": 4}
     every |= {"size": "2G", "runtime": 30, "mode": "size", "prefill": False}
     every |= {"image": "tiny", "flavor": "tiny", "network": "", "device_mode": "device"}
     every |= {"volume_size": 3, "agent_timeout": 900, "max_failure_percent": 50, "quotas": {}}
