@@ -15,12 +15,12 @@ import pytest
 
 from harness.core.spec import validate
 from harness.core.store import CampaignStore
-from harness.planes.ceph import images
 from harness.planes.heat.step import heat_step
 from harness.planes.rally.runner import JSON_REPORT
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
 from rally_plugins.scenarios.data_plane import heat_children, workload_and_heat
-from tests.harness.helpers import fio_json, volperf
+from tests.harness.helpers import fio_json, lose_volume_and_run_agents
+from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"
 TASK = TASKS_DIR / "data-plane.yaml"
@@ -122,14 +122,7 @@ def test_a_rally_task_of_the_data_plane_gives_the_vms_fio_figures(
     reader = _job(next(folder.glob("heat/*/fio-c01.json")))
     writer = _job(next(folder.glob("heat/*/fio-c02.json")))
     summed, per_vm, latency = (chart["data"] for chart in iteration["output"]["additive"])
-    assert dict(map(tuple, summed)) == {
-        "read": reader["read"]["iops"],
-        "write": writer["write"]["iops"],
-    }
-    assert per_vm == [
-        ["read IOPS of a VM", reader["read"]["iops"]],
-        ["write IOPS of a VM", writer["write"]["iops"]],
-    ]
+    assert (dict(map(tuple, summed)), per_vm) == sums_and_per_vm(reader, writer)
     assert dict(map(tuple, latency))["write p95"] == pytest.approx(
         writer["write"]["clat_ns"]["percentile"]["95.000000"] / 1e6
     )
@@ -153,12 +146,7 @@ def test_a_vm_that_fails_fails_the_iteration_naming_it_and_the_other_keeps_its_f
         assert time.monotonic() < deadline and run.poll() is None, "no 2 VMs with volumes"
         time.sleep(1)
     broken = sorted(servers, key=lambda s: s.name)[0].attached_volumes[0]["id"]
-    with ceph_testbed.access().pool_io() as ioctx:  # the volume disappears under the VM
-        images.remove(ioctx, f"volume-{broken}")
-    agents = volperf(
-        "testbed", "guest-runner", "--once", "--state", runner_stopped, cwd=tmp_path, timeout=300
-    )
-    assert "TEST STAND-IN" in agents.stdout + agents.stderr
+    lose_volume_and_run_agents(ceph_testbed, broken, runner_stopped, tmp_path)
     _, err = run.communicate(timeout=600)
     assert run.returncode == 0, err[-3000:]  # Rally ran the task; the iteration failed
     iteration = _iteration(tmp_path)

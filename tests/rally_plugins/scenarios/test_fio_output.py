@@ -13,6 +13,7 @@ from harness.records.consumer_fio import failed_record, own_output_records
 from harness.records.fio import REFERENCE_COLUMNS, ConsumerContext, FioConsumerRecord, csv_cell
 from harness.tools.fio.histogram import top_bucket_ns
 from rally_plugins.scenarios.fio_output import additive_charts, vm_table
+from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 HEAT = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures"
 READER = HEAT / "two-stacks/raw/heat/volperf-heat-try-001-randread/fio-c01.json"
@@ -54,14 +55,7 @@ def test_the_charts_come_in_a_fixed_order_that_rally_accepts():
 def test_sums_and_latencies_are_the_vms_fio_figures():
     reader, writer = _job(READER), _job(WRITER)
     summed, per_vm, latency = [c["data"] for c in additive_charts(_vms(), CEILING_MS)]
-    assert dict(map(tuple, summed)) == {
-        "read": reader["read"]["iops"],
-        "write": writer["write"]["iops"],
-    }
-    assert per_vm == [
-        ["read IOPS of a VM", reader["read"]["iops"]],
-        ["write IOPS of a VM", writer["write"]["iops"]],
-    ]
+    assert (dict(map(tuple, summed)), per_vm) == sums_and_per_vm(reader, writer)
     # one VM a direction: the merged histogram's percentile is fio's own
     expected = {
         f"{d} p{p}": job[d]["clat_ns"]["percentile"][f"{p}.000000"] / 1_000_000

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from harness.planes.ceph import images
-from tests.harness.helpers import doc_source_copy, fio_json, volperf
+from tests.harness.helpers import doc_source_copy, fio_json, lose_volume_and_run_agents, volperf
 from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[4]
@@ -232,13 +232,9 @@ def test_a_vm_whose_volume_is_gone_fails_with_its_error_and_the_other_keeps_its_
         lambda: _ready_servers(conn, "volperf-heat-broken-001", 2),
     )
     writer = next(s for s in servers if "randwrite" in s.name)
-    volume = writer.attached_volumes[0]["id"]
-    with ceph_testbed.access().pool_io() as ioctx:  # the volume disappears under the VM
-        images.remove(ioctx, f"volume-{volume}")
-    agents = volperf(
-        "testbed", "guest-runner", "--once", "--state", runner_stopped, cwd=tmp_path, timeout=300
+    lose_volume_and_run_agents(
+        ceph_testbed, writer.attached_volumes[0]["id"], runner_stopped, tmp_path
     )
-    assert "TEST STAND-IN" in agents.stdout + agents.stderr
     out, err = run.communicate(timeout=600)
     assert run.returncode == 1, out[-2000:] + err[-3000:]
     campaign = tmp_path / "results" / "heat-broken"
