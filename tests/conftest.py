@@ -140,6 +140,17 @@ class K8sTestbedInfo:
         return config.new_client_from_config(str(self.kubeconfig))
 
 
+@pytest.fixture
+def runner_stopped(openstack_testbed: OpenStackTestbedInfo) -> Iterator[str]:
+    """The guest runner stopped for the test (the test runs the agents itself), restarted."""
+    state = openstack_testbed.state
+    stopped = volperf("testbed", "guest-runner", "--stop", "--state", str(state), cwd=state)
+    assert stopped.returncode == 0, stopped.stderr
+    yield str(state)
+    started = volperf("testbed", "guest-runner", "--state", str(state), cwd=state)
+    assert started.returncode == 0, started.stderr
+
+
 def host_leftovers(state: Path) -> list[str]:
     """What a Kubernetes testbed could leave on the host: processes naming its state dir,
     mounts under it, its bridge, kubepods cgroups."""

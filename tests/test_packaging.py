@@ -23,6 +23,8 @@ SHIPPED = [
     "heat_templates/cinder-fio/vm.yaml",
     "heat_templates/cinder-fio/agent.sh",
     "rally_plugins/tasks/control-plane.yaml",
+    "rally_plugins/tasks/data-plane.yaml",
+    "rally_plugins/scenarios/data_plane.py",
     "rally_plugins/tasks/presets/sweep-2-to-120.yaml",
     "harness/report/site/conf.py",
     "harness/report/site/test_results/index.rst",
@@ -116,7 +118,8 @@ def test_the_heat_template_is_found_in_the_installed_package_and_checked(venv):
 
 def test_rally_lists_volperfs_plugins(venv):
     listed = _run(venv / "rally", "plugin", "list", cwd=venv.parents[1] / "work")
-    for plugin in ("volperf_ceph_health", "volperf_action_percentile", "volperf_regression"):
+    plugins = ("volperf_ceph_health", "volperf_action_percentile", "volperf_regression")
+    for plugin in (*plugins, "VolPerf.cinder_fio", "volperf_data_plane_args"):
         assert plugin in listed.stdout
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.spec import CampaignSpec, validate
+from harness.planes.ceph import images
 
 
 def tiny_spec(directory: Path, name: str = "tiny", **overrides: Any) -> CampaignSpec:
@@ -48,6 +49,15 @@ def fio_json(path: Path) -> dict[str, Any]:
     """fio's own output read with nothing but the json module (no volperf parsing)."""
     text = path.read_text()
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
+
+
+def lose_volume_and_run_agents(ceph_testbed: Any, volume: str, state: str, cwd: Path) -> None:
+    """A Cinder volume's RBD image removed under its VM, then the OpenStack testbed's
+    guest runner (stopped by the test) runs the agents once; it says it is a stand-in."""
+    with ceph_testbed.access().pool_io() as ioctx:
+        images.remove(ioctx, f"volume-{volume}")
+    agents = volperf("testbed", "guest-runner", "--once", "--state", state, cwd=cwd, timeout=300)
+    assert "TEST STAND-IN" in agents.stdout + agents.stderr
 
 
 def doc_source_copy(tmp_path: Path) -> Path:

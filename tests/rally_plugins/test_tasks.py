@@ -80,6 +80,7 @@ def validator(tmp_path_factory, openstack_testbed):
 
 def test_there_are_task_files_and_presets():
     assert (TASKS_DIR / "control-plane.yaml").exists()
+    assert (TASKS_DIR / "data-plane.yaml").exists()
     assert {p.stem for p in PRESETS} >= {"seed-30-60-120", "sweep-2-to-120"}
 
 
@@ -120,3 +121,33 @@ def test_a_bad_argument_is_refused_by_rally(validator):
     done = validator(TASKS_DIR / "control-plane.yaml", {"image_name": "no-such-image"})
     assert done.returncode != 0
     assert "no-such-image" in done.stderr
+
+
+def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(validator):
+    done = validator(TASKS_DIR / "data-plane.yaml", {})
+    assert done.returncode == 0, done.stderr[-3000:]
+    config = json.loads(done.stdout.strip().splitlines()[-1])
+    counts = [s["scenario"]["VolPerf.cinder_fio"]["vm_count"] for s in config["subtasks"]]
+    assert counts == [2, 4, 10, 20, 40]  # the reference study's
+    done = validator(TASKS_DIR / "data-plane.yaml", {"concurrency": 6, "times": 12})
+    assert done.returncode == 0, done.stderr[-3000:]
+    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
+    assert subtask["scenario"]["VolPerf.cinder_fio"]["vm_count"] == 6  # volperf's sweep
+    assert subtask["runner"]["constant"] == {"times": 1, "concurrency": 1}
+    every = {"vm_counts": [3], "iterations": 2, "rw": ["randrw"], "bs": "64k", "iodepth": 4}
+    every |= {"size": "2G", "runtime": 30, "mode": "size", "prefill": False}
+    every |= {"image": "tiny", "flavor": "tiny", "network": "", "device_mode": "device"}
+    every |= {"volume_size": 3, "agent_timeout": 900, "max_failure_percent": 50, "quotas": {}}
+    done = validator(TASKS_DIR / "data-plane.yaml", every)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
+    args = subtask["scenario"]["VolPerf.cinder_fio"]
+    assert args["volume_size"] == 3 and args["agent_timeout"] == 900 and args["rw"] == ["randrw"]
+    assert subtask["runner"]["constant"] == {"times": 2, "concurrency": 1}
+    assert "quotas" not in subtask["contexts"]
+
+
+def test_a_bad_data_plane_argument_is_refused_and_named(validator):
+    done = validator(TASKS_DIR / "data-plane.yaml", {"device_mode": "nbd", "vm_counts": [2]})
+    assert done.returncode != 0
+    assert "device_mode" in done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.planes.base import Plane
 from harness.planes.rally import cleanup
+from harness.planes.rally.data_plane import data_plane_parts
 from harness.planes.rally.records import rally_csv
 from harness.planes.rally.step import rally_step
 from harness.records.step import RawStep, StepParts
@@ -13,7 +14,15 @@ CSV_FILE = "rally.csv"
 
 def task_step(step: RawStep) -> StepParts:
     rally = rally_step(step.raw, step.step_id)
-    return StepParts(rally.summary, rally.warnings, rows={CSV_FILE: list(rally.records)})
+    vms = data_plane_parts(step.raw, step.step_id, step.backend)
+    return StepParts(
+        rally.summary,
+        rally.warnings,
+        events=vms.events,
+        fio_records=vms.fio_records,
+        fio_outputs=vms.fio_outputs,
+        rows={CSV_FILE: list(rally.records)},
+    )
 
 
 PLANE = Plane(

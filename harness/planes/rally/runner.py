@@ -9,7 +9,8 @@ stays out of volperf's process and a hung task can be stopped with a signal.
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
-task file with its args, creates the task and writes its uuid to RAW/rally-task.json
+task file with its args (a data-plane workload keeps its VMs' answers in RAW/data-plane/),
+creates the task and writes its uuid to RAW/rally-task.json
 before it starts (so cleanup can find what a killed task left), runs it, exports Rally's
 JSON and HTML reports into RAW, and adds the task's workload uuids to RAW/rally-task.json
 (what cleanup looks for, without opening Rally's database again). SIGINT or SIGTERM abort
@@ -34,6 +35,8 @@ import yaml
 TASK_FILE = "rally-task.json"
 JSON_REPORT = "rally.json"
 HTML_REPORT = "report.html"
+DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
+DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
 
 def rally_config(rally_dir: Path) -> Path:
@@ -95,6 +98,15 @@ def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -
     return 0
 
 
+def keep_data_plane_raw(config: dict[str, Any], out: Path) -> None:
+    """Each data-plane workload keeps its VMs' Heat answers and fio JSON in
+    RAW/data-plane/subtask-I/ (unless the task says where), for the step's fio.csv."""
+    for index, subtask in enumerate(config.get("subtasks") or [], start=1):
+        args = (subtask.get("scenario") or {}).get(DATA_PLANE_SCENARIO)
+        if isinstance(args, dict) and not args.get("keep_raw"):
+            args["keep_raw"] = str(out / DATA_PLANE_DIR / f"subtask-{index}")
+
+
 def workload_uuids(task: dict[str, Any]) -> list[str]:
     """The uuids Rally put in the names of what a task made: its workloads' (Rally names a
     workload's users, projects, servers and volumes after the workload, not the task), from
@@ -114,6 +126,7 @@ def run(
     rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path, tags: list[str]
 ) -> int:
     api, config = prepared(rally_dir, env, task_file, args)
+    keep_data_plane_raw(config, out)
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
     task = api.task.create(deployment=env, tags=tags)
     uuid = task["uuid"]

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from harness.planes.ceph import images
-from tests.harness.helpers import doc_source_copy, fio_json, volperf
+from tests.harness.helpers import doc_source_copy, fio_json, lose_volume_and_run_agents, volperf
 from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[4]
@@ -196,17 +196,6 @@ def test_nothing_is_left_behind(sweep, openstack_testbed, ceph_testbed):
     _nothing_left(openstack_testbed, ceph_testbed)
 
 
-@pytest.fixture
-def runner_stopped(openstack_testbed):
-    """The guest runner stopped for the test (the test runs the agents itself), restarted."""
-    state = openstack_testbed.state
-    stopped = volperf("testbed", "guest-runner", "--stop", "--state", str(state), cwd=state)
-    assert stopped.returncode == 0, stopped.stderr
-    yield str(state)
-    started = volperf("testbed", "guest-runner", "--state", str(state), cwd=state)
-    assert started.returncode == 0, started.stderr
-
-
 def _cloud_env(openstack_testbed) -> dict[str, str]:
     return {**os.environ, "OS_CLIENT_CONFIG_FILE": str(openstack_testbed.clouds_yaml)}
 
@@ -243,13 +232,9 @@ def test_a_vm_whose_volume_is_gone_fails_with_its_error_and_the_other_keeps_its_
         lambda: _ready_servers(conn, "volperf-heat-broken-001", 2),
     )
     writer = next(s for s in servers if "randwrite" in s.name)
-    volume = writer.attached_volumes[0]["id"]
-    with ceph_testbed.access().pool_io() as ioctx:  # the volume disappears under the VM
-        images.remove(ioctx, f"volume-{volume}")
-    agents = volperf(
-        "testbed", "guest-runner", "--once", "--state", runner_stopped, cwd=tmp_path, timeout=300
+    lose_volume_and_run_agents(
+        ceph_testbed, writer.attached_volumes[0]["id"], runner_stopped, tmp_path
     )
-    assert "TEST STAND-IN" in agents.stdout + agents.stderr
     out, err = run.communicate(timeout=600)
     assert run.returncode == 1, out[-2000:] + err[-3000:]
     campaign = tmp_path / "results" / "heat-broken"

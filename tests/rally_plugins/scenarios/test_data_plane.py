@@ -1,0 +1,191 @@
+"""VolPerf.cinder_fio: its args checked by volperf's spec, Heat's event times as Rally
+atomic actions (the Heat plane's captured events), and a real Rally task of data-plane.yaml
+on the OpenStack testbed whose charts and table are read against the VMs' own fio JSON,
+read with the json module from the folder the scenario kept them in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.core.spec import validate
+from harness.core.store import CampaignStore
+from harness.planes.heat.step import heat_step
+from harness.planes.rally.runner import JSON_REPORT
+from harness.planes.rally.target import TASKS_DIR, RallyTarget
+from rally_plugins.scenarios.data_plane import heat_children, workload_and_heat
+from tests.harness.helpers import fio_json, lose_volume_and_run_agents
+from tests.rally_plugins.scenarios.expected import sums_and_per_vm
+
+FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"
+TASK = TASKS_DIR / "data-plane.yaml"
+
+
+def test_args_are_checked_by_volperfs_spec_and_name_the_bad_one():
+    workload, heat = workload_and_heat({"image": "tiny", "flavor": "tiny", "bs": "8k"})
+    assert (workload.rw, workload.bs, heat.device_mode) == (
+        ["randread", "randwrite"],
+        "8k",
+        "device",
+    )
+    with pytest.raises(ValueError, match="device_mode"):
+        workload_and_heat({"image": "tiny", "flavor": "tiny", "device_mode": "nbd"})
+    with pytest.raises(ValueError, match="flavor"):
+        workload_and_heat({"image": "tiny"})
+
+
+def test_heats_create_times_become_one_atomic_action_a_kind_over_all_vms():
+    plan = json.loads((FIXTURE / "step.json").read_text())
+    events = heat_step(FIXTURE / "raw", "s1", plan, "testbed").events
+    children = heat_children(events)
+    kinds = ["heat volume-create", "heat server-create", "heat volume-attach", "heat agent-result"]
+    assert sorted(c["name"] for c in children) == sorted(k.replace(" ", ".") for k in kinds)
+    for child in children:
+        mine = [e for e in events if e.consumer and e.event.replace(" ", ".") == child["name"]]
+        assert len(mine) == 2  # the reader VM's and the writer VM's
+        assert child["started_at"] == min(e.start_ms for e in mine) / 1000
+        assert child["finished_at"] == max(e.start_ms / 1000 + e.seconds for e in mine)
+        assert "failed" not in child
+
+
+@pytest.fixture(scope="module")
+def rally_env(tmp_path_factory, openstack_testbed):
+    """A Rally database and environment of the testbed's admin, as `volperf run rally`
+    makes them."""
+    spec = validate(
+        {
+            "name": "data-plane",
+            "sweep": [1],
+            "target": {"type": "openstack", "clouds_yaml": str(openstack_testbed.clouds_yaml)},
+            "workloads": [{"name": "dp", "tool": "rally", "task": "data-plane"}],
+        }
+    )
+    work = tmp_path_factory.mktemp("rally-data-plane")
+    target = RallyTarget(spec, rally_dir=work / "rally")
+    target.prepare(spec, CampaignStore(work / "campaign"))
+    return work / "rally", target.env
+
+
+def _job(path: Path) -> dict:
+    [job] = fio_json(path)["jobs"]
+    return job
+
+
+def _start_task(rally_env: tuple[Path, str], work: Path, **args: object) -> subprocess.Popen:
+    """data-plane.yaml at 2 VMs through Rally, its VMs' answers kept in work/kept."""
+    rally_dir, env = rally_env
+    (work / "out").mkdir()
+    args = {"vm_counts": [2], "runtime": 3, "size": "32M", "iodepth": 4, **args}
+    args["keep_raw"] = str(work / "kept")
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(rally_dir)]
+        + ["--env", env, "--task", str(TASK), "--args", json.dumps(args)]
+        + ["--out", str(work / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _iteration(work: Path) -> dict:
+    [task] = json.loads((work / "out" / JSON_REPORT).read_text())["tasks"]
+    [workload] = task["subtasks"][0]["workloads"]
+    [iteration] = workload["data"]
+    return iteration
+
+
+def test_a_rally_task_of_the_data_plane_gives_the_vms_fio_figures(
+    rally_env, openstack_testbed, tmp_path
+):
+    run = _start_task(rally_env, tmp_path, prefill=False)
+    _, err = run.communicate(timeout=900)
+    assert run.returncode == 0, err[-3000:]
+    iteration = _iteration(tmp_path)
+    kept = tmp_path / "kept"
+    assert not iteration["error"], iteration["error"]
+    actions = [a["name"] for a in iteration["atomic_actions"]]
+    assert actions == ["heat.create_stack", "volperf.results", "heat.delete_stack"]
+    children = {c["name"] for c in iteration["atomic_actions"][0]["children"]}
+    assert children == {
+        "heat.volume-create",
+        "heat.server-create",
+        "heat.volume-attach",
+        "heat.agent-result",
+    }
+    # the VMs' fio JSON as the scenario kept it: a reader's stack and a writer's
+    [folder] = kept.iterdir()
+    reader = _job(next(folder.glob("heat/*/fio-c01.json")))
+    writer = _job(next(folder.glob("heat/*/fio-c02.json")))
+    summed, per_vm, latency = (chart["data"] for chart in iteration["output"]["additive"])
+    assert (dict(map(tuple, summed)), per_vm) == sums_and_per_vm(reader, writer)
+    assert dict(map(tuple, latency))["write p95"] == pytest.approx(
+        writer["write"]["clat_ns"]["percentile"]["95.000000"] / 1e6
+    )
+    [table] = iteration["output"]["complete"]
+    rows = {row[-3]: row for row in table["data"]["rows"]}
+    assert set(rows) == {"c01", "c02"}
+    assert (rows["c01"][-2], rows["c02"][-2]) == ("reader", "writer")
+    # nothing of the iteration is left in the cloud: the stacks went in its finally
+    conn = openstack_testbed.connection()
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert list(conn.block_storage.volumes(all_projects=True)) == []
+
+
+def test_a_vm_that_fails_fails_the_iteration_naming_it_and_the_other_keeps_its_figures(
+    rally_env, openstack_testbed, ceph_testbed, runner_stopped, tmp_path
+):
+    run = _start_task(rally_env, tmp_path)
+    conn = openstack_testbed.connection()
+    deadline = time.monotonic() + 300
+    while len(servers := _ready_servers(conn)) < 2:
+        assert time.monotonic() < deadline and run.poll() is None, "no 2 VMs with volumes"
+        time.sleep(1)
+    broken = sorted(servers, key=lambda s: s.name)[0].attached_volumes[0]["id"]
+    lose_volume_and_run_agents(ceph_testbed, broken, runner_stopped, tmp_path)
+    _, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err[-3000:]  # Rally ran the task; the iteration failed
+    iteration = _iteration(tmp_path)
+    kind, message = iteration["error"][:2]
+    assert kind == "DataPlaneError"
+    assert message.startswith("1 of 2 VMs returned no fio result: c0")
+    assert "prefill failed: rbd_open failed" in message
+    # the other VM's figures are in the report all the same
+    [table] = iteration["output"]["complete"]
+    rows = {row[-3]: row for row in table["data"]["rows"]}
+    [failed] = [name for name, row in rows.items() if row[-1]]
+    [answered] = [name for name in rows if name != failed]
+    assert f"{failed} (" in message
+    [fio] = (tmp_path / "kept").glob(f"*/heat/*/fio-{answered}.json")
+    job = _job(fio)
+    direction = "read" if answered == "c01" else "write"
+    summed = dict(map(tuple, iteration["output"]["additive"][0]["data"]))
+    assert summed[direction] == job[direction]["iops"] > 0
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert list(conn.block_storage.volumes(all_projects=True)) == []
+
+
+def _ready_servers(conn) -> list:
+    return [
+        s
+        for s in conn.compute.servers(all_projects=True, details=True)
+        if s.status == "ACTIVE" and s.attached_volumes
+    ]
+
+
+def test_stacks_heat_refuses_fail_the_iteration_with_heats_answer(rally_env, tmp_path):
+    run = _start_task(rally_env, tmp_path, image="no-such-image")
+    _, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err[-3000:]
+    iteration = _iteration(tmp_path)
+    kind, message = iteration["error"][:2]
+    assert kind == "DataPlaneError"
+    assert message.startswith("2 of 2 VMs returned no fio result: c01 (")
+    [table] = iteration["output"]["complete"]
+    errors = [row[-1] for row in table["data"]["rows"]]
+    assert len(errors) == 2  # each VM with its stack's refusal
+    assert all("never created" in e and "no-such-image" in e for e in errors), errors
