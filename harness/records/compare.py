@@ -43,6 +43,11 @@ DB_METRICS = [
 ]
 TIME_METRICS = [("p50_s", "p50 s", False), ("p95_s", "p95 s", False), ("max_s", "max s", False)]
 EVENT_METRICS = [("mean_s", "mean s", False), ("max_s", "max s", False)]
+RALLY_METRICS = [
+    ("median_s", "median s", False),
+    ("p95_s", "95%ile s", False),
+    ("success_pct", "success %", True),
+]
 Metrics = list[tuple[str, str, bool]]
 
 
@@ -132,7 +137,9 @@ class Comparison:
 
 def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]:
     """What a step measured, by section: fio's read and write, a database step's figures,
-    PVC provisioning times, timed events (io-pause …)."""
+    PVC provisioning times, timed events (io-pause …), Rally's actions (rally.csv's
+    median, 95%ile and success of each top-level action and the total, by scenario and
+    concurrency)."""
     found = [(d, step[d], METRICS) for d in ("read", "write") if step.get(d)]
     window = step.get("window") or {}
     found += [
@@ -145,6 +152,10 @@ def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]
             found.append((kind, figures, TIME_METRICS))
     for kind, figures in sorted((step.get("events") or {}).items()):
         found.append((kind, figures, EVENT_METRICS))
+    for workload in (step.get("rally") or {}).get("workloads") or []:
+        for action, figures in (workload.get("actions") or {}).items():
+            where = f"{workload['scenario']} at {workload['concurrency']}"
+            found.append((f"{where}: {action}", figures, RALLY_METRICS))
     return found
 
 

@@ -60,6 +60,11 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
             for r in result.records
             if r.action == "total" and (r.task, r.scenario, r.concurrency) == here
         ]
+        actions = {
+            r.action: {"median_s": r.median_s, "p95_s": r.p95_s, "success_pct": r.success_pct}
+            for r in result.records
+            if r.depth == 0 and (r.task, r.scenario, r.concurrency) == here
+        }
         summaries.append(
             {
                 "total_median_s": totals[0].median_s if totals else None,
@@ -73,6 +78,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
                 "full_duration": workload.get("full_duration"),
                 "pass_sla": bool(workload.get("pass_sla")),
                 "sla": slas,
+                "actions": actions,  # Rally's top-level actions and total, for compare
             }
         )
         if failed:

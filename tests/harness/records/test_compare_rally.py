@@ -1,0 +1,59 @@
+"""Two Rally campaigns compared action by action: the kept 120-user runs of the scale
+benchmark (results/scale/rally-sweep/: the sweep's and the second sequence's, both of
+`create_and_attach_volume` through `volperf run rally`, rebuilt from their raw rally.json),
+each delta read against the two campaigns' rally.csv with the csv module."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.core.store import CampaignStore
+from harness.records.compare import compare_campaigns
+from harness.report.data import load
+
+SWEEP = Path(__file__).parents[3] / "results" / "scale" / "rally-sweep"
+BASELINE = SWEEP / "rally-sweep-c120-rally-first"
+OTHER = SWEEP / "c120-again" / "rally-sweep-c120-rally-first"
+SCENARIO = "CinderVolumes.create_and_attach_volume"
+
+
+def _unpacked(kept: Path, to: Path) -> CampaignStore:
+    """The kept campaign with its gzipped rally.json as Rally wrote it."""
+    shutil.copytree(kept, to)
+    for packed in to.glob("steps/*/raw/rally.json.gz"):
+        packed.with_suffix("").write_bytes(gzip.decompress(packed.read_bytes()))
+        packed.unlink()
+    return CampaignStore(to)
+
+
+def _rally_csv(campaign: Path) -> dict[tuple[str, str], dict[str, str]]:
+    with (campaign / "rally.csv").open(newline="") as handle:
+        return {(r["scenario"], r["action"]): r for r in csv.DictReader(handle)}
+
+
+def test_rally_campaigns_compare_by_scenario_concurrency_and_action(tmp_path):
+    ours = load(_unpacked(BASELINE, tmp_path / "baseline"))
+    theirs = load(_unpacked(OTHER, tmp_path / "other"))
+    comparison = compare_campaigns(ours.compared(), theirs.compared())
+    [match] = comparison.matches
+    assert match.concurrency == 120
+    a, b = _rally_csv(tmp_path / "baseline"), _rally_csv(tmp_path / "other")
+    top = [action for (scenario, action), row in a.items() if row["depth"] == "0"]
+    assert {"nova.attach_volume", "total"} <= set(top)
+    deltas = {(d.direction, d.metric): d for d in comparison.deltas}
+    for action in top:
+        for metric, column in (("median_s", "median_s"), ("p95_s", "p95_s")):
+            delta = deltas[(f"{SCENARIO} at 120: {action}", metric)]
+            va, vb = float(a[(SCENARIO, action)][column]), float(b[(SCENARIO, action)][column])
+            assert (delta.baseline, delta.other) == (va, vb)
+            assert delta.delta == pytest.approx((vb - va) / va)
+            assert delta.verdict == (
+                "same" if abs(vb - va) / va <= 0.02 else "better" if vb < va else "worse"
+            )
+    attach = deltas[(f"{SCENARIO} at 120: nova.attach_volume", "median_s")]
+    assert attach.verdict == "better"  # 32.3 s against 50.6 s on average: see the Scale page
