@@ -172,10 +172,7 @@ def _run_step(
             "concurrency": step.concurrency,
             "threads": step.threads,
             "repeat": step.repeat,
-            "consumers": [
-                {"name": c.name, "rw": c.rw, "role": c.role, "jobname": c.jobname}
-                for c in step.consumers
-            ],
+            "consumers": [c.to_dict() for c in step.consumers],
         },
     )
     tick = display.step_started(step, position, total)

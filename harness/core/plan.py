@@ -27,6 +27,10 @@ class ConsumerPlan:
     def jobname(self) -> str:
         return f"{self.name}-{self.rw}"
 
+    def to_dict(self) -> dict[str, str]:
+        """As a step's step.json lists it."""
+        return {"name": self.name, "rw": self.rw, "role": self.role, "jobname": self.jobname}
+
 
 @dataclass(frozen=True)
 class Step:

@@ -33,9 +33,9 @@ from harness.core.spec import FioWorkload, HeatSettings
 from harness.core.store import atomic_write_json
 from harness.planes.heat import api
 from harness.planes.heat.cleanup import delete_and_wait
-from harness.planes.heat.collect import collect, settled
-from harness.planes.heat.parameters import StackPlan, stack_plans, stack_timeout_min
-from harness.planes.heat.step import HEAT_DIR, STACKS_FILE, heat_step
+from harness.planes.heat.collect import POLL_S, WAIT_MARGIN_S, collect_stacks, settled
+from harness.planes.heat.parameters import StackPlan, listing, stack_plans, stack_timeout_min
+from harness.planes.heat.step import STACKS_FILE, heat_step
 from harness.records.consumer_fio import OwnOutputsStep
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
@@ -44,8 +44,6 @@ from rally_plugins.scenarios.fio_output import additive_charts, vm_table
 
 STEP_ID = "iteration"
 TAG = "volperf-rally"
-POLL_S = 3.0
-WAIT_MARGIN_S = 120  # beyond Heat's own stack timeout
 DELETE_TIMEOUT_S = 600
 # the scenario's args that are the fio workload's, and those that are the VMs'
 DEFAULT_RW = ["randread", "randwrite"]  # the reference method's readers and writers
@@ -138,7 +136,7 @@ class CinderFio(scenario.OpenStackScenario):
                     self._create(conn, plans, timeout_min, created, refused)
                     waited = self._wait(conn, created, timeout_min)
                 with atomic.ActionTimer(self, "volperf.results"):
-                    problems = self._collect(conn, created, raw)
+                    problems = collect_stacks(conn, created, raw)
             finally:
                 with atomic.ActionTimer(self, "heat.delete_stack"):
                     not_deleted = delete_and_wait(
@@ -215,39 +213,17 @@ class CinderFio(scenario.OpenStackScenario):
             time.sleep(POLL_S)
         return "settled"
 
-    def _collect(self, conn: Any, created: list[tuple[StackPlan, str]], raw: Path) -> list[str]:
-        problems = []
-        for plan, path in created:
-            try:
-                problems += collect(conn, path, list(plan.consumers), raw / HEAT_DIR / plan.name)
-            except Exception as exc:
-                problems.append(f"stack {plan.name}: not collected ({type(exc).__name__}: {exc})")
-        return problems
-
     def _outcome(
         self, raw: Path, step: Step, plans: list[StackPlan], refused: dict[str, str]
     ) -> OwnOutputsStep:
         """The iteration's records and events, read by the Heat plane's own step code (a
         refused stack's VMs carry Heat's answer)."""
-        listing = [
-            {
-                "name": p.name,
-                "rw": p.rw,
-                "consumers": list(p.consumers),
-                "parameters": p.parameters,
-                "error": refused.get(p.name, ""),
-            }
-            for p in plans
-        ]
-        atomic_write_json(raw / STACKS_FILE, listing)
+        atomic_write_json(raw / STACKS_FILE, listing(plans, refused))
         plan = {
             "workload": step.workload.model_dump(mode="json"),
             "concurrency": step.concurrency,
             "repeat": 1,
-            "consumers": [
-                {"name": c.name, "rw": c.rw, "role": c.role, "jobname": c.jobname}
-                for c in step.consumers
-            ],
+            "consumers": [c.to_dict() for c in step.consumers],
         }
         return heat_step(raw, step.id, plan, "openstack:rally")
 

@@ -14,10 +14,13 @@ from typing import Any
 
 from harness.core.store import atomic_write_json, atomic_write_text
 from harness.planes.heat import api
-from harness.planes.heat.step import LOGS_PREFIX
+from harness.planes.heat.parameters import StackPlan
+from harness.planes.heat.step import HEAT_DIR, LOGS_PREFIX
 from harness.tools.fio.printout import split_printout
 
 GROUP = "vms"  # the ResourceGroup of main.yaml
+POLL_S = 3.0  # between looks at whether the stacks have settled
+WAIT_MARGIN_S = 120  # beyond Heat's own stack timeout
 
 
 def vm_stacks(conn: Any, path: str) -> dict[int, str]:
@@ -90,4 +93,15 @@ def collect(conn: Any, path: str, consumers: list[str], out: Path) -> list[str]:
                 f"VM {index} of {path.split('/')[1]}: its result is not "
                 f"gzip+base64 fio output ({exc})"
             )
+    return problems
+
+
+def collect_stacks(conn: Any, created: list[tuple[StackPlan, str]], raw: Path) -> list[str]:
+    """Every created stack collected into raw/heat/NAME/; what could not be read."""
+    problems = []
+    for plan, path in created:
+        try:
+            problems += collect(conn, path, list(plan.consumers), raw / HEAT_DIR / plan.name)
+        except Exception as exc:
+            problems.append(f"stack {plan.name}: not collected ({type(exc).__name__}: {exc})")
     return problems

@@ -109,3 +109,18 @@ def stack_plans(
         name = f"volperf-{campaign}-{step.index:03d}-{rw}"
         plans.append(StackPlan(name, rw, tuple(consumers), parameters))
     return plans
+
+
+def listing(plans: list[StackPlan], errors: dict[str, str] | None = None) -> list[dict]:
+    """What raw/stacks.json says of each stack: its name, mode, VMs and parameters, and
+    why Heat refused it ("" if it did not)."""
+    return [
+        {
+            "name": p.name,
+            "rw": p.rw,
+            "consumers": list(p.consumers),
+            "parameters": p.parameters,
+            "error": (errors or {}).get(p.name, ""),
+        }
+        for p in plans
+    ]

@@ -32,7 +32,7 @@ from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.cloud import clouds_yaml, connect
 from harness.planes.heat import api
 from harness.planes.heat.cleanup import delete_and_wait
-from harness.planes.heat.collect import collect, settled
+from harness.planes.heat.collect import POLL_S, WAIT_MARGIN_S, collect_stacks, settled
 from harness.planes.heat.parameters import (
     TAG,
     StackPlan,
@@ -41,12 +41,13 @@ from harness.planes.heat.parameters import (
     stack_timeout_min,
     start_delay_s,
 )
+from harness.planes.heat.parameters import (
+    listing as stack_listing,
+)
 from harness.planes.heat.step import HEAT_DIR, STACKS_FILE, heat_step
 
 STACK_KIND = "heat-stack"
 TAG_KIND = "heat-tag"
-POLL_S = 3.0
-WAIT_MARGIN_S = 120  # beyond Heat's own stack timeout
 
 
 class HeatTarget:
@@ -110,7 +111,7 @@ class HeatTarget:
         raw = _fresh_raw(store, step)
         start_at = int(time.time()) + delay if delay is not None else 0
         plans = stack_plans(self.spec.name, step, self.heat, start_at, delay or 0)
-        listing = _listing(plans)
+        listing = stack_listing(plans)
         timeout_min = stack_timeout_min(self.heat, workload, delay or 0)
         created: list[tuple[StackPlan, str]] = []
         started = time.monotonic()
@@ -176,15 +177,7 @@ class HeatTarget:
         return "settled"
 
     def _collect(self, created: list[tuple[StackPlan, str]], raw: Path) -> list[str]:
-        problems = []
-        for plan, path in created:
-            try:
-                problems += collect(
-                    self.conn, path, list(plan.consumers), raw / HEAT_DIR / plan.name
-                )
-            except Exception as exc:
-                problems.append(f"stack {plan.name}: not collected ({type(exc).__name__}: {exc})")
-        return problems
+        return collect_stacks(self.conn, created, raw)
 
     def _delete(self, created: list[tuple[StackPlan, str]], store: CampaignStore) -> list[str]:
         gone, left = delete_and_wait(
@@ -359,17 +352,3 @@ def _fresh_raw(store: CampaignStore, step: Step) -> Path:
     shutil.rmtree(raw / HEAT_DIR, ignore_errors=True)
     raw.mkdir(parents=True, exist_ok=True)
     return raw
-
-
-def _listing(plans: list[StackPlan]) -> list[dict[str, Any]]:
-    """What raw/stacks.json says of each stack: its name, mode, VMs and parameters."""
-    return [
-        {
-            "name": p.name,
-            "rw": p.rw,
-            "consumers": list(p.consumers),
-            "parameters": p.parameters,
-            "error": "",
-        }
-        for p in plans
-    ]
