@@ -25,6 +25,8 @@ SHIPPED = [
     "rally_plugins/tasks/control-plane.yaml",
     "rally_plugins/tasks/data-plane.yaml",
     "rally_plugins/scenarios/data_plane.py",
+    "rally_plugins/scenarios/volumes.py",
+    "rally_plugins/tasks/presets/lifecycle.yaml",
     "rally_plugins/tasks/presets/sweep-2-to-120.yaml",
     "harness/report/site/conf.py",
     "harness/report/site/test_results/index.rst",
@@ -118,8 +120,16 @@ def test_the_heat_template_is_found_in_the_installed_package_and_checked(venv):
 
 def test_rally_lists_volperfs_plugins(venv):
     listed = _run(venv / "rally", "plugin", "list", cwd=venv.parents[1] / "work")
-    plugins = ("volperf_ceph_health", "volperf_action_percentile", "volperf_regression")
-    for plugin in (*plugins, "VolPerf.cinder_fio", "volperf_data_plane_args"):
+    plugins = (
+        "volperf_ceph_health",
+        "volperf_action_percentile",
+        "volperf_regression",
+        "volperf_data_plane_args",
+        "VolPerf.cinder_fio",
+        "VolPerf.multiattach_volume",
+        "VolPerf.retype_volume",
+    )
+    for plugin in plugins:
         assert plugin in listed.stdout
 
 

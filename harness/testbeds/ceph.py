@@ -26,7 +26,10 @@ from harness.testbeds import TestbedError
 from harness.testbeds.daemons import Daemon, running, stop_started
 
 MARKER = "testbed.json"  # a state dir without it is not ours: never purged
-POOL = "volumes"
+POOL = "volumes"  # Cinder's first backend (volume type `ceph`, the default)
+SECOND_POOL = "volumes2"  # its second backend (type `ceph2`): the target of a retype
+BACKUP_POOL = "backups"  # cinder-backup's Ceph driver
+POOLS = (POOL, SECOND_POOL, BACKUP_POOL)
 CINDER_USER = "cinder"
 PG_COUNT = 32
 OSD_BLOCK_BYTES = 10 << 30  # sparse: only what is written takes disk space
@@ -389,32 +392,29 @@ class CephTestbed:
 
     def _ensure_pool_and_user(self, say: Progress) -> None:
         pools = json.loads(self.run("ceph", "osd", "pool", "ls", "-f", "json"))
-        if POOL not in pools:
-            self.run(
-                "ceph", "osd", "pool", "create", POOL, str(PG_COUNT), str(PG_COUNT), "replicated"
-            )
-            self.run(
-                "ceph", "osd", "pool", "set", POOL, "size", str(self.osds), "--yes-i-really-mean-it"
-            )
-            self.run("ceph", "osd", "pool", "application", "enable", POOL, "rbd")
-            self.run("rbd", "pool", "init", POOL)
-            say(f"pool {POOL} (rbd, size {self.osds}, {PG_COUNT} PGs) created")
+        for pool in POOLS:
+            if pool not in pools:
+                self._create_pool(pool)
+                say(f"pool {pool} (rbd, size {self.osds}, {PG_COUNT} PGs) created")
         keyring = self.state / f"ceph.client.{CINDER_USER}.keyring"
         if not keyring.exists():
-            key = self.run(
-                "ceph",
-                "auth",
-                "get-or-create",
-                f"client.{CINDER_USER}",
-                "mon",
-                "profile rbd",
-                "osd",
-                f"profile rbd pool={POOL}",
-                "mgr",
-                f"profile rbd pool={POOL}",
+            _write_secret(
+                keyring, self.run("ceph", "auth", "get-or-create", f"client.{CINDER_USER}")
             )
-            _write_secret(keyring, key)
-            say(f"user client.{CINDER_USER} (profile rbd on {POOL}) created")
+            say(f"user client.{CINDER_USER} created")
+        # set every time: `get-or-create` keeps an existing user's caps, and a testbed made
+        # before a pool was added must reach it too
+        profile = ", ".join(f"profile rbd pool={pool}" for pool in POOLS)
+        caps = ("mon", "profile rbd", "osd", profile, "mgr", profile)
+        self.run("ceph", "auth", "caps", f"client.{CINDER_USER}", *caps)
+
+    def _create_pool(self, pool: str) -> None:
+        self.run("ceph", "osd", "pool", "create", pool, str(PG_COUNT), str(PG_COUNT), "replicated")
+        self.run(
+            "ceph", "osd", "pool", "set", pool, "size", str(self.osds), "--yes-i-really-mean-it"
+        )
+        self.run("ceph", "osd", "pool", "application", "enable", pool, "rbd")
+        self.run("rbd", "pool", "init", pool)
 
     def wait_ready(self, timeout_s: float, say: Progress = print) -> dict[str, Any]:
         deadline = time.monotonic() + max(timeout_s, 1)

@@ -81,7 +81,7 @@ def validator(tmp_path_factory, openstack_testbed):
 def test_there_are_task_files_and_presets():
     assert (TASKS_DIR / "control-plane.yaml").exists()
     assert (TASKS_DIR / "data-plane.yaml").exists()
-    assert {p.stem for p in PRESETS} >= {"seed-30-60-120", "sweep-2-to-120"}
+    assert {p.stem for p in PRESETS} >= {"seed-30-60-120", "sweep-2-to-120", "lifecycle"}
 
 
 def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
@@ -102,6 +102,11 @@ def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
             assert all(c["quotas"]["cinder"]["volumes"] == -1 for c in contexts)
         if name == "cloud-quotas":
             assert not any("quotas" in c for c in contexts)
+        if name == "lifecycle":  # every operation once, validated against the testbed
+            assert len({next(iter(s["scenario"])) for s in config["subtasks"]}) == 12
+            assert ("api_versions@openstack", {"cinder": {"version": "3.42"}}) in [
+                item for c in contexts for item in c.items()
+            ]
         if name == "sweep-2-to-120":
             assert [r["concurrency"] for r in runners][-2:] == [120, 120]
         if name == "every-option":
@@ -121,6 +126,9 @@ def test_a_bad_argument_is_refused_by_rally(validator):
     done = validator(TASKS_DIR / "control-plane.yaml", {"image_name": "no-such-image"})
     assert done.returncode != 0
     assert "no-such-image" in done.stderr
+    done = validator(TASKS_DIR / "control-plane.yaml", {"scenarios": ["extend", "bogus"]})
+    assert done.returncode != 0
+    assert "no such scenario in control-plane.yaml: bogus" in done.stderr
 
 
 def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(validator):

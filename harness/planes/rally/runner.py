@@ -35,6 +35,7 @@ import yaml
 TASK_FILE = "rally-task.json"
 JSON_REPORT = "rally.json"
 HTML_REPORT = "report.html"
+OUTPUT = "runner.out"  # its stdout: one JSON line per task, with why Rally stopped it
 DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 

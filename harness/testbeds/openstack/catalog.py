@@ -1,6 +1,6 @@
 """Keystone's side of the testbed, through openstacksdk as the bootstrap admin: the
 service project and users, the catalog, Heat's stack domain; then what a user needs to
-boot anything: a tiny image and flavors."""
+boot anything: a tiny image and flavors; and Cinder's volume types."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ SERVICES = (  # name, type, port key, path
 SERVICE_USERS = ("glance", "placement", "nova", "neutron", "cinder", "heat")
 IMAGE_NAME = "tiny"
 FLAVORS = {"tiny": (64, 1), "tiny2": (128, 1)}  # ram MiB, disk GiB
+DEFAULT_TYPE = "__DEFAULT__"  # Cinder's type of a volume created without one
+MULTIATTACH_TYPE = "multiattach"
 
 
 def register(conn: Any, ports: dict[str, int], passwords: dict[str, str]) -> None:
@@ -72,3 +74,18 @@ def image_and_flavors(conn: Any) -> None:
     for name, (ram, disk) in FLAVORS.items():
         if conn.compute.find_flavor(name) is None:
             conn.compute.create_flavor(name=name, ram=ram, vcpus=1, disk=disk)
+
+
+def volume_types(conn: Any, backends: dict[str, str]) -> None:
+    """A type per backend (named as the backend, bound to it), a multiattach type on the
+    first backend, and Cinder's default type bound to the first backend too: with two
+    backends an untyped volume could otherwise land in either pool."""
+    storage = conn.block_storage
+    first = next(iter(backends))
+    specs = {name: {"volume_backend_name": name} for name in backends}
+    specs[MULTIATTACH_TYPE] = {"volume_backend_name": first, "multiattach": "<is> True"}
+    for name, extra_specs in specs.items():
+        if storage.find_type(name) is None:
+            storage.create_type(name=name, extra_specs=extra_specs)
+    default = storage.find_type(DEFAULT_TYPE, ignore_missing=False)
+    storage.update_type_extra_specs(default, volume_backend_name=first)

@@ -28,6 +28,9 @@ def ports_from_base(base: int) -> dict[str, int]:
     return {name: base + offset for offset, name in enumerate(PORT_NAMES)}
 
 
+GLANCE_CHUNK_LIMIT = 8 << 20
+
+
 @dataclass(frozen=True)
 class Api:
     name: str
@@ -36,6 +39,7 @@ class Api:
     config_env: str = ""  # the service reads its config dir from this variable
     config_argv: str = ""  # else from --pyargv (its config file under etc/)
     shim: bool = False  # the module is one of ours, in wsgi/ beside this file
+    options: tuple[str, ...] = ()  # more of uWSGI's options
 
     def command(self, venv: Path, state: Path, port: int) -> list[str]:
         argv = [
@@ -61,6 +65,7 @@ class Api:
             "--chdir",
             str(state),  # also what marks the process as this testbed's
         ]
+        argv += self.options
         if self.shim:
             argv += ["--pythonpath", str(package_path("harness.testbeds.openstack", "wsgi"))]
         if self.config_argv:
@@ -71,7 +76,15 @@ class Api:
 
 APIS = (
     Api("keystone", "keystone.wsgi.api:application", config_env="OS_KEYSTONE_CONFIG_DIR"),
-    Api("glance-api", "glance.wsgi.api:application", 1, config_env="OS_GLANCE_CONFIG_DIR"),
+    Api(
+        "glance-api",
+        "glance.wsgi.api:application",
+        1,
+        config_env="OS_GLANCE_CONFIG_DIR",
+        # an upload arrives in chunks of glanceclient's 1 MiB, uWSGI's default limit
+        # for a chunk: Cinder's upload of a volume to an image failed on it
+        options=("--chunked-input-limit", str(GLANCE_CHUNK_LIMIT)),
+    ),
     Api("placement-api", "placement.wsgi.api:application", config_env="OS_PLACEMENT_CONFIG_DIR"),
     Api("nova-api", "nova.wsgi.osapi_compute:application", config_env="OS_NOVA_CONFIG_DIR"),
     Api(
@@ -108,13 +121,26 @@ DAEMONS = {
     "nova-compute": ("nova-compute", ("nova/nova.conf",)),
     "cinder-scheduler": ("cinder-scheduler", ("cinder/cinder.conf",)),
     "cinder-volume": ("cinder-volume", ("cinder/cinder.conf",)),
+    "cinder-backup": ("cinder-backup", ("cinder/cinder.conf",)),
     "heat-engine": ("heat-engine", ("heat/heat.conf",)),
 }
+
+
+# os-brick reads a Ceph user's keyring only from /etc/ceph (Cinder no longer hands it out,
+# OSSN-0085), and Cinder attaches volumes through os-brick to back them up (cinder-backup)
+# and to upload them to Glance (cinder-volume): both run in a mount namespace of their own
+# where /etc/ceph is the testbed's etc/ceph, so the host's /etc/ceph is never written
+OWN_ETC_CEPH = ("cinder-volume", "cinder-backup")
+ETC_CEPH = Path("/etc/ceph")
 
 
 def daemon_command(name: str, venv: Path, state: Path) -> list[str]:
     program, configs = DAEMONS[name]
     argv = [str(venv / "bin" / program)]
+    if name in OWN_ETC_CEPH:
+        bind = f'mount --bind "$0" {ETC_CEPH} && exec "$@"'
+        argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", bind]
+        argv += [str(state / "etc" / "ceph"), str(venv / "bin" / program)]
     for config in configs:
         argv += ["--config-file", str(state / "etc" / config)]
     return argv + ["--log-file", str(state / "log" / f"{name}.log")]

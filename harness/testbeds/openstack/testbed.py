@@ -32,7 +32,7 @@ import yaml
 from harness.core.resources import package_path
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError, default_state_dir
-from harness.testbeds.ceph import CINDER_USER, POOL, CephTestbed
+from harness.testbeds.ceph import BACKUP_POOL, CINDER_USER, POOL, SECOND_POOL, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.openstack import catalog, infra
 from harness.testbeds.openstack.services import (
@@ -41,6 +41,7 @@ from harness.testbeds.openstack.services import (
     CONFIG_DIRS,
     DAEMONS,
     DEFAULT_BASE_PORT,
+    ETC_CEPH,
     daemon_command,
     ports_from_base,
 )
@@ -92,7 +93,9 @@ PASTE_FILES = (
 )
 # services whose registration with their peers `up` waits for: (binary, listing)
 COMPUTE_SERVICES = ("nova-conductor", "nova-scheduler", "nova-compute")
-VOLUME_SERVICES = ("cinder-scheduler", "cinder-volume")
+VOLUME_SERVICES = ("cinder-scheduler", "cinder-volume", "cinder-backup")
+# Cinder's RBD backends (volume_backend_name -> pool), each a volume type of that name
+BACKENDS = {"ceph": POOL, "ceph2": SECOND_POOL}
 
 Progress = Callable[[str], None]
 
@@ -226,6 +229,10 @@ class OpenStackTestbed:
             catalog.image_and_flavors(self.connection())
             self._record["image_and_flavors"] = True
             self._save()
+        if not self._record.get("volume_types"):
+            catalog.volume_types(self.connection(), BACKENDS)
+            self._record["volume_types"] = True
+            self._save()
         self._write_client_files()
         self.start_guest_runner(say)
 
@@ -269,6 +276,7 @@ class OpenStackTestbed:
         ):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
         self._write_configs(venv)
+        self._link_keyring()
         _write_sudo(self.state / "bin" / "sudo")
         # nova-compute's node identity, written before its first start: a restart without
         # it refuses to start ("not our first startup on this host")
@@ -278,6 +286,20 @@ class OpenStackTestbed:
 
     def _ceph_conf(self) -> Path:
         return self.ceph_state / "ceph.conf"
+
+    def _link_keyring(self) -> None:
+        """etc/ceph: what cinder-backup sees as /etc/ceph (services.OWN_ETC_CEPH), the
+        Cinder user's keyring linked from the Ceph testbed's state."""
+        if not ETC_CEPH.is_dir():
+            raise TestbedError(
+                f"{ETC_CEPH} is missing: cinder-backup mounts the testbed's keys there in its "
+                "own mount namespace (install ceph-common)"
+            )
+        keys = self.etc / "ceph"
+        keys.mkdir(parents=True, exist_ok=True)
+        name = f"ceph.client.{CINDER_USER}.keyring"
+        (keys / name).unlink(missing_ok=True)
+        (keys / name).symlink_to(self.ceph_state / name)
 
     def _write_configs(self, venv: Path) -> None:
         templates = jinja2.Environment(
@@ -297,7 +319,12 @@ class OpenStackTestbed:
             "db": lambda name: infra.database_url(socket_path, name),
             "transport_url": f"rabbit://{infra.RABBIT_USER}:{passwords['rabbit']}"
             f"@127.0.0.1:{self.ports['amqp']}/",
-            "ceph": {"conf": self._ceph_conf(), "user": CINDER_USER, "pool": POOL},
+            "ceph": {
+                "conf": self._ceph_conf(),
+                "user": CINDER_USER,
+                "backends": BACKENDS,
+                "backup_pool": BACKUP_POOL,
+            },
         }
         for template, target in CONFIG_FILES.items():
             path = self.etc / target
@@ -480,7 +507,7 @@ class OpenStackTestbed:
         for api in APIS:
             port = self.ports[API_PORT[api.name]]
             self._wait_http(api.name, f"http://127.0.0.1:{port}/", timeout)
-        say("waiting for nova-compute, cinder-volume and heat-engine to report")
+        say("waiting for nova-compute, cinder-volume, cinder-backup and heat-engine to report")
         deadline = time.monotonic() + timeout
         conn = self.connection()
         while True:
@@ -521,18 +548,22 @@ class OpenStackTestbed:
             for name in wanted
             if name not in reported or reported[name] < self._since.get(name, "")
         ]
-        if "cinder-volume" not in down and not self._backend_reported(conn):
+        if "cinder-volume" not in down:
             # until cinder-volume's first capability report reaches the scheduler, every
             # volume create fails ("No valid backend"): seen on a fresh testbed
-            down.append("cinder-volume's RBD backend (not reported to the scheduler yet)")
+            down += [
+                f"cinder-volume's RBD backend {name} (not reported to the scheduler yet)"
+                for name in self._backends_unreported(conn)
+            ]
         return down
 
     @staticmethod
-    def _backend_reported(conn: Any) -> bool:
+    def _backends_unreported(conn: Any) -> list[str]:
         try:
-            return any(pool.name.endswith("#ceph") for pool in conn.block_storage.backend_pools())
+            pools = [pool.name for pool in conn.block_storage.backend_pools()]
         except Exception:
-            return False
+            return list(BACKENDS)
+        return [name for name in BACKENDS if not any(p.endswith(f"#{name}") for p in pools)]
 
     # clients
     def cloud_config(self) -> dict[str, Any]:

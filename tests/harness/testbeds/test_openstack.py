@@ -5,8 +5,10 @@ starts nothing new, and the client files carry the credentials only in 0600 file
 from __future__ import annotations
 
 import json
+import os
 import stat
 import time
+from pathlib import Path
 
 from harness.planes.ceph import images
 from harness.testbeds.openstack.testbed import CLOUD
@@ -36,6 +38,7 @@ def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed):
         "keystone",
         "nova-api",
         "cinder-volume",
+        "cinder-backup",
         "heat-engine",
         "nova-compute",
         "neutron-api",
@@ -97,3 +100,27 @@ def test_no_quota_of_a_project_refuses_the_reference_scale(openstack_testbed):
     compute = conn.get_compute_quotas(project)
     assert (volume.volumes, volume.gigabytes, volume.snapshots) == (-1, -1, -1)
     assert (compute.instances, compute.cores, compute.ram) == (-1, -1, -1)
+
+
+def test_cinder_has_two_rbd_backends_their_types_and_a_multiattach_type(openstack_testbed):
+    storage = openstack_testbed.connection().block_storage
+    pools = {pool.name for pool in storage.backend_pools()}
+    assert pools == {"volperf-volume@ceph#ceph", "volperf-volume@ceph2#ceph2"}
+    specs = {t.name: t.extra_specs for t in storage.types()}
+    assert specs["ceph"] == specs["__DEFAULT__"] == {"volume_backend_name": "ceph"}
+    assert specs["ceph2"] == {"volume_backend_name": "ceph2"}
+    assert specs["multiattach"] == {"volume_backend_name": "ceph", "multiattach": "<is> True"}
+
+
+def test_cinder_reads_its_keyring_from_an_etc_ceph_of_its_own(openstack_testbed):
+    """os-brick reads the keyring from /etc/ceph: cinder-volume and cinder-backup see the
+    testbed's etc/ceph there, in their own mount namespace; the host's is another dir."""
+    own = openstack_testbed.state / "etc" / "ceph"
+    assert (own / "ceph.client.cinder.keyring").resolve().exists()
+    host = os.stat("/etc/ceph")
+    assert (host.st_dev, host.st_ino) != (own.stat().st_dev, own.stat().st_ino)
+    for name in ("cinder-volume", "cinder-backup"):
+        pid = int((openstack_testbed.state / "run" / f"{name}.pid").read_text())
+        seen = Path(f"/proc/{pid}/root/etc/ceph")
+        assert (seen.stat().st_dev, seen.stat().st_ino) == (own.stat().st_dev, own.stat().st_ino)
+        assert os.readlink(f"/proc/{pid}/ns/mnt") != os.readlink("/proc/self/ns/mnt"), name
