@@ -288,12 +288,13 @@ class OpenStackTestbed:
         return self.ceph_state / "ceph.conf"
 
     def _link_keyring(self) -> None:
-        """etc/ceph: what cinder-backup sees as /etc/ceph (services.OWN_ETC_CEPH), the
-        Cinder user's keyring linked from the Ceph testbed's state."""
+        """etc/ceph: what cinder-volume and cinder-backup see as /etc/ceph
+        (services.OWN_ETC_CEPH), the Cinder user's keyring linked from the Ceph testbed's
+        state."""
         if not ETC_CEPH.is_dir():
             raise TestbedError(
-                f"{ETC_CEPH} is missing: cinder-backup mounts the testbed's keys there in its "
-                "own mount namespace (install ceph-common)"
+                f"{ETC_CEPH} is missing: cinder-volume and cinder-backup mount the testbed's "
+                "keys there in their own mount namespace (install ceph-common)"
             )
         keys = self.etc / "ceph"
         keys.mkdir(parents=True, exist_ok=True)
