@@ -13,6 +13,7 @@ from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.ceph import images
 from harness.planes.ceph.target import RbdFioTarget
+from harness.testbeds.ceph import POOLS
 from tests.conftest import CephTestbedInfo
 from tests.harness.helpers import fio_json, volperf
 
@@ -216,4 +217,5 @@ def test_an_unknown_pool_is_named_with_the_pools_there(ceph_testbed, tmp_path):
     run = volperf("run", "rbd", *where, "--sweep", "1", "--results", "results", cwd=tmp_path)
     assert run.returncode == 2
     said = " ".join(run.stderr.split())
-    assert "pool 'nope' does not exist (pools: device_health_metrics, volumes)" in said
+    pools = ", ".join(sorted(["device_health_metrics", *POOLS]))
+    assert f"pool 'nope' does not exist (pools: {pools})" in said
