@@ -35,7 +35,6 @@ import yaml
 TASK_FILE = "rally-task.json"
 JSON_REPORT = "rally.json"
 HTML_REPORT = "report.html"
-OUTPUT = "runner.out"  # its stdout: one JSON line per task, with why Rally stopped it
 DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
@@ -151,6 +150,8 @@ def run(
         export(api, uuid, kind, out / name)
     ended = api.task.get(task_id=uuid, detailed=True)
     noted["owners"] = workload_uuids(ended)
+    if error is not None:
+        noted["error"] = error  # Rally's export keeps no reason for a task it refused
     (out / TASK_FILE).write_text(json.dumps(noted) + "\n")
     print(json.dumps({"task": uuid, "status": ended["status"], "error": error}), flush=True)
     return 0 if error is None else 1

@@ -4,7 +4,6 @@ SLA verdicts; failed iterations and failed SLAs become the step's warnings."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from harness.planes.rally.records import (
     scenario_of,
     workloads,
 )
-from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, OUTPUT
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.records.aggregate import Warning
 
 
@@ -106,26 +105,19 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
     if any(s not in ("finished", None) for s in status):
         message = (
             f"Rally task status {', '.join(map(str, status))} (aborted or crashed: "
-            f"figures cover part of the task){_runner_errors(raw / OUTPUT)}"
+            f"figures cover part of the task){_runner_error(raw / TASK_FILE)}"
         )
         result.warnings.append(Warning("rally-task", message))
     return result
 
 
-def _runner_errors(output: Path) -> str:
-    """The last line of each error the runner reported for its tasks (Rally's export
-    keeps no reason for a task it refused or that crashed)."""
+def _runner_error(noted: Path) -> str:
+    """The last line of the error the runner noted for its task, as ": why"."""
     try:
-        lines = output.read_text().splitlines()
-    except OSError:
+        error = (json.loads(noted.read_text()).get("error") or "").strip()
+    except (OSError, ValueError, AttributeError):
         return ""
-    errors = []
-    for line in lines:
-        with contextlib.suppress(ValueError, AttributeError):
-            error = (json.loads(line).get("error") or "").strip()
-            if error:
-                errors.append(error.splitlines()[-1].strip())
-    return "".join(f": {error}" for error in errors)
+    return f": {error.splitlines()[-1].strip()}" if error else ""
 
 
 def _error(iteration: dict[str, Any]) -> str:

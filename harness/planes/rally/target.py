@@ -30,7 +30,7 @@ from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.ceph.access import CephAccess
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.cloud import cloud_region, clouds_yaml, connect
-from harness.planes.rally.runner import JSON_REPORT, OUTPUT, TASK_FILE
+from harness.planes.rally.runner import JSON_REPORT, TASK_FILE
 from harness.testbeds import state_root
 
 TASKS_DIR = package_path("rally_plugins", "tasks")
@@ -175,7 +175,7 @@ class RallyTarget:
             "--tag",
             self.spec.name,
         ]
-        return Command(argv, raw / OUTPUT, raw / "runner.err")
+        return Command(argv, raw / "runner.out", raw / "runner.err")
 
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:
         if self.options.ceph_conf is None:
