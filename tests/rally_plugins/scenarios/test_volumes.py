@@ -29,6 +29,18 @@ PRESET = yaml.safe_load((TASKS_DIR / "presets" / "lifecycle.yaml").read_text())
 POLL_S = 0.2
 
 
+def _rbd(conf: Path, *argv: str) -> str:
+    done = subprocess.run(
+        ["rbd", "-c", str(conf), *argv], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _listed(conf: Path, pool: str) -> list[str]:
+    return json.loads(_rbd(conf, "ls", pool, "--format", "json"))
+
+
 @dataclass
 class CloudWatch:
     """What the admin API and the RBD pools showed of each volume while the task ran."""
@@ -40,16 +52,8 @@ class CloudWatch:
     stop: threading.Event = field(default_factory=threading.Event)
 
     def _images(self) -> dict[str, str]:
-        found = {}
-        for pool in (POOL, SECOND_POOL):
-            listed = subprocess.run(
-                ["rbd", "-c", str(self.ceph_conf), "ls", pool, "--format", "json"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            found |= {image: pool for image in json.loads(listed.stdout or "[]")}
-        return found
+        pools = (POOL, SECOND_POOL)
+        return {image: pool for pool in pools for image in _listed(self.ceph_conf, pool)}
 
     def watch(self) -> None:
         while not self.stop.wait(POLL_S):
@@ -137,12 +141,6 @@ def test_retype_moves_the_volume_to_the_other_type_and_pool(lifecycle):
     assert len(moved) >= 1, watch.seen
 
 
-def _rbd(conf: Path, *argv: str) -> str:
-    done = subprocess.run(["rbd", "-c", str(conf), *argv], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def test_nothing_is_left_in_the_cloud_but_cinders_own_clone_parents(
     lifecycle, openstack_testbed, ceph_testbed
 ):
@@ -153,7 +151,7 @@ def test_nothing_is_left_in_the_cloud_but_cinders_own_clone_parents(
     its parent, with the clone's protected snapshot and no child. This checks that those
     are all that is left, then removes them from this session's Ceph testbed."""
     conf = ceph_testbed.conf
-    left = {pool: json.loads(_rbd(conf, "ls", pool, "--format", "json")) for pool in POOLS}
+    left = {pool: _listed(conf, pool) for pool in POOLS}
     parents = left.pop(POOL)
     assert all(images == [] for images in left.values()), left
     assert len(parents) == 2 and all(p.endswith(".deleted") for p in parents), parents
