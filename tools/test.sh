@@ -8,4 +8,4 @@ tools/setup.sh
 echo "volperf test: Go for the Kubernetes testbed: $(tools/go-toolchain.sh)"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/python -m pytest tests "$@"
+.venv/bin/python -m pytest tests --durations=40 "$@"

@@ -21,7 +21,8 @@ from harness.core.store import CampaignStore, atomic_write_json, atomic_write_te
 from harness.host.sampler import read_samples
 from harness.planes import registry
 from harness.planes.fio_step import LOG_DIR
-from harness.records.aggregate import Warning, aggregate_step
+from harness.records import stats
+from harness.records.aggregate import Warning, aggregate_step, mean_of_runs
 from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
 from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
@@ -77,7 +78,12 @@ def build_step(
     if tool != "fio":
         summary["tool"] = tool
         build = registry.tool_step(tool)
-        return _merged(summary, [build(step)] if build else [], extras)
+        parts = [build(step)] if build else []
+        result = _merged(summary, parts, extras)
+        if result.records:  # VMs a Rally step's iterations created, each running fio
+            outputs = [output for part in parts for output in part.fio_outputs]
+            _runs_summary(result.records, outputs, rate_iops, summary)
+        return result
     for extra in extras:
         summary.update(extra.summary)
         summary["warnings"] += [asdict(w) for w in extra.warnings]
@@ -166,6 +172,50 @@ def _fio_step(
     places = {r.jobname: LogPlace(raw / LOG_DIR, r.jobname) for r in records}
     logs, records = _read_logs(places, records, summary)
     return _fio_summary(store, step_id, records, [output], rate_iops, summary, logs)
+
+
+def _runs_summary(
+    records: list[FioConsumerRecord],
+    outputs: list[FioOutput],
+    rate_iops: int | None,
+    summary: dict[str, Any],
+) -> None:
+    """fio figures of a step whose consumers ran several times over (a Rally step's
+    iterations, each with VMs of its own; a record's repeat is its run): each run
+    aggregated on its own, as a fio step of that many consumers would be, and the step's
+    figures the mean of its runs (summing them would count every VM once per run)."""
+    # rows read back from Rally's report (no fio output kept) cannot tell fio's ceiling
+    ceiling_ms = top_bucket_ns(outputs[0].major_version) / 1e6 if outputs else float("inf")
+    runs = []
+    for run in sorted({r.context.repeat for r in records}):
+        mine = [r for r in records if r.context.repeat == run]
+        aggregate = aggregate_step(mine, ceiling_ms, rate_iops)
+        summary["warnings"] += [
+            asdict(replace(w, message=f"run {run}: {w.message}")) for w in aggregate.warnings
+        ]
+        runs.append((run, mine, aggregate))
+    read = mean_of_runs([aggregate.read for _, _, aggregate in runs])
+    write = mean_of_runs([aggregate.write for _, _, aggregate in runs])
+    overlaps = [a.overlap for _, _, a in runs if a.overlap is not None]
+    summary.update(
+        fio_version=outputs[0].version if outputs else None,
+        readers=max(sum(1 for r in mine if r.read) for _, mine, _ in runs),
+        writers=max(sum(1 for r in mine if r.write) for _, mine, _ in runs),
+        read=asdict(read) if read else None,
+        write=asdict(write) if write else None,
+        overlap=stats.mean(overlaps) if overlaps else None,
+        overlap_estimated=any(a.overlap_estimated for _, _, a in runs),
+        runs=[
+            {
+                "run": run,
+                "consumers": len(mine),
+                "read": asdict(aggregate.read) if aggregate.read else None,
+                "write": asdict(aggregate.write) if aggregate.write else None,
+                "overlap": aggregate.overlap,
+            }
+            for run, mine, aggregate in runs
+        ],
+    )
 
 
 def _steadystate(outputs: list[FioOutput], summary: dict[str, Any]) -> None:

@@ -145,3 +145,35 @@ def aggregate_step(
         for figure, why in (direction.ceilings if direction else {}).items():
             warnings.append(Warning("ceiling", f"{name} {figure}: {why}"))
     return StepAggregate(read, write, overlap, estimated, tuple(warnings))
+
+
+def mean_of_runs(runs: Sequence[DirectionAggregate | None]) -> DirectionAggregate | None:
+    """One direction of a step that ran its consumers several times over (a Rally step's
+    iterations, each its own set of VMs): every figure the mean of the runs' figures,
+    over the runs in which the direction ran; a figure that any run has only as a bound
+    stays a bound; the slowest single I/O is the slowest of all runs."""
+    ran = [r for r in runs if r is not None]
+    if not ran:
+        return None
+    ceilings = {name: why for r in ran for name, why in r.ceilings.items()}
+
+    def mean(name: str) -> float | None:
+        values = [getattr(r, name) for r in ran]
+        if name in ceilings or any(v is None for v in values):
+            return None
+        return stats.mean(values)
+
+    return DirectionAggregate(
+        consumers=max(r.consumers for r in ran),
+        iops_avg=mean("iops_avg"),
+        iops_sum=mean("iops_sum"),
+        bandwidth_avg=mean("bandwidth_avg"),
+        bandwidth_sum=mean("bandwidth_sum"),
+        clat_mean_avg=mean("clat_mean_avg"),
+        clat_max=max((r.clat_max for r in ran if r.clat_max is not None), default=None),
+        p95_merged=mean("p95_merged"),
+        p99_merged=mean("p99_merged"),
+        p95_consumer_mean=mean("p95_consumer_mean"),
+        p99_consumer_mean=mean("p99_consumer_mean"),
+        ceilings=ceilings,
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
@@ -186,8 +186,36 @@ class FioConsumerRecord:
         ]
 
 
+def from_row(row: Mapping[str, str], context: ConsumerContext) -> FioConsumerRecord:
+    """A record back from its fio.csv row's reference columns, as a report keeps them
+    (the data-plane scenario's table in Rally's report). The row writes zeros for a
+    direction the consumer did not run, so a direction with only zeros has no figures;
+    latency histograms are not in the row, so its merged percentiles cannot be had."""
+
+    def figures(columns: list[str]) -> DirectionFigures | None:
+        values = [float(row[c]) if row.get(c) else None for c in columns]
+        if not any(values):
+            return None
+        return DirectionFigures(**dict(zip(CSV_FIGURES, values, strict=True)))
+
+    width = len(CSV_FIGURES)
+    return FioConsumerRecord(
+        start_ms=from_iso_time(row["starttime"]),
+        stop_ms=from_iso_time(row["stoptime"]),
+        jobname=row["jobname"],
+        read=figures(REFERENCE_COLUMNS[3 : 3 + width]),
+        write=figures(REFERENCE_COLUMNS[3 + width : 3 + 2 * width]),
+        context=context,
+        error=row.get("error", ""),
+    )
+
+
 def iso_time(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
+
+
+def from_iso_time(stamp: str) -> int:
+    return round(datetime.fromisoformat(stamp).timestamp() * 1000)
 
 
 def csv_cell(value: object) -> object:

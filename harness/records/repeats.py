@@ -50,10 +50,21 @@ def _value(step: dict[str, Any], section: str, direction: str, figure: str) -> f
     return float(value) if isinstance(value, int | float) else None
 
 
+def _runs(step: dict[str, Any]) -> list[dict[str, Any]]:
+    """A step whose consumers ran several times over (a Rally step's iterations), as one
+    step per run; any other step as itself."""
+    runs = [
+        {**step, "read": r["read"], "write": r["write"], "run": r["run"]}
+        for r in step.get("runs") or []
+    ]
+    return runs or [step]
+
+
 def repeat_spreads(steps: Sequence[dict[str, Any]]) -> list[RepeatSpread]:
-    """Every figure of every group of repeated steps that all of its done repeats have."""
+    """Every figure of every group of repeated steps that all of its done repeats have;
+    the runs of a step that ran several times over count as its repeats."""
     groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    for s in steps:
+    for s in (run for step in steps for run in _runs(step)):
         if s.get("state") == "done":
             key = (
                 str(s.get("workload")),
@@ -65,7 +76,7 @@ def repeat_spreads(steps: Sequence[dict[str, Any]]) -> list[RepeatSpread]:
     for (workload, concurrency, threads), group in groups.items():
         if len(group) < 2:
             continue
-        group = sorted(group, key=lambda s: int(s.get("repeat") or 1))
+        group = sorted(group, key=lambda s: (int(s.get("repeat") or 1), int(s.get("run") or 0)))
         wanted = [("db", section, figure, label) for section, figure, label in DB_FIGURES]
         wanted += [
             (d, section, figure, label)

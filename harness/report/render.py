@@ -93,7 +93,10 @@ def method_lines(data: CampaignData) -> list[str]:
         return list(data.reference.get("method", []))
     target = spec.get("target", {})
     tools = {w.get("tool", "fio") for w in spec.get("workloads", [])}
-    counted = "Concurrency" if tools == {"rally"} else "Consumers per step"
+    vm_runs = any(s.get("tool") == "rally" and s.get("runs") for s in data.steps)
+    counted = "Consumers per step"
+    if tools == {"rally"}:
+        counted = "VMs per step" if vm_runs else "Concurrency"
     where = target.get("dir") or target.get("cloud") or target.get("storage_class") or ""
     lines = [
         f"Target: {target.get('type')} {where}".strip()
@@ -122,6 +125,16 @@ def method_lines(data: CampaignData) -> list[str]:
             "Rally's Python API in a process of its own) as the cloud's admin; Rally's own "
             "statistics make the tables, and its HTML report of every step is linked below."
             + (" Ceph health was sampled during every step." if target.get("ceph_conf") else "")
+        )
+    if vm_runs:
+        lines.append(
+            "Data-plane steps (VolPerf.cinder_fio): every Rally iteration, one after another, "
+            "creates the step's VMs through Heat, each running fio on its own Cinder volume; "
+            "each iteration's VMs are aggregated as a fio step of that many consumers, and the "
+            "step's figures are the mean over its iterations. The VMs' figures are their fio "
+            "JSON where the run kept it (volperf run rally), else the table of every VM in "
+            "Rally's report (a task run by plain Rally and exported): that table has no "
+            "latency histograms, so merged percentiles are then not available."
         )
     databases = spec.get("databases") or {}
     settings = "; ".join(
@@ -271,9 +284,9 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         spec_w = next((w for w in data.spec.get("workloads", []) if w.get("name") == name), {})
         prefix = f"w{index}"
         tool = spec_w.get("tool", "fio")
-        if tool == "rally":
+        if tool == "rally" and not any(s.get("read") or s.get("write") for s in steps):
             continue  # Rally's tables and plots have a section of their own
-        if tool != "fio":
+        if tool not in ("fio", "rally"):
             tps = plots.tps_plot(steps, out, f"{prefix}-tps")
             workloads.append(
                 {
@@ -303,7 +316,9 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 "tail": tables.tail_rows(steps) if not data.reference else [],
                 "runs": tables.run_rows(steps) if not data.reference else [],
                 "heat": tables.heat_rows(steps),
-                "vms": tables.vm_rows(steps, data.records) if tables.heat_rows(steps) else [],
+                "vms": tables.vm_rows(steps, data.records)
+                if tables.heat_rows(steps) or tool == "rally"
+                else [],
                 "plots": made + ([distribution] if distribution else []),
             }
         )

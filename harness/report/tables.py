@@ -421,12 +421,18 @@ def vm_rows(steps: list[dict[str, Any]], records: dict[str, list[Any]]) -> list[
     rows = []
     for s in steps:
         for r in records.get(s["step"], []):
+            # a step that ran its VMs several times over (Rally's iterations) names the run
+            vm = (
+                f"{r.context.consumer}, run {r.context.repeat}"
+                if s.get("runs")
+                else r.context.consumer
+            )
             figures = r.read or r.write
             if figures is None:
                 rows.append(
                     [
                         str(s.get("concurrency")),
-                        r.context.consumer,
+                        vm,
                         r.context.rw,
                         "–",
                         "–",
@@ -439,7 +445,7 @@ def vm_rows(steps: list[dict[str, Any]], records: dict[str, list[Any]]) -> list[
             rows.append(
                 [
                     str(s.get("concurrency")),
-                    r.context.consumer,
+                    vm,
                     r.context.rw,
                     cell(figures.iops),
                     cell(figures.bandwidth * KIB_TO_MIB, 1),

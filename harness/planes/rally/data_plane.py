@@ -1,21 +1,37 @@
-"""fio.csv rows of a Rally step's data-plane workloads (VolPerf.cinder_fio): the VMs'
-answers the runner had each iteration keep in raw/data-plane/subtask-I/iteration-N/, laid
-out as a Heat step's raw/, read by the Heat plane's own step code. One row per VM per
-iteration, named and cast (reader, writer) as `volperf run heat` names them; the
-iteration is the row's repeat, its VM count the row's concurrency."""
+"""fio.csv rows of a Rally step's data-plane workloads (VolPerf.cinder_fio): one row per
+VM per iteration, named and cast (reader, writer) as `volperf run heat` names them; the
+iteration is the row's repeat, its VM count the row's concurrency.
+
+Where the runner had each iteration keep its VMs' answers (raw/data-plane/subtask-I/
+iteration-N/, laid out as a Heat step's raw/), the Heat plane's own step code reads them:
+every figure from the VM's fio JSON, histograms included. A task run by plain Rally and
+exported (`rally task export --type volperf`) has only Rally's report: the rows are read
+back from the table of every VM the scenario put in each iteration's output, fio.csv's
+own cells."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from harness.core.plan import role_of
 from harness.planes.heat.step import STACKS_FILE, heat_step
-from harness.planes.rally.runner import DATA_PLANE_DIR
+from harness.planes.rally.records import RallyResultError, load_export, scenario_of, workloads
+from harness.planes.rally.runner import DATA_PLANE_DIR, DATA_PLANE_SCENARIO, JSON_REPORT
+from harness.records.fio import REFERENCE_COLUMNS, ConsumerContext, from_row
 from harness.records.step import StepParts
 
 
 def data_plane_parts(raw: Path, step_id: str, backend: str) -> StepParts:
+    if (raw / DATA_PLANE_DIR).is_dir():
+        return kept_parts(raw, step_id, backend)
+    return table_parts(raw, step_id, backend)
+
+
+def kept_parts(raw: Path, step_id: str, backend: str) -> StepParts:
+    """From the VMs' answers each iteration kept."""
     parts = StepParts()
     for iteration in sorted((raw / DATA_PLANE_DIR).glob("subtask-*/iteration-*")):
         try:
@@ -46,3 +62,44 @@ def data_plane_parts(raw: Path, step_id: str, backend: str) -> StepParts:
         parts.fio_outputs += own.outputs
         parts.events += own.events
     return parts
+
+
+def table_parts(raw: Path, step_id: str, backend: str) -> StepParts:
+    """From the table of every VM in each iteration's output in Rally's report."""
+    parts = StepParts()
+    try:
+        document = load_export(raw / JSON_REPORT)
+    except RallyResultError:
+        return parts  # the Rally step says why
+    for _, workload in workloads(document):
+        if scenario_of(workload) != DATA_PLANE_SCENARIO:
+            continue
+        args = workload["scenario"][DATA_PLANE_SCENARIO] or {}
+        for repeat, iteration in enumerate(workload.get("data") or [], start=1):
+            for row in vm_rows(iteration):
+                consumer = row["consumer"]
+                rw = row["jobname"].removeprefix(f"{consumer}-")
+                context = ConsumerContext(
+                    step=step_id,
+                    consumer=consumer,
+                    concurrency=int(args.get("vm_count") or 0),
+                    role=row["role"],
+                    rw=rw,
+                    bs=str(args.get("bs", "")),
+                    iodepth=int(args.get("iodepth") or 1),
+                    backend=backend,
+                    repeat=repeat,
+                )
+                parts.fio_records.append(from_row(row, context))
+    return parts
+
+
+def vm_rows(iteration: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """The rows of an iteration's table of every VM (fio.csv's reference columns, then the
+    VM, its role and its error), by column."""
+    for chart in (iteration.get("output") or {}).get("complete") or []:
+        data = chart.get("data") or {}
+        columns = data.get("cols") or []
+        if columns[: len(REFERENCE_COLUMNS)] == REFERENCE_COLUMNS and "consumer" in columns:
+            for row in data.get("rows") or []:
+                yield dict(zip(columns, (str(cell) for cell in row), strict=True))

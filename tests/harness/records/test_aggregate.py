@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from harness.records import stats
-from harness.records.aggregate import aggregate_direction, aggregate_step
+from harness.records.aggregate import aggregate_direction, aggregate_step, mean_of_runs
 from harness.records.fio import ConsumerContext, FioConsumerRecord
 from harness.tools.fio.histogram import top_bucket_ns
 from harness.tools.fio.parse import parse_file
@@ -100,3 +100,21 @@ def test_failed_consumer_is_a_warning_and_left_out(fio_fixture):
     assert step.write is None
     assert step.warnings[0].code == "consumer-failed"
     assert "No space left on device" in step.warnings[0].message
+
+
+def test_runs_of_a_step_are_averaged_figure_by_figure_not_summed():
+    one = aggregate_direction([_figures({100_000: 10}, 1000.0)] * 2, CEILING_MS)
+    two = aggregate_direction([_figures({300_000: 10}, 3000.0)] * 2, CEILING_MS)
+    mean = mean_of_runs([one, two, None])  # None: a run in which no reader answered
+    assert mean.iops_sum == (2000.0 + 6000.0) / 2 and mean.iops_avg == 2000.0
+    assert mean.p95_merged == pytest.approx((0.1 + 0.3) / 2)
+    assert mean.clat_max == 0.3 and mean.consumers == 2
+    assert mean_of_runs([None, None]) is None
+
+
+def test_a_figure_any_run_has_only_as_a_bound_stays_a_bound():
+    stuck = aggregate_direction([_figures({top_bucket_ns(3): 10})], CEILING_MS)
+    fine = aggregate_direction([_figures({1_000_000: 10})], CEILING_MS)
+    mean = mean_of_runs([fine, stuck])
+    assert mean.p99_merged is None and mean.ceilings == stuck.ceilings
+    assert mean.iops_sum == 1000.0

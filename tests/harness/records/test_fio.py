@@ -6,11 +6,13 @@ import io
 import pytest
 
 from harness.records.fio import (
+    CSV_FIGURES,
     FIO_COLUMNS,
     REFERENCE_COLUMNS,
     ConsumerContext,
     FioConsumerRecord,
     fio_csv,
+    from_row,
 )
 from harness.tools.fio.parse import parse_file
 
@@ -100,3 +102,25 @@ def test_missing_percentile_is_empty_not_zero(fio_fixture):
     record = FioConsumerRecord(1, 2, "x", figures, None, reader.context)
     row = next(csv.DictReader(io.StringIO(fio_csv([record]))))
     assert row["read_complelatency_99%ile"] == ""
+
+
+def test_a_row_read_back_gives_the_records_figures_at_the_csvs_precision(fio_fixture):
+    _, records = records_of(fio_fixture("fio-3.33-jsonplus-reader-writer.out"))
+    failed = FioConsumerRecord(5, 5, "c03-randread", None, None, records[0].context, "lost")
+    for record in [*records, failed]:
+        [row] = csv.DictReader(io.StringIO(fio_csv([record])))
+        back = from_row(row, record.context)
+        assert (back.start_ms, back.stop_ms, back.jobname, back.error) == (
+            record.start_ms,
+            record.stop_ms,
+            record.jobname,
+            record.error,
+        )
+        for direction in ("read", "write"):
+            mine, theirs = getattr(record, direction), getattr(back, direction)
+            assert (mine is None) == (theirs is None)
+            if mine is not None:
+                assert theirs.clat_bins_ns is None  # not in a row
+                for name in CSV_FIGURES:
+                    expected = getattr(mine, name)
+                    assert getattr(theirs, name) == pytest.approx(expected, abs=5e-7)

@@ -1,11 +1,14 @@
 """VolPerf.cinder_fio: its args checked by volperf's spec, Heat's event times as Rally
-atomic actions (the Heat plane's captured events), and a real Rally task of data-plane.yaml
-on the OpenStack testbed whose charts and table are read against the VMs' own fio JSON,
-read with the json module from the folder the scenario kept them in."""
+atomic actions (the Heat plane's captured events), and real Rally tasks of data-plane.yaml
+on the OpenStack testbed (`rally task start` as a user types it, and volperf's runner)
+whose charts, tables and exported campaign are read against the VMs' own fio JSON, read
+with the json module from the folder the scenario kept them in."""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import subprocess
 import sys
 import time
@@ -15,15 +18,18 @@ import pytest
 
 from harness.core.spec import validate
 from harness.core.store import CampaignStore
+from harness.planes.ceph import images
 from harness.planes.heat.step import heat_step
-from harness.planes.rally.runner import JSON_REPORT
+from harness.planes.rally.runner import JSON_REPORT, rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
+from harness.testbeds.openstack import infra
 from rally_plugins.scenarios.data_plane import heat_children, workload_and_heat
 from tests.harness.helpers import fio_json, lose_volume_and_run_agents
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"
 TASK = TASKS_DIR / "data-plane.yaml"
+RALLY = Path(sys.executable).with_name("rally")
 
 
 def test_args_are_checked_by_volperfs_spec_and_name_the_bad_one():
@@ -99,41 +105,110 @@ def _iteration(work: Path) -> dict:
     return iteration
 
 
-def test_a_rally_task_of_the_data_plane_gives_the_vms_fio_figures(
-    rally_env, openstack_testbed, tmp_path
-):
-    run = _start_task(rally_env, tmp_path, prefill=False)
-    _, err = run.communicate(timeout=900)
-    assert run.returncode == 0, err[-3000:]
-    iteration = _iteration(tmp_path)
-    kept = tmp_path / "kept"
-    assert not iteration["error"], iteration["error"]
-    actions = [a["name"] for a in iteration["atomic_actions"]]
-    assert actions == ["heat.create_stack", "volperf.results", "heat.delete_stack"]
-    children = {c["name"] for c in iteration["atomic_actions"][0]["children"]}
-    assert children == {
-        "heat.volume-create",
-        "heat.server-create",
-        "heat.volume-attach",
-        "heat.agent-result",
-    }
-    # the VMs' fio JSON as the scenario kept it: a reader's stack and a writer's
-    [folder] = kept.iterdir()
-    reader = _job(next(folder.glob("heat/*/fio-c01.json")))
-    writer = _job(next(folder.glob("heat/*/fio-c02.json")))
-    summed, per_vm, latency = (chart["data"] for chart in iteration["output"]["additive"])
-    assert (dict(map(tuple, summed)), per_vm) == sums_and_per_vm(reader, writer)
-    assert dict(map(tuple, latency))["write p95"] == pytest.approx(
-        writer["write"]["clat_ns"]["percentile"]["95.000000"] / 1e6
+def _cli(config: Path, *args: str, timeout: int = 120) -> str:
+    """The rally command as a user types it, on the fixture's Rally database."""
+    done = subprocess.run(
+        [str(RALLY), "--config-file", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
-    [table] = iteration["output"]["complete"]
-    rows = {row[-3]: row for row in table["data"]["rows"]}
-    assert set(rows) == {"c01", "c02"}
-    assert (rows["c01"][-2], rows["c02"][-2]) == ("reader", "writer")
-    # nothing of the iteration is left in the cloud: the stacks went in its finally
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout
+
+
+def _heat_stacks(state: Path) -> list[str]:
+    """Every project's stacks not deleted, from Heat's database: Heat's API lets nobody
+    list them all (its policy stacks:global_index denies everybody)."""
+    query = "SELECT name FROM stack WHERE deleted_at IS NULL"
+    client = infra.mariadb(state).client()
+    done = subprocess.run(
+        [*client, "heat", "-N", "-e", query], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
+    rally_env, openstack_testbed, ceph_testbed, tmp_path
+):
+    rally_dir, env = rally_env
+    config = rally_config(rally_dir)
+    cli_env = f"cli-{env}"  # an environment of its own: the runner's is made on its first run
+    spec = str(rally_dir / f"{env}.env.json")
+    _cli(config, "db", "ensure")
+    _cli(config, "env", "create", "--name", cli_env, "--spec", spec, "--no-use")
+    args = {"vm_counts": [2, 4], "runtime": 3, "size": "32M", "iodepth": 4, "prefill": False}
+    args["keep_raw"] = str(tmp_path / "kept")
+    started = _cli(
+        config,
+        "task",
+        "start",
+        str(TASK),
+        "--task-args",
+        json.dumps(args),
+        "--env",
+        cli_env,
+        "--no-use",
+        timeout=900,
+    )
+    [uuid] = set(re.findall(r"Task +([0-9a-f-]{36})", started))
+    _cli(config, "task", "export", uuid, "--type", "json", "--to", str(tmp_path / "r.json"))
+    _cli(config, "task", "report", uuid, "--out", str(tmp_path / "report.html"))
+    assert "VolPerf.cinder_fio" in (tmp_path / "report.html").read_text()
+    [task] = json.loads((tmp_path / "r.json").read_text())["tasks"]
+    assert task["status"] == "finished" and task["pass_sla"]
+    for count, subtask in zip((2, 4), task["subtasks"], strict=True):
+        [workload] = subtask["workloads"]
+        [iteration] = workload["data"]
+        assert not iteration["error"], iteration["error"]
+        actions = [a["name"] for a in iteration["atomic_actions"]]
+        assert actions == ["heat.create_stack", "volperf.results", "heat.delete_stack"]
+        children = {c["name"] for c in iteration["atomic_actions"][0]["children"]}
+        assert children == {
+            "heat.volume-create",
+            "heat.server-create",
+            "heat.volume-attach",
+            "heat.agent-result",
+        }
+        summed, per_vm, latency = (chart["data"] for chart in iteration["output"]["additive"])
+        [table] = iteration["output"]["complete"]
+        assert len(table["data"]["rows"]) == count
+        if count == 2:  # the charts against the VMs' fio JSON, kept by keep_raw
+            folder = tmp_path / "kept" / "subtask-1" / "iteration-0001"
+            reader = _job(next(folder.glob("heat/*/fio-c01.json")))
+            writer = _job(next(folder.glob("heat/*/fio-c02.json")))
+            assert (dict(map(tuple, summed)), per_vm) == sums_and_per_vm(reader, writer)
+            assert dict(map(tuple, latency))["write p95"] == pytest.approx(
+                writer["write"]["clat_ns"]["percentile"]["95.000000"] / 1e6
+            )
+    # the task as a volperf campaign: fio.csv's rows are the VMs' own fio JSON
+    campaign = tmp_path / "campaign"
+    _cli(config, "task", "export", uuid, "--type", "volperf", "--to", str(campaign))
+    with (campaign / "fio.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted((r["concurrency"], r["consumer"]) for r in rows) == [
+        ("2", "c01"),
+        ("2", "c02"),
+        *(("4", f"c0{n}") for n in range(1, 5)),
+    ]
+    for row in rows:
+        subtask = "subtask-1" if row["concurrency"] == "2" else "subtask-2"
+        folder = tmp_path / "kept" / subtask / "iteration-0001"
+        job = _job(next(folder.glob(f"heat/*/fio-{row['consumer']}.json")))
+        direction = "read" if row["role"] == "reader" else "write"
+        assert float(row[f"{direction}_iops"]) == job[direction]["iops"] > 0
+        assert float(row[f"{direction}_bandwidth"]) == job[direction]["bw"]
+        clat_ms = round(job[direction]["clat_ns"]["mean"] / 1e6, 6)
+        assert float(row[f"{direction}_complelatency_mean"]) == clat_ms
+        assert (row["repeat"], row["bs"], row["iodepth"], row["error"]) == ("1", "4k", "4", "")
+    # nothing is left: stacks, servers, volumes, RBD images
     conn = openstack_testbed.connection()
+    assert _heat_stacks(openstack_testbed.state) == []
     assert list(conn.compute.servers(all_projects=True)) == []
     assert list(conn.block_storage.volumes(all_projects=True)) == []
+    with ceph_testbed.access().pool_io() as ioctx:
+        assert images.existing(ioctx) == set()
 
 
 def test_a_vm_that_fails_fails_the_iteration_naming_it_and_the_other_keeps_its_figures(
@@ -160,7 +235,7 @@ def test_a_vm_that_fails_fails_the_iteration_naming_it_and_the_other_keeps_its_f
     [failed] = [name for name, row in rows.items() if row[-1]]
     [answered] = [name for name in rows if name != failed]
     assert f"{failed} (" in message
-    [fio] = (tmp_path / "kept").glob(f"*/heat/*/fio-{answered}.json")
+    [fio] = (tmp_path / "kept").glob(f"*/*/heat/*/fio-{answered}.json")
     job = _job(fio)
     direction = "read" if answered == "c01" else "write"
     summed = dict(map(tuple, iteration["output"]["additive"][0]["data"]))

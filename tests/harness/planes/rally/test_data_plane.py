@@ -1,4 +1,6 @@
-"""`volperf run rally` of rally_plugins/tasks/data-plane.yaml on the OpenStack testbed:
+"""A data-plane task's fio.csv rows, from a task run by plain Rally (its report's table of
+every VM, a captured fixture), and from `volperf run rally` of
+rally_plugins/tasks/data-plane.yaml on the OpenStack testbed:
 the step's concurrency is the VM count, the runner has every iteration keep its VMs'
 answers under raw/data-plane/, and the step's fio.csv has a row per VM per iteration equal
 to the VM's own fio JSON (read with the json module), beside Rally's actions in rally.csv
@@ -7,11 +9,45 @@ and Heat's create times in events.csv."""
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
+from harness.planes.rally.data_plane import data_plane_parts
+from harness.planes.rally.runner import JSON_REPORT
 from tests.harness.helpers import fio_json, volperf
+
+FIXTURE = Path(__file__).parent / "fixtures" / "data-plane-task"
+
+
+def test_a_task_run_by_plain_rally_gives_a_row_per_vm_from_its_reports_table(tmp_path):
+    shutil.copy(FIXTURE / "rally.json", tmp_path / JSON_REPORT)
+    records = data_plane_parts(tmp_path, "s1", "openstack:testbed").fio_records
+    assert len(records) == 2 * 2 + 2 * 4
+    for record in records:
+        subtask = 1 if record.context.concurrency == 2 else 2
+        iteration = f"iteration-{record.context.repeat:04d}"
+        path = (
+            FIXTURE / "kept" / f"subtask-{subtask}" / iteration / f"{record.context.consumer}.json"
+        )
+        [job] = fio_json(path)["jobs"]
+        direction = "read" if record.context.role == "reader" else "write"
+        assert record.context.rw == f"rand{direction}" and job["jobname"].endswith(direction)
+        assert record.jobname == f"{record.context.consumer}-rand{direction}"
+        assert getattr(record, "write" if direction == "read" else "read") is None
+        figures, theirs = getattr(record, direction), job[direction]
+        assert figures.iops == pytest.approx(theirs["iops"], abs=5e-7)
+        assert figures.bandwidth == theirs["bw"]
+        assert figures.complelatency_mean == pytest.approx(
+            theirs["clat_ns"]["mean"] / 1e6, abs=5e-7
+        )
+        p99 = theirs["clat_ns"]["percentile"]["99.000000"] / 1e6
+        assert figures.complelatency_p99 == pytest.approx(p99, abs=5e-7)
+        assert figures.clat_bins_ns is None  # the table has no histograms
+        assert (record.context.bs, record.context.iodepth) == ("4k", 4)
+        assert record.stop_ms - record.start_ms == pytest.approx(job["job_runtime"], abs=1)
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
