@@ -100,11 +100,20 @@ def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -
 
 def keep_data_plane_raw(config: dict[str, Any], out: Path) -> None:
     """Each data-plane workload keeps its VMs' Heat answers and fio JSON in
-    RAW/data-plane/subtask-I/ (unless the task says where), for the step's fio.csv."""
+    RAW/data-plane/subtask-I/ (subtask-I-J/ for the J-th of a subtask's ``workloads``),
+    unless the task says where, for the step's fio.csv."""
     for index, subtask in enumerate(config.get("subtasks") or [], start=1):
-        args = (subtask.get("scenario") or {}).get(DATA_PLANE_SCENARIO)
-        if isinstance(args, dict) and not args.get("keep_raw"):
-            args["keep_raw"] = str(out / DATA_PLANE_DIR / f"subtask-{index}")
+        if "workloads" in subtask:  # a subtask's several workloads (task format 2)
+            named = [
+                (f"subtask-{index}-{number}", workload)
+                for number, workload in enumerate(subtask["workloads"] or [], start=1)
+            ]
+        else:
+            named = [(f"subtask-{index}", subtask)]
+        for folder, workload in named:
+            args = (workload.get("scenario") or {}).get(DATA_PLANE_SCENARIO)
+            if isinstance(args, dict) and not args.get("keep_raw"):
+                args["keep_raw"] = str(out / DATA_PLANE_DIR / folder)
 
 
 def workload_uuids(task: dict[str, Any]) -> list[str]:
