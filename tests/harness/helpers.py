@@ -131,3 +131,18 @@ def fio_servers(addresses: Sequence[str], root: Path) -> Iterator[list[FioServer
         for process in processes:
             process.terminate()
             process.wait(timeout=30)
+
+
+def heat_stacks(state: Path) -> list[str]:
+    """Every project's stacks not deleted on the OpenStack testbed of ``state``, from
+    Heat's database: Heat's API lets nobody list them all (its policy
+    stacks:global_index denies everybody)."""
+    from harness.testbeds.openstack import infra
+
+    query = "SELECT name FROM stack WHERE deleted_at IS NULL"
+    client = infra.mariadb(state).client()
+    done = subprocess.run(
+        [*client, "heat", "-N", "-e", query], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()

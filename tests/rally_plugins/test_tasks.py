@@ -14,10 +14,12 @@ import yaml
 
 from harness.core.spec import validate
 from harness.core.store import CampaignStore
+from harness.planes.rally.runner import rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
 
 REFERENCE = Path(__file__).parents[2] / "results" / "reference" / "performance-docs-cinder-ceph"
 PRESETS = sorted((TASKS_DIR / "presets").glob("*.yaml"))
+RALLY = Path(sys.executable).with_name("rally")
 
 
 def _samples(ceph_conf: Path) -> dict[str, dict]:
@@ -53,9 +55,23 @@ def validator(tmp_path_factory, openstack_testbed):
     work = tmp_path_factory.mktemp("rally-validate")
     target = RallyTarget(spec, rally_dir=work / "rally")
     target.prepare(spec, CampaignStore(work / "campaign"))
+    # Rally's database and environment first, so that validations can run at once
+    config = rally_config(work / "rally")
+    env_spec = work / "rally" / f"{target.env}.env.json"
+    for args in (
+        ["db", "ensure"],
+        ["env", "create", "--name", target.env, "--spec", str(env_spec), "--no-use"],
+    ):
+        made = subprocess.run(
+            [str(RALLY), "--config-file", str(config), *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
 
-    def run(task: Path, args: dict) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+    def start(task: Path, args: dict) -> subprocess.Popen[str]:
+        return subprocess.Popen(
             [
                 sys.executable,
                 "-m",
@@ -70,12 +86,17 @@ def validator(tmp_path_factory, openstack_testbed):
                 json.dumps(args),
                 "--validate-only",
             ],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=600,
         )
 
-    return run
+    return start
+
+
+def _finished(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    out, err = process.communicate(timeout=600)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def test_there_are_task_files_and_presets():
@@ -85,8 +106,12 @@ def test_there_are_task_files_and_presets():
 
 
 def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
-    for name, args in _samples(ceph_testbed.conf).items():
-        done = validator(TASKS_DIR / "control-plane.yaml", args)
+    samples = _samples(ceph_testbed.conf)
+    # the first makes Rally's environment; the others are validated at once
+    task = TASKS_DIR / "control-plane.yaml"
+    started = {name: validator(task, args) for name, args in samples.items()}  # at once
+    finished = {name: _finished(process) for name, process in started.items()}
+    for name, done in finished.items():
         assert done.returncode == 0, f"{name}: {done.stderr[-3000:]}"
         config = json.loads(done.stdout.strip().splitlines()[-1])
         runners = [next(iter(s["runner"].values())) for s in config["subtasks"]]
@@ -123,30 +148,35 @@ def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
 
 
 def test_a_bad_argument_is_refused_by_rally(validator):
-    done = validator(TASKS_DIR / "control-plane.yaml", {"image_name": "no-such-image"})
-    assert done.returncode != 0
-    assert "no-such-image" in done.stderr
-    done = validator(TASKS_DIR / "control-plane.yaml", {"scenarios": ["extend", "bogus"]})
+    task = TASKS_DIR / "control-plane.yaml"
+    samples = [{"image_name": "no-such-image"}, {"scenarios": ["extend", "bogus"]}]
+    image, scenario = [_finished(p) for p in [validator(task, a) for a in samples]]
+    assert image.returncode != 0
+    assert "no-such-image" in image.stderr
+    done = scenario
     assert done.returncode != 0
     assert "no such scenario in control-plane.yaml: bogus" in done.stderr
 
 
 def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(validator):
-    done = validator(TASKS_DIR / "data-plane.yaml", {})
-    assert done.returncode == 0, done.stderr[-3000:]
-    config = json.loads(done.stdout.strip().splitlines()[-1])
-    counts = [s["scenario"]["VolPerf.cinder_fio"]["vm_count"] for s in config["subtasks"]]
-    assert counts == [2, 4, 10, 20, 40]  # the reference study's
-    done = validator(TASKS_DIR / "data-plane.yaml", {"concurrency": 6, "times": 12})
-    assert done.returncode == 0, done.stderr[-3000:]
-    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
-    assert subtask["scenario"]["VolPerf.cinder_fio"]["vm_count"] == 6  # volperf's sweep
-    assert subtask["runner"]["constant"] == {"times": 1, "concurrency": 1}
+    task = TASKS_DIR / "data-plane.yaml"
     every = {"vm_counts": [3], "iterations": 2, "rw": ["randrw"], "bs": "64k", "iodepth": 4}
     every |= {"size": "2G", "runtime": 30, "mode": "size", "prefill": False}
     every |= {"image": "tiny", "flavor": "tiny", "network": "", "device_mode": "device"}
     every |= {"volume_size": 3, "agent_timeout": 900, "max_failure_percent": 50, "quotas": {}}
-    done = validator(TASKS_DIR / "data-plane.yaml", every)
+    samples = [{}, {"concurrency": 6, "times": 12}, every]
+    defaults, swept, everything = [_finished(p) for p in [validator(task, a) for a in samples]]
+    done = defaults
+    assert done.returncode == 0, done.stderr[-3000:]
+    config = json.loads(done.stdout.strip().splitlines()[-1])
+    counts = [s["scenario"]["VolPerf.cinder_fio"]["vm_count"] for s in config["subtasks"]]
+    assert counts == [2, 4, 10, 20, 40]  # the reference study's
+    done = swept
+    assert done.returncode == 0, done.stderr[-3000:]
+    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
+    assert subtask["scenario"]["VolPerf.cinder_fio"]["vm_count"] == 6  # volperf's sweep
+    assert subtask["runner"]["constant"] == {"times": 1, "concurrency": 1}
+    done = everything
     assert done.returncode == 0, done.stderr[-3000:]
     [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
     args = subtask["scenario"]["VolPerf.cinder_fio"]
@@ -156,6 +186,8 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
 
 
 def test_a_bad_data_plane_argument_is_refused_and_named(validator):
-    done = validator(TASKS_DIR / "data-plane.yaml", {"device_mode": "nbd", "vm_counts": [2]})
+    done = _finished(
+        validator(TASKS_DIR / "data-plane.yaml", {"device_mode": "nbd", "vm_counts": [2]})
+    )
     assert done.returncode != 0
     assert "device_mode" in done.stderr

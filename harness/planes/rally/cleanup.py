@@ -1,8 +1,14 @@
 """What a Rally task left in the cloud when it could not clean up itself (killed, or its
-cloud failed mid-cleanup): the projects and users its users context made and the servers
-and volumes its scenarios made, all recognised by Rally's own naming (every name Rally
-generates carries its owner's uuid: the workload's, which Rally's database lists for the
-task), removed as the cloud's admin with openstacksdk."""
+cloud failed mid-cleanup): the projects and users its users context made and what its
+scenarios made in them (Heat stacks, servers, snapshots, backups, volumes, images), all
+recognised by Rally's own naming (every name Rally generates carries its owner's uuid:
+the workload's, which Rally's database lists for the task), removed as the cloud's admin
+with openstacksdk.
+
+Heat lets nobody list every project's stacks (its policy ``stacks:global_index`` denies
+admins too), so the admin takes the member role on each project the task left, which is
+Rally's, and deletes that project's stacks from within it, before the users whose trusts
+Heat deletes them with."""
 
 from __future__ import annotations
 
@@ -71,22 +77,37 @@ def remove_task_leftovers(conn: Any, owners: list[str]) -> list[str]:
         return resource.project_id in project_ids or ours(resource.name)
 
     removed = []
+    storage = conn.block_storage
+    # snapshots first: neither Heat nor Cinder deletes a volume that has some
+    for snapshot in [s for s in storage.snapshots(all_projects=True) if left(s)]:
+        storage.delete_snapshot(snapshot, force=True)
+        removed.append(f"snapshot {snapshot.name or ''} ({snapshot.id})")
+    _wait_gone(lambda: [s for s in storage.snapshots(all_projects=True) if left(s)], "snapshots")
+    for project in projects:
+        removed += _remove_stacks(conn, project)
     servers = [s for s in conn.compute.servers(all_projects=True) if left(s)]
     for server in servers:
         conn.compute.delete_server(server, force=True)
         removed.append(f"server {server.name} ({server.id})")
     _wait_gone(lambda: [s for s in conn.compute.servers(all_projects=True) if left(s)], "servers")
-    volumes = [v for v in conn.block_storage.volumes(all_projects=True) if left(v)]
+    for backup in [b for b in storage.backups(all_projects=True) if left(b)]:
+        if backup.status not in ("available", "error"):  # a killed create or restore
+            storage.reset_backup_status(backup, "error")
+        storage.delete_backup(backup)  # Ceph's backup driver has no force delete
+        removed.append(f"backup {backup.name or ''} ({backup.id})")
+    _wait_gone(lambda: [b for b in storage.backups(all_projects=True) if left(b)], "backups")
+    for image in [i for i in conn.image.images() if i.owner in project_ids or ours(i.name)]:
+        conn.image.delete_image(image)
+        removed.append(f"image {image.name or ''} ({image.id})")
+    volumes = [v for v in storage.volumes(all_projects=True) if left(v)]
     for volume in volumes:
         if volume.status not in ("available", "error"):
-            conn.block_storage.reset_volume_status(
+            storage.reset_volume_status(
                 volume, status="available", attach_status="detached", migration_status=None
             )
-        conn.block_storage.delete_volume(volume, force=True)
+        storage.delete_volume(volume, force=True)
         removed.append(f"volume {volume.name or ''} ({volume.id})")
-    _wait_gone(
-        lambda: [v for v in conn.block_storage.volumes(all_projects=True) if left(v)], "volumes"
-    )
+    _wait_gone(lambda: [v for v in storage.volumes(all_projects=True) if left(v)], "volumes")
     for user in [u for u in conn.identity.users() if ours(u.name)]:
         conn.identity.delete_user(user)
         removed.append(f"user {user.name}")
@@ -94,6 +115,28 @@ def remove_task_leftovers(conn: Any, owners: list[str]) -> list[str]:
         conn.identity.delete_project(project)
         removed.append(f"project {project.name}")
     return removed
+
+
+def _remove_stacks(conn: Any, project: Any) -> list[str]:
+    """Delete the stacks of one of the task's projects from within it."""
+    member = conn.identity.find_role("member", ignore_missing=False)
+    conn.identity.assign_project_role_to_user(project, conn.current_user_id, member)
+    scoped = conn.connect_as_project({"id": project.id, "name": project.name})
+    stacks = list(scoped.orchestration.stacks())
+    for stack in stacks:
+        scoped.orchestration.delete_stack(stack)
+
+    def pending() -> list[Any]:
+        listed = list(scoped.orchestration.stacks())
+        failed = [s for s in listed if s.status == "DELETE_FAILED"]
+        if failed:
+            raise RuntimeError(
+                f"Heat could not delete stack {failed[0].name}: {failed[0].status_reason}"
+            )
+        return listed
+
+    _wait_gone(pending, "stacks")
+    return [f"stack {stack.name} ({stack.id})" for stack in stacks]
 
 
 def _wait_gone(listing: Callable[[], list[Any]], what: str) -> None:

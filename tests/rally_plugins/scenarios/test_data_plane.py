@@ -22,9 +22,8 @@ from harness.planes.ceph import images
 from harness.planes.heat.step import heat_step
 from harness.planes.rally.runner import JSON_REPORT, rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
-from harness.testbeds.openstack import infra
 from rally_plugins.scenarios.data_plane import heat_children, workload_and_heat
-from tests.harness.helpers import fio_json, lose_volume_and_run_agents
+from tests.harness.helpers import fio_json, heat_stacks, lose_volume_and_run_agents
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"
@@ -117,18 +116,6 @@ def _cli(config: Path, *args: str, timeout: int = 120) -> str:
     return done.stdout
 
 
-def _heat_stacks(state: Path) -> list[str]:
-    """Every project's stacks not deleted, from Heat's database: Heat's API lets nobody
-    list them all (its policy stacks:global_index denies everybody)."""
-    query = "SELECT name FROM stack WHERE deleted_at IS NULL"
-    client = infra.mariadb(state).client()
-    done = subprocess.run(
-        [*client, "heat", "-N", "-e", query], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
-
-
 def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
     rally_env, openstack_testbed, ceph_testbed, tmp_path
 ):
@@ -204,7 +191,7 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
         assert (row["repeat"], row["bs"], row["iodepth"], row["error"]) == ("1", "4k", "4", "")
     # nothing is left: stacks, servers, volumes, RBD images
     conn = openstack_testbed.connection()
-    assert _heat_stacks(openstack_testbed.state) == []
+    assert heat_stacks(openstack_testbed.state) == []
     assert list(conn.compute.servers(all_projects=True)) == []
     assert list(conn.block_storage.volumes(all_projects=True)) == []
     with ceph_testbed.access().pool_io() as ioctx:

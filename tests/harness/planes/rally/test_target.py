@@ -1,8 +1,9 @@
 """`volperf run rally` for real: the control-plane task swept at concurrency 2 and 4 on the
 OpenStack testbed (Cinder on the Ceph testbed), rally.csv checked against Rally's own
 statistics and against a recomputation from the raw iterations, the report page built,
-nothing left in the cloud; and a task killed mid-run whose leftovers `volperf cleanup`
-removes."""
+nothing left in the cloud; and a data-plane task killed mid-run whose leftovers (its
+stacks, their VMs and volumes, and a snapshot, a backup and an image planted in its
+project) `volperf cleanup` removes."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ import yaml
 
 from harness.core.store import CampaignStore
 from harness.host.process import command_line
+from harness.planes.ceph import images
 from harness.planes.rally.cleanup import name_matcher, owner_ids, remove_noted
 from harness.planes.rally.records import load_export, workloads
 from harness.report.render import build_html
-from tests.harness.helpers import doc_source_copy, volperf
+from tests.harness.helpers import doc_source_copy, heat_stacks, volperf
 from tests.harness.planes.rally.expected import check_rally_csv
 from tests.harness.report.html_tables import tables_of
 
@@ -252,17 +254,47 @@ def _runners(campaign: Path) -> list[int]:
     ]
 
 
-def _leftovers(conn) -> list[str]:
-    servers = [s.name for s in conn.compute.servers(all_projects=True)]
-    volumes = [v.id for v in conn.block_storage.volumes(all_projects=True)]
-    projects = [p.name for p in conn.identity.projects() if "rally" in p.name]
-    return servers + volumes + projects
+def _leftovers(conn, state: Path) -> list[str]:
+    storage = conn.block_storage
+    return (
+        [s.name for s in conn.compute.servers(all_projects=True)]
+        + [v.id for v in storage.volumes(all_projects=True)]
+        + [s.id for s in storage.snapshots(all_projects=True)]
+        + [b.id for b in storage.backups(all_projects=True)]
+        + [i.name for i in conn.image.images() if i.name != "tiny"]
+        + [p.name for p in conn.identity.projects() if "rally" in p.name]
+        + heat_stacks(state)
+    )
 
 
-def test_a_killed_task_leaves_resources_that_cleanup_removes(
+def _plant(conn, project) -> None:
+    """What a killed lifecycle workload would leave in the task's project: a snapshot, a
+    backup and an image, made from within it (as cleanup reaches its stacks)."""
+    member = conn.identity.find_role("member", ignore_missing=False)
+    conn.identity.assign_project_role_to_user(project, conn.current_user_id, member)
+    inside = conn.connect_as_project({"id": project.id, "name": project.name})
+    storage = inside.block_storage
+    volume = next(iter(storage.volumes()))
+    snapshot = storage.create_snapshot(volume_id=volume.id, name="s_rally_left", force=True)
+    backup = storage.create_backup(volume_id=volume.id, name="b_rally_left", force=True)
+    inside.image.create_image(
+        name="i_rally_left", data=b"\0" * 512, disk_format="raw", container_format="bare"
+    )
+    storage.wait_for_status(snapshot, "available", wait=120)
+    storage.wait_for_status(backup, "available", wait=120)
+
+
+def test_a_killed_data_plane_task_leaves_stacks_and_more_that_cleanup_removes(
     tmp_path, rally_state, openstack_testbed, ceph_testbed
 ):
-    spec = _spec(tmp_path, "rally-killed", openstack_testbed, ceph_testbed, times=6)
+    spec = _spec(
+        tmp_path,
+        "rally-killed",
+        openstack_testbed,
+        ceph_testbed,
+        task="data-plane",
+        args={"runtime": 60, "size": "32M", "prefill": False},
+    )
     process = subprocess.Popen(
         [
             sys.executable,
@@ -281,12 +313,11 @@ def test_a_killed_task_leaves_resources_that_cleanup_removes(
     )
     conn = openstack_testbed.connection()
     deadline = time.monotonic() + 600
-    try:
-        while not list(conn.compute.servers(all_projects=True)):
-            assert process.poll() is None, "the run ended before any server was made"
-            assert time.monotonic() < deadline, "no server within 600 s"
+    try:  # until the iteration's VMs have their volumes
+        while len([s for s in conn.compute.servers(all_projects=True) if s.attached_volumes]) < 2:
+            assert process.poll() is None, "the run ended before its VMs were made"
+            assert time.monotonic() < deadline, "no 2 VMs with volumes within 600 s"
             time.sleep(0.5)
-        time.sleep(2)  # let the volumes come too
     finally:  # Rally's runner first (else it aborts the task and cleans up), then volperf
         campaign = tmp_path / "results" / "rally-killed"
         for pid in _runners(campaign):
@@ -297,12 +328,16 @@ def test_a_killed_task_leaves_resources_that_cleanup_removes(
     [note] = [n for n in notes.values() if n["kind"] == "rally-task"]
     assert "owners" not in note  # the runner died: cleanup finds them in Rally's database
     ours = name_matcher(owner_ids(Path(note["rally_dir"]), note["uuid"]))
-    left = _leftovers(conn)
-    assert left and any(ours(p.name) for p in conn.identity.projects())
+    [project] = [p for p in conn.identity.projects() if ours(p.name)]
+    assert heat_stacks(openstack_testbed.state)  # the killed iteration's stacks
+    _plant(conn, project)
     cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=600)
     assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
     said = cleaned.stdout + cleaned.stderr
-    assert "removed server" in said and "removed project" in said
-    assert _leftovers(conn) == []
+    for kind in ("stack", "snapshot", "backup", "image", "project"):
+        assert f"removed {kind} " in said, (kind, said)
+    assert _leftovers(conn, openstack_testbed.state) == []
     assert not [u.name for u in conn.identity.users() if ours(u.name)]
     assert json.loads((campaign / "created.json").read_text()) == {}
+    with ceph_testbed.access().pool_io() as ioctx:
+        assert images.existing(ioctx) == set()
