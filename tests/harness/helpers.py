@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -146,3 +147,28 @@ def heat_stacks(state: Path) -> list[str]:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
+
+
+RALLY = Path(sys.executable).with_name("rally")
+
+
+def rally_cli(config: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """The rally command as a user types it, on the Rally database ``config`` names (this
+    machine's OS_* variables left out), asserted to succeed."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    done = subprocess.run(
+        [str(RALLY), "--config-file", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=environment,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done
+
+
+def rally_cli_env(config: Path, name: str, spec: Path) -> None:
+    """Rally's database and an environment ``name`` of ``spec``, not made the default
+    (``--no-use``: nothing written to ~/.rally)."""
+    rally_cli(config, "db", "ensure")
+    rally_cli(config, "env", "create", "--name", name, "--spec", str(spec), "--no-use")

@@ -16,10 +16,10 @@ from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.rally.runner import rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
+from tests.harness.helpers import rally_cli_env
 
 REFERENCE = Path(__file__).parents[2] / "results" / "reference" / "performance-docs-cinder-ceph"
 PRESETS = sorted((TASKS_DIR / "presets").glob("*.yaml"))
-RALLY = Path(sys.executable).with_name("rally")
 
 
 def _samples(ceph_conf: Path) -> dict[str, dict]:
@@ -57,18 +57,7 @@ def validator(tmp_path_factory, openstack_testbed):
     target.prepare(spec, CampaignStore(work / "campaign"))
     # Rally's database and environment first, so that validations can run at once
     config = rally_config(work / "rally")
-    env_spec = work / "rally" / f"{target.env}.env.json"
-    for args in (
-        ["db", "ensure"],
-        ["env", "create", "--name", target.env, "--spec", str(env_spec), "--no-use"],
-    ):
-        made = subprocess.run(
-            [str(RALLY), "--config-file", str(config), *args],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    rally_cli_env(config, target.env, work / "rally" / f"{target.env}.env.json")
 
     def start(task: Path, args: dict) -> subprocess.Popen[str]:
         return subprocess.Popen(

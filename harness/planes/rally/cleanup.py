@@ -117,11 +117,17 @@ def remove_task_leftovers(conn: Any, owners: list[str]) -> list[str]:
     return removed
 
 
-def _remove_stacks(conn: Any, project: Any) -> list[str]:
-    """Delete the stacks of one of the task's projects from within it."""
+def inside_project(conn: Any, project: Any) -> Any:
+    """The admin's connection scoped to one of the task's projects (Rally's, so ours), as
+    its member: what only a project's own members may list (Heat's stacks)."""
     member = conn.identity.find_role("member", ignore_missing=False)
     conn.identity.assign_project_role_to_user(project, conn.current_user_id, member)
-    scoped = conn.connect_as_project({"id": project.id, "name": project.name})
+    return conn.connect_as_project({"id": project.id, "name": project.name})
+
+
+def _remove_stacks(conn: Any, project: Any) -> list[str]:
+    """Delete the stacks of one of the task's projects from within it."""
+    scoped = inside_project(conn, project)
     stacks = list(scoped.orchestration.stacks())
     for stack in stacks:
         scoped.orchestration.delete_stack(stack)

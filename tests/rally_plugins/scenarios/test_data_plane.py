@@ -23,12 +23,17 @@ from harness.planes.heat.step import heat_step
 from harness.planes.rally.runner import JSON_REPORT, rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
 from rally_plugins.scenarios.data_plane import heat_children, workload_and_heat
-from tests.harness.helpers import fio_json, heat_stacks, lose_volume_and_run_agents
+from tests.harness.helpers import (
+    fio_json,
+    heat_stacks,
+    lose_volume_and_run_agents,
+    rally_cli,
+    rally_cli_env,
+)
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"
 TASK = TASKS_DIR / "data-plane.yaml"
-RALLY = Path(sys.executable).with_name("rally")
 
 
 def test_args_are_checked_by_volperfs_spec_and_name_the_bad_one():
@@ -104,30 +109,16 @@ def _iteration(work: Path) -> dict:
     return iteration
 
 
-def _cli(config: Path, *args: str, timeout: int = 120) -> str:
-    """The rally command as a user types it, on the fixture's Rally database."""
-    done = subprocess.run(
-        [str(RALLY), "--config-file", str(config), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return done.stdout
-
-
 def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
     rally_env, openstack_testbed, ceph_testbed, tmp_path
 ):
     rally_dir, env = rally_env
     config = rally_config(rally_dir)
     cli_env = f"cli-{env}"  # an environment of its own: the runner's is made on its first run
-    spec = str(rally_dir / f"{env}.env.json")
-    _cli(config, "db", "ensure")
-    _cli(config, "env", "create", "--name", cli_env, "--spec", spec, "--no-use")
+    rally_cli_env(config, cli_env, rally_dir / f"{env}.env.json")
     args = {"vm_counts": [2, 4], "runtime": 3, "size": "32M", "iodepth": 4, "prefill": False}
     args["keep_raw"] = str(tmp_path / "kept")
-    started = _cli(
+    started = rally_cli(
         config,
         "task",
         "start",
@@ -139,9 +130,9 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
         "--no-use",
         timeout=900,
     )
-    [uuid] = set(re.findall(r"Task +([0-9a-f-]{36})", started))
-    _cli(config, "task", "export", uuid, "--type", "json", "--to", str(tmp_path / "r.json"))
-    _cli(config, "task", "report", uuid, "--out", str(tmp_path / "report.html"))
+    [uuid] = set(re.findall(r"Task +([0-9a-f-]{36})", started.stdout))
+    rally_cli(config, "task", "export", uuid, "--type", "json", "--to", str(tmp_path / "r.json"))
+    rally_cli(config, "task", "report", uuid, "--out", str(tmp_path / "report.html"))
     assert "VolPerf.cinder_fio" in (tmp_path / "report.html").read_text()
     [task] = json.loads((tmp_path / "r.json").read_text())["tasks"]
     assert task["status"] == "finished" and task["pass_sla"]
@@ -171,7 +162,7 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
             )
     # the task as a volperf campaign: fio.csv's rows are the VMs' own fio JSON
     campaign = tmp_path / "campaign"
-    _cli(config, "task", "export", uuid, "--type", "volperf", "--to", str(campaign))
+    rally_cli(config, "task", "export", uuid, "--type", "volperf", "--to", str(campaign))
     with (campaign / "fio.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert sorted((r["concurrency"], r["consumer"]) for r in rows) == [

@@ -22,7 +22,7 @@ import yaml
 from harness.core.store import CampaignStore
 from harness.host.process import command_line
 from harness.planes.ceph import images
-from harness.planes.rally.cleanup import name_matcher, owner_ids, remove_noted
+from harness.planes.rally.cleanup import inside_project, name_matcher, owner_ids, remove_noted
 from harness.planes.rally.records import load_export, workloads
 from harness.report.render import build_html
 from tests.harness.helpers import doc_source_copy, heat_stacks, volperf
@@ -270,9 +270,7 @@ def _leftovers(conn, state: Path) -> list[str]:
 def _plant(conn, project) -> None:
     """What a killed lifecycle workload would leave in the task's project: a snapshot, a
     backup and an image, made from within it (as cleanup reaches its stacks)."""
-    member = conn.identity.find_role("member", ignore_missing=False)
-    conn.identity.assign_project_role_to_user(project, conn.current_user_id, member)
-    inside = conn.connect_as_project({"id": project.id, "name": project.name})
+    inside = inside_project(conn, project)
     storage = inside.block_storage
     volume = next(iter(storage.volumes()))
     snapshot = storage.create_snapshot(volume_id=volume.id, name="s_rally_left", force=True)
