@@ -1,10 +1,12 @@
 """A Rally task exported as a campaign (`rally task export --type volperf`): a data-plane
 task run by plain Rally (a captured fixture) becomes one step per VM count whose fio
 figures are each iteration's own aggregate, averaged over the iterations, and whose page
-has the fio tables; a data-plane task will not share a campaign with other scenarios."""
+has the fio tables; two such campaigns compare VM count by VM count, fio's figures beside
+Rally's actions; a data-plane task will not share a campaign with other scenarios."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -12,6 +14,8 @@ import pytest
 
 from harness.campaign.rally_export import write_campaign
 from harness.core.store import CampaignError
+from harness.records.compare import compare_campaigns
+from harness.report.data import load
 from harness.report.render import write_report
 from tests.harness.helpers import fio_json
 
@@ -68,3 +72,28 @@ def test_a_data_plane_task_is_not_exported_with_other_scenarios(tmp_path):
     with pytest.raises(CampaignError, match="mix VolPerf.cinder_fio with other scenarios"):
         write_campaign(tmp_path / "mixed", document, "<html></html>")
     assert not (tmp_path / "mixed").exists()
+
+
+def test_two_exported_data_plane_tasks_compare_vm_count_by_vm_count(tmp_path):
+    document = json.loads((FIXTURE / "rally.json").read_text())
+    baseline = write_campaign(tmp_path / "baseline", document, "<html></html>")
+    changed = copy.deepcopy(document)
+    [workload] = changed["tasks"][0]["subtasks"][1]["workloads"]  # the 4-VM one
+    [table] = workload["data"][0]["output"]["complete"]  # its first iteration
+    column = table["data"]["cols"].index("write_iops")
+    for row in table["data"]["rows"]:
+        row[column] = str(float(row[column]) * 2)  # its writers twice as fast
+    other = write_campaign(tmp_path / "other", changed, "<html></html>")
+    comparison = compare_campaigns(load(baseline).compared(), load(other).compared())
+    deltas = {(d.concurrency, d.direction, d.metric): d for d in comparison.deltas}
+    summary = json.loads((baseline.root / "summary.json").read_text())
+    first, second = (run["write"]["iops_sum"] for run in summary["steps"][1]["runs"])
+    written = deltas[(4, "write", "iops_sum")]
+    assert (written.baseline, written.other) == pytest.approx(
+        ((first + second) / 2, (2 * first + second) / 2)
+    )
+    assert written.verdict == "better"
+    assert deltas[(2, "write", "iops_sum")].delta == 0
+    assert deltas[(4, "read", "iops_sum")].delta == 0
+    rally = [d for d in comparison.deltas if d.direction.startswith("VolPerf.cinder_fio at 1")]
+    assert rally and all(d.delta == 0 for d in rally)  # Rally's actions, beside fio's
