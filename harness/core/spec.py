@@ -383,6 +383,14 @@ class RallyWorkload(_Strict):
         description="iterations per scenario for each concurrent user, without times",
     )
     timeout: int = Field(3600, ge=10, description="seconds a step may take")
+    poll_interval: float | None = Field(
+        None,
+        ge=0.1,
+        le=10,
+        description="seconds between Rally's checks of what it waits for (a volume "
+        "available, a server active …): an action's time is rounded up to them; default "
+        "rally-openstack's own, 1 to 4 s. Fewer seconds: finer times, more API requests",
+    )
 
     def times_at(self, concurrency: int) -> int:
         return self.times or self.times_per_user * concurrency

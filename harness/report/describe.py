@@ -55,6 +55,10 @@ def _rally(w: dict[str, Any]) -> str:
             f"Rally task {w.get('task')} at each concurrency of the sweep",
             times,
             f"task args {args}" if args else "",
+            f"Rally checked what it waited for every {w['poll_interval']:g} s"
+            if w.get("poll_interval")
+            else "Rally checked what it waited for at rally-openstack's default intervals "
+            "(1 to 4 s: an action's time is rounded up to them)",
         ]
     )
 

@@ -3,13 +3,14 @@ starts it per step, so Rally's global state (oslo.config, its DB engine, its log
 stays out of volperf's process and a hung task can be stopped with a signal.
 
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
-        --args JSON --out RAW
+        --args JSON --out RAW [--poll-interval S]
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
     python -m harness.planes.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
 task file with its args (a data-plane workload keeps its VMs' answers in RAW/data-plane/),
+writes the Rally configuration it runs with to RAW/rally.conf (how often Rally polls),
 creates the task and writes its uuid to RAW/rally-task.json
 before it starts (so cleanup can find what a killed task left), runs it, exports Rally's
 JSON and HTML reports into RAW, and adds the task's workload uuids to RAW/rally-task.json
@@ -39,21 +40,47 @@ DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
 
-def rally_config(rally_dir: Path) -> Path:
-    """Rally's own configuration: its database in ``rally_dir`` and nothing else."""
+def polling(interval: float) -> dict[str, float]:
+    """rally-openstack's options for how often it checks the status of what it made: every
+    ``*_poll_interval`` at ``interval``, every ``*_prepoll_delay`` (the wait before the first
+    check) at most that. An atomic action that waits for a status is rounded up to them:
+    Rally's defaults (1 to 4 s) would make a 0.3 s volume delete 2 s."""
+    from rally_openstack.common.cfg import opts
+
+    options = {}
+    for group, group_options in opts.list_opts():
+        for option in group_options:
+            if group == "openstack" and option.name.endswith("_poll_interval"):
+                options[option.name] = interval
+            elif group == "openstack" and option.name.endswith("_prepoll_delay"):
+                options[option.name] = min(option.default, interval)
+    return options
+
+
+def rally_config(
+    rally_dir: Path, poll_interval: float | None = None, where: Path | None = None
+) -> Path:
+    """Rally's own configuration, written in ``where`` (default ``rally_dir``): its database
+    in ``rally_dir``, and the status checks at ``poll_interval`` seconds if given."""
     rally_dir.mkdir(parents=True, exist_ok=True)
     rally_dir.chmod(0o700)  # environments in the DB hold credentials
-    config = rally_dir / "rally.conf"
-    config.write_text(f"[database]\nconnection = sqlite:///{rally_dir / 'rally.sqlite'}\n")
+    config = (where or rally_dir) / "rally.conf"
+    text = f"[database]\nconnection = sqlite:///{rally_dir / 'rally.sqlite'}\n"
+    if poll_interval is not None:
+        text += "\n[openstack]\n" + "".join(
+            f"{name} = {value:g}\n" for name, value in sorted(polling(poll_interval).items())
+        )
+    config.write_text(text)
     return config
 
 
-def open_api(rally_dir: Path) -> Any:
+def open_api(rally_dir: Path, config: Path | None = None) -> Any:
     from rally import api as rally_api
     from rally import plugins
     from rally.common import db
 
-    api = rally_api.API(config_file=str(rally_config(rally_dir)), skip_db_check=True)
+    plain = rally_config(rally_dir)  # also for `rally --config-file` on volperf's database
+    api = rally_api.API(config_file=str(config or plain), skip_db_check=True)
     if not db.schema.schema_revision():
         db.schema.schema_create()
     plugins.load()  # Rally's own, rally-openstack's and ours (the rally_plugins entry point)
@@ -81,10 +108,10 @@ def render(api: Any, task_file: Path, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def prepared(
-    rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]
+    rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], config: Path | None = None
 ) -> tuple[Any, dict[str, Any]]:
     """Rally's API with the environment in place, and the task rendered with its args."""
-    api = open_api(rally_dir)
+    api = open_api(rally_dir, config)
     ensure_env(api, rally_dir, env)
     return api, render(api, task_file, args)
 
@@ -132,9 +159,17 @@ def owner_ids(rally_dir: Path, task_uuid: str) -> int:
 
 
 def run(
-    rally_dir: Path, env: str, task_file: Path, args: dict[str, Any], out: Path, tags: list[str]
+    rally_dir: Path,
+    env: str,
+    task_file: Path,
+    args: dict[str, Any],
+    out: Path,
+    tags: list[str],
+    poll_interval: float | None = None,
 ) -> int:
-    api, config = prepared(rally_dir, env, task_file, args)
+    # the step's own copy of Rally's configuration: how it polled is part of the record
+    rally_conf = rally_config(rally_dir, poll_interval, where=out)
+    api, config = prepared(rally_dir, env, task_file, args, rally_conf)
     keep_data_plane_raw(config, out)
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
     task = api.task.create(deployment=env, tags=tags)
@@ -181,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--args", default="{}", help="task args as JSON")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--tag", action="append", default=[])
+    parser.add_argument("--poll-interval", type=float, help="seconds between Rally's status checks")
     parser.add_argument(
         "--validate-only",
         action="store_true",
@@ -207,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         json.loads(options.args),
         options.out,
         options.tag,
+        options.poll_interval,
     )
 
 

@@ -175,6 +175,8 @@ class RallyTarget:
             "--tag",
             self.spec.name,
         ]
+        if workload.poll_interval is not None:
+            argv += ["--poll-interval", str(workload.poll_interval)]
         return Command(argv, raw / "runner.out", raw / "runner.err")
 
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:

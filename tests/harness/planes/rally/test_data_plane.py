@@ -66,7 +66,15 @@ def test_a_rally_step_of_the_data_plane_has_a_fio_row_per_vm(
             {
                 "name": "rally-data-plane",
                 "target": {"type": "openstack", "clouds_yaml": str(openstack_testbed.clouds_yaml)},
-                "workloads": [{"name": "vms", "tool": "rally", "task": "data-plane", "args": args}],
+                "workloads": [
+                    {
+                        "name": "vms",
+                        "tool": "rally",
+                        "task": "data-plane",
+                        "args": args,
+                        "poll_interval": 0.2,
+                    }
+                ],
                 "sweep": [2],
             }
         )

@@ -1,12 +1,21 @@
 """The runner has every data-plane workload of a task keep its VMs' answers in a folder of
 its own under the step's raw/data-plane/, in either form of a Rally subtask, and leaves a
-folder the task names, and other scenarios, alone."""
+folder the task names, and other scenarios, alone; a poll interval reaches every status
+check of rally-openstack's configuration, and only those."""
 
 from __future__ import annotations
 
+import configparser
 from pathlib import Path
 
-from harness.planes.rally.runner import DATA_PLANE_SCENARIO, keep_data_plane_raw
+from rally_openstack.common.cfg import opts
+
+from harness.planes.rally.runner import (
+    DATA_PLANE_SCENARIO,
+    keep_data_plane_raw,
+    polling,
+    rally_config,
+)
 
 
 def test_every_data_plane_workload_keeps_its_answers_in_a_folder_of_its_own():
@@ -27,3 +36,33 @@ def test_every_data_plane_workload_keeps_its_answers_in_a_folder_of_its_own():
     assert first["scenario"][DATA_PLANE_SCENARIO]["keep_raw"] == "/raw/data-plane/subtask-1"
     kept = [next(iter(w["scenario"].values())).get("keep_raw") for w in second["workloads"]]
     assert kept == ["/raw/data-plane/subtask-2-1", "/mine", None]
+
+
+def test_a_poll_interval_sets_every_poll_and_caps_every_prepoll_delay():
+    defaults = {o.name: o.default for g, os in opts.list_opts() if g == "openstack" for o in os}
+    options = polling(0.25)
+    polls = {n for n in defaults if n.endswith("_poll_interval")}
+    prepolls = {n for n in defaults if n.endswith("_prepoll_delay")}
+    assert len(polls) >= 40 and set(options) == polls | prepolls
+    assert {options[n] for n in polls} == {0.25}
+    assert options["cinder_volume_create_prepoll_delay"] == 0.25  # Rally's 2 s, capped
+    assert options["nova_server_start_prepoll_delay"] == 0.0  # Rally's 0 s, kept
+    assert all(options[n] == min(defaults[n], 0.25) for n in prepolls)
+
+
+def test_rally_config_has_the_database_and_the_polls_only_when_asked(tmp_path):
+    rally_dir, step = tmp_path / "rally", tmp_path / "raw"
+    step.mkdir()
+    plain = configparser.ConfigParser()
+    plain.read(rally_config(rally_dir))
+    assert plain.sections() == ["database"]
+    assert plain["database"]["connection"] == f"sqlite:///{rally_dir / 'rally.sqlite'}"
+    written = rally_config(rally_dir, 0.5, where=step)
+    assert written == step / "rally.conf"
+    polled = configparser.ConfigParser()
+    polled.read(written)
+    assert polled.sections() == ["database", "openstack"]
+    assert polled["database"] == plain["database"]
+    assert float(polled["openstack"]["cinder_volume_delete_poll_interval"]) == 0.5
+    assert float(polled["openstack"]["nova_server_resize_poll_interval"]) == 0.5
+    assert "cinder_volume_create_timeout" not in polled["openstack"]
