@@ -16,6 +16,7 @@ from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
+from tests.harness.planes.rally.campaigns import RallyCampaigns, run_both
 
 
 def bring_up_or_fail(
@@ -122,6 +123,22 @@ def openstack_testbed(
     assert down.returncode == 0, down.stderr
     assert not openstack_processes(state)
     assert not state.exists()
+
+
+@pytest.fixture(scope="session")
+def rally_campaigns(
+    tmp_path_factory: pytest.TempPathFactory,
+    openstack_testbed: OpenStackTestbedInfo,
+    ceph_testbed: CephTestbedInfo,
+) -> RallyCampaigns:
+    """The control-plane sweep and the lifecycle campaign, run at once on the session's
+    OpenStack testbed (tests/harness/planes/rally/campaigns.py)."""
+    return run_both(
+        tmp_path_factory.mktemp("rally-campaigns"),
+        openstack_testbed.clouds_yaml,
+        ceph_testbed.conf,
+        openstack_testbed.connection(),
+    )
 
 
 K8S_TEST_BASE_PORT = 23500  # off the default 23000

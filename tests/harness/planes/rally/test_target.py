@@ -1,9 +1,10 @@
 """`volperf run rally` for real: the control-plane task swept at concurrency 2 and 4 on the
-OpenStack testbed (Cinder on the Ceph testbed), rally.csv checked against Rally's own
-statistics and against a recomputation from the raw iterations, the report page built,
-nothing left in the cloud; and a data-plane task killed mid-run whose leftovers (its
-stacks, their VMs and volumes, and a snapshot, a backup and an image planted in its
-project) `volperf cleanup` removes."""
+OpenStack testbed (Cinder on the Ceph testbed; at once with the lifecycle campaign of
+tests/rally_plugins/scenarios/test_volumes.py: campaigns.py), rally.csv checked against
+Rally's own statistics and against a recomputation from the raw iterations, the report
+page built, nothing left in the cloud; and a data-plane task killed mid-run whose
+leftovers (its stacks, their VMs and volumes, and a snapshot, a backup and an image
+planted in its project) `volperf cleanup` removes."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from harness.planes.rally.cleanup import inside_project, name_matcher, owner_ids
 from harness.planes.rally.records import load_export, workloads
 from harness.report.render import build_html
 from tests.harness.helpers import doc_source_copy, heat_stacks, volperf
+from tests.harness.planes.rally.campaigns import POLL_S
 from tests.harness.planes.rally.expected import check_rally_csv
 from tests.harness.report.html_tables import tables_of
 
@@ -56,7 +58,13 @@ def _spec(work: Path, name: str, openstack_testbed, ceph_testbed, **workload) ->
             "health_interval": 1,
         },
         "workloads": [
-            {"name": "control-plane", "tool": "rally", "task": "control-plane", **workload}
+            {
+                "name": "control-plane",
+                "tool": "rally",
+                "task": "control-plane",
+                "poll_interval": POLL_S,  # as the sweep's
+                **workload,
+            }
         ],
         "sweep": [2, 4],
     }
@@ -66,14 +74,10 @@ def _spec(work: Path, name: str, openstack_testbed, ceph_testbed, **workload) ->
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory, rally_state, openstack_testbed, ceph_testbed):
-    work = tmp_path_factory.mktemp("rally-sweep")
-    spec = _spec(work, "rally-sweep", openstack_testbed, ceph_testbed, times_per_user=1)
-    started = time.monotonic()
-    run = volperf(
-        "run", "rally", str(spec), "--results", str(work / "results"), cwd=work, timeout=1800
-    )
-    return work / "results" / "rally-sweep", run, time.monotonic() - started
+def sweep(rally_campaigns):
+    """The sweep, run beside the lifecycle campaign (tests/harness/planes/rally/campaigns.py)."""
+    ran = rally_campaigns.sweep
+    return ran.campaign, ran.run, ran.seconds
 
 
 def _steps(campaign: Path) -> list[Path]:
@@ -100,7 +104,7 @@ def test_each_concurrency_is_a_step_with_rallys_reports(sweep):
         ]
         assert samples and all("status" in s for s in samples)
     assert "campaign rally-sweep: Rally" in run.stdout + run.stderr
-    print(f"sweep c=2,4 took {seconds:.0f} s")
+    print(f"sweep c=2,4 (beside the lifecycle campaign) took {seconds:.0f} s")
 
 
 def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
@@ -148,14 +152,14 @@ def test_nothing_is_left_in_the_cloud_and_no_credentials_in_the_campaign(
             assert passwords["admin"] not in text, path
 
 
-def test_the_volperf_exporter_writes_the_same_table(sweep, rally_state, tmp_path):
+def test_the_volperf_exporter_writes_the_same_table(sweep, rally_campaigns, tmp_path):
     campaign, _, _ = sweep
     step = _steps(campaign)[1]
     uuid = json.loads((step / "raw" / "rally-task.json").read_text())["uuid"]
     rally = [
         str(Path(sys.executable).with_name("rally")),
         "--config-file",
-        str(rally_state / "rally" / "rally.conf"),
+        str(rally_campaigns.sweep.state / "rally" / "rally.conf"),
     ]
     listed = subprocess.run(
         [*rally, "plugin", "list", "volperf"], capture_output=True, text=True, timeout=120

@@ -1,0 +1,170 @@
+"""Two `volperf run rally` campaigns at once on the session's OpenStack testbed, as two
+users may run them on one cloud: the control-plane sweep at concurrency 2 and 4 with Ceph
+health sampled (tests/harness/planes/rally/test_target.py), and every Cinder lifecycle
+workload of control-plane.yaml at concurrency 2 (tests/rally_plugins/scenarios/
+test_volumes.py), while a watcher reads the cloud through the admin API and lists the
+RBD pools. Both at once also shows that each campaign's Rally cleanup leaves the other's
+users, servers and volumes alone.
+
+Once both have ended, what is left in the RBD pools is noted, and the parents Cinder's
+RBD driver keeps for deleted volumes that had a clone (``volume-ID.deleted``) are
+removed, so that later tests find the pools empty (test_volumes.py checks the note)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.planes.rally.target import TASKS_DIR
+from harness.testbeds.ceph import POOL, POOLS, SECOND_POOL
+
+POLL_S = 0.2  # Rally's status checks: its defaults (1 to 4 s) would round every action up
+WATCH_S = 0.2  # the watcher's looks at the cloud
+LIFECYCLE = yaml.safe_load((TASKS_DIR / "presets" / "lifecycle.yaml").read_text())
+
+
+def rbd(conf: Path, *argv: str) -> str:
+    done = subprocess.run(
+        ["rbd", "-c", str(conf), *argv], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def listed(conf: Path, pool: str) -> list[str]:
+    return json.loads(rbd(conf, "ls", pool, "--format", "json"))
+
+
+@dataclass
+class CloudWatch:
+    """What the admin API and the RBD pools showed of each volume while the tasks ran."""
+
+    conn: Any
+    ceph_conf: Path
+    most_attached: int = 0  # the most servers one volume was attached to at once
+    seen: dict[str, set[tuple[str, str, str]]] = field(default_factory=dict)  # type, host, pool
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def _images(self) -> dict[str, str]:
+        pools = (POOL, SECOND_POOL)
+        return {image: pool for pool in pools for image in listed(self.ceph_conf, pool)}
+
+    def watch(self) -> None:
+        while not self.stop.wait(WATCH_S):
+            images = self._images()
+            for volume in self.conn.block_storage.volumes(all_projects=True, details=True):
+                servers = {a["server_id"] for a in volume.attachments or []}
+                self.most_attached = max(self.most_attached, len(servers))
+                pool = images.get(f"volume-{volume.id}", "")
+                self.seen.setdefault(volume.id, set()).add(
+                    (volume.volume_type or "", volume.host or "", pool)
+                )
+
+
+@dataclass(frozen=True)
+class RallyRun:
+    campaign: Path
+    run: subprocess.CompletedProcess[str]
+    seconds: float
+    state: Path  # its $VOLPERF_STATE: Rally's database and environments
+
+
+@dataclass(frozen=True)
+class RallyCampaigns:
+    sweep: RallyRun
+    lifecycle: RallyRun
+    watch: CloudWatch
+    rbd_left: dict[str, list[str]]  # pool -> images, once both had ended
+    clone_parents: dict[str, dict[str, list[str]]]  # volume-ID.deleted: snapshot: children
+
+
+def _workload(name: str) -> dict[str, Any]:
+    return {"name": name, "tool": "rally", "task": "control-plane", "poll_interval": POLL_S}
+
+
+def _start(work: Path, spec: dict[str, Any]) -> tuple[subprocess.Popen[str], Path]:
+    work.mkdir(parents=True)
+    (work / "spec.yaml").write_text(yaml.safe_dump(spec))
+    state = work / "state"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", "rally", "spec.yaml"]
+        + ["--results", "results"],
+        cwd=work,
+        env={**os.environ, "VOLPERF_STATE": str(state)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return process, state
+
+
+def _finish(
+    process: subprocess.Popen[str], work: Path, name: str, state: Path, started: float
+) -> RallyRun:
+    try:
+        out, err = process.communicate(timeout=max(1, started + 1800 - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+    done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    return RallyRun(work / "results" / name, done, time.monotonic() - started, state)
+
+
+def run_both(work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any) -> RallyCampaigns:
+    target = {"type": "openstack", "cloud": "volperf-testbed", "clouds_yaml": str(clouds_yaml)}
+    sweep_spec = {
+        "name": "rally-sweep",
+        "target": {**target, "ceph_conf": str(ceph_conf), "health_interval": 1},
+        "workloads": [{**_workload("control-plane"), "times_per_user": 1}],
+        "sweep": [2, 4],
+    }
+    lifecycle_spec = {
+        "name": "lifecycle",
+        "target": target,
+        "workloads": [
+            {
+                **_workload("lifecycle"),
+                "times_per_user": 1,
+                "args": {"scenarios": LIFECYCLE["scenarios"]},
+            }
+        ],
+        "sweep": [2],
+    }
+    watch = CloudWatch(conn, ceph_conf)
+    watcher = threading.Thread(target=watch.watch, daemon=True)
+    watcher.start()
+    started = time.monotonic()
+    sweep, sweep_state = _start(work / "sweep", sweep_spec)
+    lifecycle, lifecycle_state = _start(work / "lifecycle", lifecycle_spec)
+    try:
+        ran_sweep = _finish(sweep, work / "sweep", "rally-sweep", sweep_state, started)
+        ran_lifecycle = _finish(
+            lifecycle, work / "lifecycle", "lifecycle", lifecycle_state, started
+        )
+    finally:
+        watch.stop.set()
+        watcher.join()
+    left = {pool: listed(ceph_conf, pool) for pool in POOLS}
+    parents: dict[str, dict[str, list[str]]] = {}
+    for parent in (image for image in left[POOL] if image.endswith(".deleted")):
+        found = json.loads(rbd(ceph_conf, "snap", "ls", f"{POOL}/{parent}", "--format", "json"))
+        snaps = [f"{POOL}/{parent}@{snap['name']}" for snap in found]
+        parents[parent] = {
+            snap: json.loads(rbd(ceph_conf, "children", snap, "--format", "json")) for snap in snaps
+        }
+        if any(parents[parent].values()):
+            continue  # a parent of a volume that still exists: left for the test to name
+        for snap in snaps:
+            rbd(ceph_conf, "snap", "unprotect", snap)
+            rbd(ceph_conf, "snap", "rm", snap)
+        rbd(ceph_conf, "rm", f"{POOL}/{parent}")
+    return RallyCampaigns(ran_sweep, ran_lifecycle, watch, left, parents)
