@@ -7,8 +7,9 @@ volume attached, it reads the server's own user_data from Nova (as admin) and ru
 agent with fio's rbd engine on the volume's RBD image (the template's device_mode rbd,
 the agent's explicit substitution for the block device a real VM would see); the agent
 signals the real Heat wait condition. An agent is stopped when its server goes away or
-loses its volume, as it would die with a real VM. Everything it does is logged with the
-words "test stand-in".
+loses its volume, as it would die with a real VM: SIGTERM first, as libvirt stops a
+guest, so that fio closes the RBD image (a killed client's watch holds it for 30 s).
+Everything it does is logged with the words "test stand-in".
 
     python -m harness.testbeds.openstack.guest_runner --state STATE [--once]
 """
@@ -37,6 +38,7 @@ BANNER = (
 )
 METADATA = ("volperf", "cinder-fio")
 POLL_S = 1.0
+STOP_GRACE_S = 10.0  # libvirt's, between SIGTERM and SIGKILL of a guest it destroys
 GUESTS_DIR = "guests"
 
 Say = Callable[[str], None]
@@ -48,6 +50,18 @@ class Agent:
     name: str
     process: subprocess.Popen[bytes]
     folder: Path
+
+
+def group_alive(group: int, leader: subprocess.Popen[bytes]) -> bool:
+    """Whether any process of the group is left (its leader reaped once it has exited)."""
+    leader.poll()
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class GuestRunner:
@@ -82,7 +96,7 @@ class GuestRunner:
                 del self.running[server_id]
             elif server is None or not self._alive(server):
                 self.say(f"{agent.name}: server gone or volume detached: agent stopped")
-                self._kill(agent)
+                self.stop_agent(agent)
                 del self.running[server_id]
         for server_id, server in servers.items():
             folder = self.work / server_id
@@ -117,14 +131,24 @@ class GuestRunner:
         self.say(f"{server.name}: agent started for server {server.id} (test stand-in)")
 
     @staticmethod
-    def _kill(agent: Agent) -> None:
+    def stop_agent(agent: Agent, grace_s: float = STOP_GRACE_S) -> None:
+        """As libvirt destroys a guest: SIGTERM to the agent's process group, SIGKILL to
+        what is left of it after ``grace_s``. fio closes its RBD image on SIGTERM; killed
+        outright, its watch on the image would keep the volume busy (Cinder cannot delete
+        it) until Ceph times the watch out, 30 s later."""
+        group = agent.process.pid
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(agent.process.pid, signal.SIGKILL)
+            os.killpg(group, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while group_alive(group, agent.process) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
         agent.process.wait()
 
     def stop_all(self) -> None:
         for agent in self.running.values():
-            self._kill(agent)
+            self.stop_agent(agent)
         self.running.clear()
 
     def run(self, stop: threading.Event, once: bool = False) -> None:

@@ -30,6 +30,7 @@ from tests.harness.helpers import (
     rally_cli,
     rally_cli_env,
 )
+from tests.harness.planes.rally.campaigns import POLL_S
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"
@@ -95,7 +96,7 @@ def _start_task(rally_env: tuple[Path, str], work: Path, **args: object) -> subp
     return subprocess.Popen(
         [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir", str(rally_dir)]
         + ["--env", env, "--task", str(TASK), "--args", json.dumps(args)]
-        + ["--out", str(work / "out")],
+        + ["--out", str(work / "out"), "--poll-interval", str(POLL_S)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -113,7 +114,8 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
     rally_env, openstack_testbed, ceph_testbed, tmp_path
 ):
     rally_dir, env = rally_env
-    config = rally_config(rally_dir)
+    # the user's Rally configuration: volperf's database, Rally's polls at POLL_S
+    config = rally_config(rally_dir, POLL_S, where=tmp_path)
     cli_env = f"cli-{env}"  # an environment of its own: the runner's is made on its first run
     rally_cli_env(config, cli_env, rally_dir / f"{env}.env.json")
     args = {"vm_counts": [2, 4], "runtime": 3, "size": "32M", "iodepth": 4, "prefill": False}
