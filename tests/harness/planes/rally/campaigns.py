@@ -3,8 +3,8 @@ users may run them on one cloud: the control-plane sweep at concurrency 2 and 4 
 health sampled (tests/harness/planes/rally/test_target.py), and every Cinder lifecycle
 workload of control-plane.yaml at concurrency 2 (tests/rally_plugins/scenarios/
 test_volumes.py), while a watcher reads the cloud through the admin API and lists the
-RBD pools. Both at once also shows that each campaign's Rally cleanup leaves the other's
-users, servers and volumes alone.
+RBD pools. Both at once: as every iteration of both must succeed, neither campaign's Rally
+cleanup may touch what the other made.
 
 Once both have ended, what is left in the RBD pools is noted, and the parents Cinder's
 RBD driver keeps for deleted volumes that had a clone (``volume-ID.deleted``) are
