@@ -134,6 +134,15 @@ def fio_servers(addresses: Sequence[str], root: Path) -> Iterator[list[FioServer
             process.wait(timeout=30)
 
 
+def rbd(conf: Path, *argv: str) -> str:
+    """Ceph's rbd command on the cluster ``conf`` names, asserted to succeed; its output."""
+    done = subprocess.run(
+        ["rbd", "-c", str(conf), *argv], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def heat_stacks(state: Path) -> list[str]:
     """Every project's stacks not deleted on the OpenStack testbed of ``state``, from
     Heat's database: Heat's API lets nobody list them all (its policy

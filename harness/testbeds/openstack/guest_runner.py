@@ -59,8 +59,6 @@ def group_alive(group: int, leader: subprocess.Popen[bytes]) -> bool:
         os.killpg(group, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
     return True
 
 

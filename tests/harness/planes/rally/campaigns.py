@@ -26,18 +26,11 @@ import yaml
 
 from harness.planes.rally.target import TASKS_DIR
 from harness.testbeds.ceph import POOL, POOLS, SECOND_POOL
+from tests.harness.helpers import rbd
 
 POLL_S = 0.2  # Rally's status checks: its defaults (1 to 4 s) would round every action up
 WATCH_S = 0.2  # the watcher's looks at the cloud
 LIFECYCLE = yaml.safe_load((TASKS_DIR / "presets" / "lifecycle.yaml").read_text())
-
-
-def rbd(conf: Path, *argv: str) -> str:
-    done = subprocess.run(
-        ["rbd", "-c", str(conf), *argv], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def listed(conf: Path, pool: str) -> list[str]:

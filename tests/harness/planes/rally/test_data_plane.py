@@ -18,6 +18,7 @@ import yaml
 from harness.planes.rally.data_plane import data_plane_parts
 from harness.planes.rally.runner import JSON_REPORT
 from tests.harness.helpers import fio_json, volperf
+from tests.harness.planes.rally.campaigns import POLL_S
 
 FIXTURE = Path(__file__).parent / "fixtures" / "data-plane-task"
 
@@ -72,7 +73,7 @@ def test_a_rally_step_of_the_data_plane_has_a_fio_row_per_vm(
                         "tool": "rally",
                         "task": "data-plane",
                         "args": args,
-                        "poll_interval": 0.2,
+                        "poll_interval": POLL_S,
                     }
                 ],
                 "sweep": [2],

@@ -13,21 +13,13 @@ import time
 from pathlib import Path
 
 from harness.testbeds.openstack.guest_runner import Agent, GuestRunner, group_alive
-from tests.harness.helpers import fio_json
+from tests.harness.helpers import fio_json, rbd
 
 IMAGE = "volperf-guest-runner-test"
 
 
-def _rbd(conf: Path, *argv: str) -> str:
-    done = subprocess.run(
-        ["rbd", "-c", str(conf), *argv], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def _watchers(conf: Path) -> list[dict]:
-    return json.loads(_rbd(conf, "status", f"volumes/{IMAGE}", "--format", "json"))["watchers"]
+    return json.loads(rbd(conf, "status", f"volumes/{IMAGE}", "--format", "json"))["watchers"]
 
 
 def _agent(folder: Path, script: str, env: dict[str, str] | None = None) -> Agent:
@@ -45,7 +37,7 @@ def _agent(folder: Path, script: str, env: dict[str, str] | None = None) -> Agen
 
 def test_a_stopped_agents_fio_lets_go_of_its_rbd_image_at_once(ceph_testbed, tmp_path):
     conf = ceph_testbed.conf
-    _rbd(conf, "create", f"volumes/{IMAGE}", "--size", "64M")
+    rbd(conf, "create", f"volumes/{IMAGE}", "--size", "64M")
     fio = (
         f"fio --name=vm --ioengine=rbd --clientname=admin --pool=volumes --rbdname={IMAGE} "
         "--rw=randwrite --bs=4k --iodepth=4 --runtime=120 --time_based "
@@ -65,7 +57,7 @@ def test_a_stopped_agents_fio_lets_go_of_its_rbd_image_at_once(ceph_testbed, tmp
         assert [job["jobname"] for job in report["jobs"]] == ["vm"]  # fio ended and reported
     finally:
         GuestRunner.stop_agent(agent, grace_s=0)
-        _rbd(conf, "rm", f"volumes/{IMAGE}")
+        rbd(conf, "rm", f"volumes/{IMAGE}")
 
 
 def test_an_agent_that_ignores_sigterm_is_killed_after_the_grace(tmp_path):
