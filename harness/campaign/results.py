@@ -26,6 +26,7 @@ from harness.records.aggregate import Warning, aggregate_step, mean_of_runs
 from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
 from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
 from harness.records.repeats import repeat_spreads
 from harness.records.steadystate import step_steadystate
 from harness.records.step import RawStep, StepParts
@@ -45,6 +46,7 @@ class StepResult:
     db_records: list[DbRecord] = field(default_factory=list)
     events: list[EventRecord] = field(default_factory=list)
     rows: dict[str, list[Any]] = field(default_factory=dict)  # a plane's own CSV file -> rows
+    nodes: list[NodeLoad] = field(default_factory=list)  # each node's load over the step
 
 
 def _step_plan(store: CampaignStore, step_id: str) -> dict[str, Any]:
@@ -53,6 +55,21 @@ def _step_plan(store: CampaignStore, step_id: str) -> dict[str, Any]:
 
 
 def build_step(
+    store: CampaignStore, step_id: str, backend: str, rate_iops: int | None
+) -> StepResult:
+    """The step's records and summary, and the load on the nodes while it ran (over its
+    fio runs' window where it has one)."""
+    result = _tool_or_fio_step(store, step_id, backend, rate_iops)
+    ran = [r for r in result.records if not r.error and r.stop_ms > r.start_ms]
+    window = (
+        (min(r.start_ms for r in ran) / 1000, max(r.stop_ms for r in ran) / 1000) if ran else None
+    )
+    result.nodes = step_node_loads(store.raw_dir(step_id), window)
+    result.summary["nodes"] = [asdict(load) for load in result.nodes] or None
+    return result
+
+
+def _tool_or_fio_step(
     store: CampaignStore, step_id: str, backend: str, rate_iops: int | None
 ) -> StepResult:
     status = store.read_status(step_id)
@@ -388,6 +405,8 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
     events = [e for result in results for e in result.events]
     _write_if_any(store.root / "db.csv", db_csv(db_records) if db_records else None)
     _write_if_any(store.root / "events.csv", events_csv(events) if events else None)
+    loads = [(result.summary["step"], load) for result in results for load in result.nodes]
+    _write_if_any(store.root / "nodes.csv", nodes_csv(loads) if loads else None)
     for name, write in registry.csv_files().items():
         rows = [row for result in results for row in result.rows.get(name, [])]
         _write_if_any(store.root / name, write(rows) if rows else None)

@@ -577,6 +577,12 @@ class K8sTarget(_Strict):
         description="fio workloads: pods prefill, then wait until every pod is ready and "
         "start their measured run together on volperf's signal",
     )
+    node_load: bool = Field(
+        True,
+        description="sample every node's CPU, memory, disks and network once a second "
+        "while each step runs, from a DaemonSet of host-network pods in a namespace of "
+        "their own (labelled for Pod Security 'privileged'), removed at the end",
+    )
     db_memory_limit: str | None = Field(
         None,
         pattern=r"^[0-9]+(Ki|Mi|Gi|Ti)$",

@@ -116,3 +116,49 @@ def interpolate(samples: Sequence[tuple[float, DiskCounters]], when: float) -> D
                 at(c0.write_sectors, c1.write_sectors),
             )
     return samples[-1][1]
+
+
+@dataclass(frozen=True)
+class DiskStats:
+    """One device's line of /proc/diskstats: I/Os completed, sectors, the milliseconds
+    spent on them, and the milliseconds the device had I/O in flight (its utilisation)."""
+
+    reads: int
+    read_sectors: int
+    read_ms: int
+    writes: int
+    write_sectors: int
+    write_ms: int
+    io_ms: int
+
+
+def parse_all_diskstats(text: str) -> dict[str, DiskStats]:
+    """Every device of /proc/diskstats by name."""
+    devices = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 13 and parts[0].isdigit():
+            n = [int(v) for v in parts[3:13]]
+            devices[parts[2]] = DiskStats(n[0], n[2], n[3], n[4], n[6], n[7], n[9])
+    return devices
+
+
+@dataclass(frozen=True)
+class NetCounters:
+    rx_bytes: int
+    rx_packets: int
+    tx_bytes: int
+    tx_packets: int
+
+
+def parse_net_dev(text: str) -> dict[str, NetCounters]:
+    """Every interface of /proc/net/dev by name (its two header lines skipped)."""
+    interfaces = {}
+    for line in text.splitlines():
+        name, colon, rest = line.partition(":")
+        values = rest.split()
+        if colon and len(values) >= 16 and values[0].isdigit():
+            interfaces[name.strip()] = NetCounters(
+                int(values[0]), int(values[1]), int(values[8]), int(values[9])
+            )
+    return interfaces

@@ -2,6 +2,8 @@
 
 Each sample is one JSON line in raw/host.jsonl, written as it is taken so an
 interrupted step keeps what was sampled. The latest device rate feeds the live display.
+The same tick writes the host's whole load (every disk, every interface) to
+raw/nodes/host.log in the node-sample format (node_snapshot.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from harness.host.hoststats import (
     parse_meminfo,
     rates_between,
 )
+from harness.host.node_snapshot import HOST_NODE, NODES_DIR, snapshot_lines
 
 INTERVAL_S = 1.0
 
@@ -95,15 +98,21 @@ class HostSampler(SamplerThread):
 
     def _run(self) -> None:
         previous: dict[str, object] | None = None
-        with self.output.open("a", encoding="utf-8") as out:
+        node_log = self.output.parent / NODES_DIR / f"{HOST_NODE}.log"
+        node_log.parent.mkdir(exist_ok=True)
+        with self.output.open("a", encoding="utf-8") as out, node_log.open("a") as node:
             while True:
                 sample = read_sample(self.device)
                 out.write(json.dumps(sample) + "\n")
                 out.flush()
+                node.write(snapshot_lines(float(sample["t"])))  # type: ignore[arg-type]
+                node.flush()
                 self._update_live(previous, sample)
                 previous = sample
                 if self._stop.wait(self.interval_s):
-                    out.write(json.dumps(read_sample(self.device)) + "\n")
+                    last = read_sample(self.device)
+                    out.write(json.dumps(last) + "\n")
+                    node.write(snapshot_lines(float(last["t"])))  # type: ignore[arg-type]
                     return
 
     def _update_live(self, previous: dict[str, object] | None, sample: dict[str, object]) -> None:

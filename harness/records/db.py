@@ -69,7 +69,7 @@ DB_COLUMNS = [f.name for f in fields(DbRecord)]
 EVENT_COLUMNS = ["step", "consumer", "event", "index", "start", "seconds", "detail"]
 
 
-def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -79,11 +79,11 @@ def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 
 def db_csv(records: Iterable[DbRecord]) -> str:
-    return _csv(DB_COLUMNS, (list(asdict(r).values()) for r in records))
+    return csv_text(DB_COLUMNS, (list(asdict(r).values()) for r in records))
 
 
 def events_csv(events: Iterable[EventRecord]) -> str:
-    return _csv(
+    return csv_text(
         EVENT_COLUMNS,
         (
             [

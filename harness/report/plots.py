@@ -9,6 +9,7 @@ from typing import Any
 from harness.planes.rally.records import read_rally_csv
 from harness.records import stats
 from harness.records.fio import FioConsumerRecord
+from harness.records.node_load import cpu_busy, disk_rates, node_samples
 
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
 
@@ -20,6 +21,8 @@ CAPTIONS = {
     "distribution": "Completion latency distribution of each step (all consumers merged)",
     "tps": "Transactions per second against client threads, per consumer and in total",
     "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
+    "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
+    "disk's IOPS and utilisation (each step's start marked and numbered)",
 }
 
 
@@ -233,3 +236,64 @@ def rally_plots(rally_csv: Path, directory: Path) -> list[dict[str, str]]:
         ax.grid(alpha=0.3)
         made.append({"stem": save(fig, directory, f"r{index}-rally"), "scenario": scenario})
     return made
+
+
+def node_plot(
+    steps: Sequence[dict[str, Any]], raw_dirs: dict[str, Path], directory: Path
+) -> str | None:
+    """Every node's per-second CPU busy, and its busiest disk's IOPS and utilisation,
+    over the campaign's time (seconds from its first sample), from the raw samples."""
+    busiest: dict[str, dict[str, float]] = {}  # node -> device -> summed mean IOPS
+    for s in steps:
+        for n in s.get("nodes") or []:
+            for d in n.get("disks") or []:
+                devices = busiest.setdefault(n["node"], {})
+                devices[d["device"]] = devices.get(d["device"], 0.0) + d["iops_mean"]
+    if not busiest:
+        return None
+    plt = pyplot()
+    fig, axes = plt.subplots(3, 1, figsize=(10, 7), sharex=True)
+    origin: float | None = None
+    lines: dict[str, list[list[float]]] = {}  # node -> [t, cpu %, IOPS, util %] points
+    starts = []
+    for s in steps:
+        samples = node_samples(raw_dirs[s["step"]]) if s["step"] in raw_dirs else {}
+        for node, series in samples.items():
+            if node not in busiest or len(series) < 2:
+                continue
+            device = max(busiest[node], key=lambda name: busiest[node][name])
+            origin = series[0].t if origin is None else min(origin, series[0].t)
+            points = lines.setdefault(node, [])
+            for a, b in zip(series, series[1:], strict=False):
+                iops, _, util, _ = disk_rates(a, b, device)
+                busy = cpu_busy(a, b)
+                points.append([b.t, busy * 100 if busy is not None else float("nan"), iops, util])
+            points.append([series[-1].t, float("nan"), float("nan"), float("nan")])  # a gap
+        firsts = [series[0].t for series in samples.values() if series]
+        if firsts:
+            starts.append((min(firsts), s["step"].split("-")[0]))
+    if origin is None:
+        plt.close(fig)
+        return None
+    for node, points in sorted(lines.items()):
+        device = max(busiest[node], key=lambda name: busiest[node][name])
+        xs = [p[0] - origin for p in points]
+        axes[0].plot(xs, [p[1] for p in points], label=node)
+        axes[1].plot(xs, [p[2] for p in points], label=f"{node}: {device}")
+        axes[2].plot(xs, [p[3] * 100 for p in points], label=f"{node}: {device}")
+    for ax, label in zip(axes, ("CPU busy %", "disk IOPS", "disk util %"), strict=True):
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        for when, _ in starts:
+            ax.axvline(when - origin, color="grey", linestyle=":", linewidth=0.8)
+        ax.legend(fontsize="small", loc="upper right")
+    for when, number in starts:
+        axes[0].annotate(
+            number,
+            (when - origin, 1),
+            xycoords=("data", "axes fraction"),
+            fontsize="x-small",
+            va="top",
+        )
+    axes[2].set_xlabel("seconds since the first sample")
+    return save(fig, directory, "nodes")

@@ -323,7 +323,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             }
         )
     downloads = []
-    for name in ("fio.csv", "rally.csv", "db.csv", "events.csv", "summary.json"):
+    for name in ("fio.csv", "rally.csv", "db.csv", "events.csv", "nodes.csv", "summary.json"):
         if (store.root / name).exists():
             # what readers download passes the same secret filter as the page
             text = redact_text((store.root / name).read_text(encoding="utf-8"))
@@ -345,6 +345,13 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             rally_plots=plots.rally_plots(store.root / "rally.csv", out),
             rally_reports=rally_reports(store, out),
             extras=extra_tables(store),
+            node_header=tables.NODE_HEADER,
+            nodes=tables.node_rows(data.steps),
+            node_plot=plots.node_plot(
+                data.steps, {s["step"]: store.raw_dir(s["step"]) for s in data.steps}, out
+            )
+            if not data.reference
+            else None,
             cost_header=tables.COST_HEADER,
             cost=tables.cost_rows(data.steps) if not data.reference else [],
             warnings=tables.warning_items(data.steps),

@@ -455,3 +455,62 @@ def vm_rows(steps: list[dict[str, Any]], records: dict[str, list[Any]]) -> list[
                 ]
             )
     return rows
+
+
+NODE_HEADER = [
+    "step",
+    "node",
+    "window s",
+    "CPU busy %",
+    "memory used GiB",
+    "busiest disk",
+    "IOPS",
+    "MiB/s",
+    "util %",
+    "await ms",
+    "busiest interface",
+    "received MiB/s",
+    "sent MiB/s",
+]
+
+
+def _mean_peak(mean: float | None, peak: float | None, scale: float = 1.0, digits: int = 0) -> str:
+    """'mean / peak' of a figure."""
+    if mean is None:
+        return "–"
+    peak_text = cell(peak * scale, digits) if peak is not None else "–"
+    return f"{cell(mean * scale, digits)} / {peak_text}"
+
+
+def node_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each node's load in each step: the mean over the step's window and the busiest
+    second, its busiest disk and interface (nodes.csv has every one)."""
+    rows = []
+    for s in steps:
+        for n in s.get("nodes") or []:
+            disk = (n.get("disks") or [None])[0]
+            net = (n.get("nets") or [None])[0]
+            rows.append(
+                [
+                    s["step"],
+                    n["node"],
+                    cell(n["seconds"], 1),
+                    _mean_peak(n["cpu_busy_mean"], n["cpu_busy_peak"], 100),
+                    _mean_peak(n["mem_used_mean_kib"], n["mem_used_peak_kib"], 1 / 2**20, 2),
+                    disk["device"] if disk else "–",
+                    _mean_peak(disk["iops_mean"], disk["iops_peak"]) if disk else "–",
+                    _mean_peak(disk["kib_s_mean"], disk["kib_s_peak"], KIB_TO_MIB, 1)
+                    if disk
+                    else "–",
+                    _mean_peak(disk["util_mean"], disk["util_peak"], 100) if disk else "–",
+                    cell(disk["await_ms"], 2) if disk else "–",
+                    net["interface"] if net else "–",
+                    _mean_peak(net["rx_kib_s_mean"], net["rx_kib_s_peak"], KIB_TO_MIB, 2)
+                    if net
+                    else "–",
+                    _mean_peak(net["tx_kib_s_mean"], net["tx_kib_s_peak"], KIB_TO_MIB, 2)
+                    if net
+                    else "–",
+                ]
+            )
+    return rows

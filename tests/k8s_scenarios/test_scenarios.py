@@ -16,11 +16,15 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from harness.host.hoststats import device_for_path
 from harness.host.process import read_output
+from harness.planes.k8s.cluster import k8s_name
+from harness.testbeds.k8s.configs import NODE
 from harness.tools.pgbench.parse import parse_run
 from harness.tools.sysbench.parse import parse_file
 from tests.harness.helpers import doc_source_copy, fio_json, volperf
@@ -110,6 +114,55 @@ def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
         assert {e["event"] for e in events} == {"k8s pvc-bound", "k8s pod-running"}
         assert len(events) == 2 * len(rows)
         assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def _device_ios(log: Path, device: str) -> list[tuple[float, int]]:
+    """(time, reads + writes) of a device in a node's raw samples, read here on its own:
+    the time stamped on each '## diskstats' line, the device's line after it."""
+    found, when = [], None
+    for line in log.read_text().splitlines():
+        stamp, _, text = line.partition(" ")
+        if text == "## diskstats":  # RFC 3339 in UTC, up to nanoseconds
+            moment, _, fraction = stamp.rstrip("Z").partition(".")
+            when = datetime.fromisoformat(f"{moment}+00:00").timestamp() + float(f"0.{fraction}0")
+        elif when is not None and text.split()[2:3] == [device]:
+            fields = text.split()
+            found.append((when, int(fields[3]) + int(fields[7])))
+    return found
+
+
+def test_node_load_of_a_fio_step_is_the_devices_own_count_and_fios_iops(scenario_run, k8s_testbed):
+    """The sampler pods' table: the disk under local-static PVs did, over each fio step's
+    window, what fio says it did (within 5 %), and exactly what the node's raw samples
+    say; every node was sampled; the samplers' namespace is gone."""
+    from kubernetes import client
+
+    work, _ = scenario_run
+    device = device_for_path(k8s_testbed.state)
+    assert device is not None
+    for storage_class in CLASSES:
+        campaign = work / "results" / f"ci-fio-{storage_class}"
+        rows = _rows(campaign / "fio.csv")
+        summary = json.loads((campaign / "summary.json").read_text())
+        for step in summary["steps"]:
+            (node,) = step["nodes"]
+            assert node["node"] == k8s_name(NODE)
+            assert node["cpu_busy_mean"] > 0 and node["mem_used_mean_kib"] > 0
+            disk = next(d for d in node["disks"] if d["device"] == device.name)
+            mine = [r for r in rows if r["step"] == step["step"]]
+            start = min(datetime.fromisoformat(r["starttime"]).timestamp() for r in mine)
+            stop = max(datetime.fromisoformat(r["stoptime"]).timestamp() for r in mine)
+            log = campaign / "steps" / step["step"] / "raw" / "nodes" / f"{node['node']}.log"
+            inside = [(t, n) for t, n in _device_ios(log, device.name) if start <= t <= stop]
+            (t0, n0), (t1, n1) = inside[0], inside[-1]
+            assert disk["iops_mean"] == pytest.approx((n1 - n0) / (t1 - t0), rel=1e-6)
+            fio = sum(float(r["read_iops"]) + float(r["write_iops"]) for r in mine)
+            if storage_class == "local-static":
+                assert disk["iops_mean"] == pytest.approx(fio, rel=0.05), (step["step"], fio)
+        page = (campaign / "nodes.csv").read_text()
+        assert f",{k8s_name(NODE)},disk,{device.name},iops," in page
+    names = {n.metadata.name for n in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
+    assert not [n for n in names if n.startswith("volperf-ci-") and n.endswith("-nodes")], names
 
 
 def _campaign(work: Path, scenario: str, storage_class: str) -> Path:
@@ -271,11 +324,15 @@ def test_a_killed_scenario_is_cleaned_up_by_volperf_cleanup(k8s_testbed, tmp_pat
         pytest_run.wait()
     campaign = tmp_path / "results" / "killed-pgbench-local-path"
     notes = json.loads((campaign / "created.json").read_text()).values()
-    assert [n["namespace"] for n in notes if n.get("kind") == "k8s-namespace"] == [namespace]
-    assert core.read_namespace(namespace).status.phase == "Active"  # left behind
+    samplers = "volperf-killed-pgbench-local-path-nodes"  # the node-load DaemonSet's
+    noted = [n["namespace"] for n in notes if n.get("kind") == "k8s-namespace"]
+    assert sorted(noted) == [namespace, samplers]
+    for left in (namespace, samplers):
+        assert core.read_namespace(left).status.phase == "Active"  # left behind
     cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=600)
     assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
     assert namespace in cleaned.stdout + cleaned.stderr
+    assert samplers in cleaned.stdout + cleaned.stderr
     assert json.loads((campaign / "created.json").read_text()) == {}
     names = {ns.metadata.name for ns in core.list_namespace().items}
-    assert namespace not in names
+    assert namespace not in names and samplers not in names

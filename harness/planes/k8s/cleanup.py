@@ -6,7 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.store import CampaignStore
-from harness.planes.k8s.cluster import LABEL, api_client, delete_namespace, k8s_name
+from harness.planes.k8s.cluster import (
+    LABEL,
+    api_client,
+    begin_namespace_deletion,
+    k8s_name,
+    wait_namespace_gone,
+)
 
 DELETE_WAIT_S = 600
 
@@ -25,7 +31,13 @@ def remove_noted(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
             for campaign in {n["campaign"] for n in here.values()}:
                 listed = core.list_namespace(label_selector=f"{LABEL}={k8s_name(campaign)}")
                 names |= {ns.metadata.name for ns in listed.items}
-            left = [ns for ns in sorted(names) if not delete_namespace(core, ns, DELETE_WAIT_S)]
+            # all asked to go at once, then waited for: they are deleted side by side
+            asked = {ns: begin_namespace_deletion(core, ns) for ns in sorted(names)}
+            left = [
+                ns
+                for ns, gone in asked.items()
+                if not gone and not wait_namespace_gone(core, ns, DELETE_WAIT_S)
+            ]
         except Exception as exc:
             removed.append(
                 f"NOT removed: namespaces of {kubeconfig} ({type(exc).__name__}: "

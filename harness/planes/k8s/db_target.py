@@ -57,10 +57,12 @@ from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s import databases as objects
 from harness.planes.k8s.cluster import (
     LABEL,
+    NAMESPACE_KIND,
     WAITING_FAILURES,
     absent,
     k8s_name,
     last_events,
+    note_namespace,
     waiting_reason,
 )
 from harness.planes.k8s.podexec import exec_in_pod
@@ -81,7 +83,6 @@ from harness.tools.pgbench.command import SCALE_BYTES
 from harness.tools.sysbench import command as sysbench_command
 from harness.tools.sysbench.command import ROW_BYTES
 
-KIND = "k8s-namespace"
 DELETE_TIMEOUT_S = 300
 POLL_S = 0.25
 STOPPED = (0, 143, -15)  # exit statuses of a client volperf stopped with SIGTERM
@@ -108,18 +109,12 @@ class K8sDatabaseTarget:
 
     # the namespace and the StatefulSet
     def _key(self) -> str:
-        return f"{KIND}:{self.kubeconfig}:{self.namespace}"
+        return f"{NAMESPACE_KIND}:{self.kubeconfig}:{self.namespace}"
 
     def _namespace(self, store: CampaignStore) -> None:
         if self._key() in store.created():
             return
-        store.record_created(
-            self._key(),
-            kind=KIND,
-            kubeconfig=self.kubeconfig,
-            namespace=self.namespace,
-            campaign=self.spec.name,
-        )
+        note_namespace(store, self.kubeconfig, self.namespace, self.spec.name)
         self.core.create_namespace({"metadata": {"name": self.namespace, "labels": self.labels}})
         password = new_password()
         self.core.create_namespaced_secret(

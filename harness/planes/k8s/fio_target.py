@@ -31,10 +31,11 @@ from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
     api_client,
-    delete_namespace,
     k8s_name,
     kubeconfig_path,
     last_events,
+    note_namespace,
+    release_namespace,
     waiting_reason,
 )
 from harness.planes.k8s.podexec import exec_in_pod
@@ -42,7 +43,6 @@ from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
 from harness.tools.fio.printout import print_logs_command, split_printout
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
-KIND = "k8s-namespace"
 SCRATCH = "/volperf"  # in the pod: an emptyDir of its own
 BLOCK_DEVICE = "/dev/volperf-data"  # the PVC in a pod of volume_mode Block
 POLL_S = 0.5
@@ -121,7 +121,7 @@ class K8sFioTarget:
         shutil.rmtree(raw / PODS_DIR, ignore_errors=True)
         (raw / PODS_DIR).mkdir(parents=True)
         namespace = self._namespace(step)
-        key = self._note_namespace(store, namespace)
+        note_namespace(store, str(self.kubeconfig), namespace, self.spec.name)
         seen: dict[str, dict[str, Any]] = {
             c.name: {"storage_class": self.options.storage_class} for c in step.consumers
         }
@@ -136,29 +136,15 @@ class K8sFioTarget:
             outcome = self._wait(step, workload, namespace, seen, stop, tick)
             self._collect(step, namespace, seen, raw)
         finally:
-            self._delete(store, key, namespace, raw, record)
+            self._delete(raw, namespace, record)
         return self._outcome(step, store, outcome)
 
-    def _note_namespace(self, store: CampaignStore, namespace: str) -> str:
-        """The namespace in created.json before it is made; its key there."""
-        key = f"{KIND}:{self.kubeconfig}:{namespace}"
-        store.record_created(
-            key,
-            kind=KIND,
-            kubeconfig=str(self.kubeconfig),
-            namespace=namespace,
-            campaign=self.spec.name,
-        )
-        return key
-
-    def _delete(
-        self, store: CampaignStore, key: str, namespace: str, raw: Path, record: dict[str, Any]
-    ) -> None:
-        """raw/pods.json written, then the namespace deleted (its note kept if it stays)."""
+    def _delete(self, raw: Path, namespace: str, record: dict[str, Any]) -> None:
+        """raw/pods.json written, then the namespace deleted: the step ends once its pods
+        and PVCs are gone; the campaign's end (or `volperf cleanup`) sees the namespace
+        itself gone, by its note in created.json."""
         atomic_write_json(raw / PODS_FILE, record)
-        if delete_namespace(self.core, namespace, DELETE_TIMEOUT_S):
-            store.forget_created(key)
-        else:
+        if not release_namespace(self.core, namespace, DELETE_TIMEOUT_S):
             record["namespace_left"] = True
             atomic_write_json(raw / PODS_FILE, record)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from harness.planes.base import Plane
 from harness.planes.k8s import cleanup
+from harness.planes.k8s.cluster import NAMESPACE_KIND
 from harness.planes.k8s.provision_step import is_provision_step, provision_step
 from harness.planes.k8s.step import is_k8s_step, k8s_step
 from harness.planes.k8s.target import KubernetesTarget
@@ -27,5 +28,5 @@ PLANE = Plane(
     targets={"k8s": KubernetesTarget},
     tool_steps={"pvc-provision": pvc_step},
     fio_steps=[(is_k8s_step, pod_step)],
-    removers=[(lambda kind: kind == "k8s-namespace", cleanup.remove_noted)],
+    removers=[(lambda kind: kind == NAMESPACE_KIND, cleanup.remove_noted)],
 )

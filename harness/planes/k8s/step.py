@@ -85,7 +85,8 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
         result.warnings.append(
             Warning(
                 "k8s-namespace",
-                f"namespace {pods['namespace']} was still being deleted when the step ended",
+                f"namespace {pods['namespace']}: its pods or PVCs were still being deleted "
+                "when the step ended",
             )
         )
     return result

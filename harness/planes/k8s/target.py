@@ -1,11 +1,13 @@
 """The `k8s` target of a spec: fio workloads run in pods of their own (fio_target.py),
 pvc-provision steps create namespaces of PVCs (provision_target.py), database workloads
 run in StatefulSet pods (db_target.py); all check the cluster and the StorageClass
-first, and share one client."""
+first, and share one client. While any step runs, a sampler pod on every node records
+its load (node_sampler.py)."""
 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, FioWorkload, PvcProvisionWorkload
@@ -13,6 +15,7 @@ from harness.core.store import CampaignStore
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
+from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
 
 
@@ -23,6 +26,7 @@ class KubernetesTarget:
         self.backend = self.fio.backend
         self._provision: K8sProvisionTarget | None = None
         self._db: K8sDatabaseTarget | None = None
+        self._nodes: NodeSampler | None = None
 
     @property
     def provision(self) -> K8sProvisionTarget:
@@ -31,13 +35,24 @@ class KubernetesTarget:
         return self._provision
 
     @property
+    def apps(self) -> Any:
+        from kubernetes import client
+
+        return client.AppsV1Api(self.fio.core.api_client)
+
+    @property
     def db(self) -> K8sDatabaseTarget:
         if self._db is None:
-            from kubernetes import client
-
-            apps = client.AppsV1Api(self.fio.core.api_client)
-            self._db = K8sDatabaseTarget(self.spec, self.fio.core, apps, str(self.fio.kubeconfig))
+            self._db = K8sDatabaseTarget(
+                self.spec, self.fio.core, self.apps, str(self.fio.kubeconfig)
+            )
         return self._db
+
+    @property
+    def nodes(self) -> NodeSampler:
+        if self._nodes is None:
+            self._nodes = NodeSampler(self.spec, self.fio.core, self.apps, str(self.fio.kubeconfig))
+        return self._nodes
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         self.fio.prepare(spec, store)
@@ -56,6 +71,17 @@ class KubernetesTarget:
         return versions
 
     def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        if not self.fio.options.node_load:
+            return self._run_step(step, store, stop, tick)
+        notes: list[str] = []
+        with self.nodes.sampling(store, store.raw_dir(step.id), notes):
+            outcome = self._run_step(step, store, stop, tick)
+        outcome.notes += notes
+        return outcome
+
+    def _run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
         if isinstance(step.workload, FioWorkload):

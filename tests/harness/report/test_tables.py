@@ -74,3 +74,53 @@ def test_warning_items_include_failed_steps():
         "001-w-c002-r1: consumers ran together for only 85%",
         "002: step failed: fio exited 1",
     ]
+
+
+def test_node_rows_give_mean_and_peak_of_each_nodes_busiest_disk_and_interface():
+    disk = {
+        "device": "vda",
+        "iops_mean": 78307.5,
+        "iops_peak": 80145.1,
+        "kib_s_mean": 313230.0,
+        "kib_s_peak": 320580.4,
+        "util_mean": 0.869,
+        "util_peak": 0.895,
+        "await_ms": 0.1449,
+    }
+    net = {
+        "interface": "eth0",
+        "rx_kib_s_mean": 512.0,
+        "rx_kib_s_peak": 1024.0,
+        "tx_kib_s_mean": 0.0,
+        "tx_kib_s_peak": 0.0,
+    }
+    node = {
+        "node": "n1",
+        "seconds": 4.02,
+        "cpu_busy_mean": 0.2568,
+        "cpu_busy_peak": 0.31,
+        "mem_used_mean_kib": 1024**2,
+        "mem_used_peak_kib": 1.5 * 1024**2,
+        "disks": [disk, {**disk, "device": "loop0"}],
+        "nets": [net],
+    }
+    idle = {**node, "node": "n2", "disks": [], "nets": []}
+    steps = [{"step": "001", "nodes": [node, idle]}, {"step": "002", "nodes": None}]
+    assert tables.node_rows(steps) == [
+        [
+            "001",
+            "n1",
+            "4.0",
+            "26 / 31",
+            "1.00 / 1.50",
+            "vda",
+            "78308 / 80145",
+            "305.9 / 313.1",
+            "87 / 90",
+            "0.14",
+            "eth0",
+            "0.50 / 1.00",
+            "0.00 / 0.00",
+        ],
+        ["001", "n2", "4.0", "26 / 31", "1.00 / 1.50", "–", "–", "–", "–", "–", "–", "–", "–"],
+    ]

@@ -55,6 +55,12 @@ def test_campaign_records_match_fios_own_numbers(tmp_path):
     assert device is not None and device["device_iops"] > 0
     assert device["iops_gap"] < 0.15, device
     assert summary["host"]["cpu_busy"] > 0
+    # the host's load table: the same device, over the same window, as the device check
+    (host,) = summary["nodes"]
+    disk = next(d for d in host["disks"] if d["device"] == device["device"])
+    assert host["node"] == "host" and host["cpu_busy_mean"] > 0
+    assert disk["iops_mean"] == pytest.approx(device["device_iops"], rel=0.05)
+    assert f"host,disk,{device['device']},iops," in (store.root / "nodes.csv").read_text()
     # consumer files are gone, and so is their record
     assert not list(data.iterdir())
     assert store.created() == {}
