@@ -100,7 +100,10 @@ class HostSampler(SamplerThread):
         previous: dict[str, object] | None = None
         node_log = self.output.parent / NODES_DIR / f"{HOST_NODE}.log"
         node_log.parent.mkdir(exist_ok=True)
-        with self.output.open("a", encoding="utf-8") as out, node_log.open("a") as node:
+        with (
+            self.output.open("a", encoding="utf-8") as out,
+            node_log.open("a", encoding="utf-8") as node,
+        ):
             while True:
                 sample = read_sample(self.device)
                 out.write(json.dumps(sample) + "\n")

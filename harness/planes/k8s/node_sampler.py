@@ -14,18 +14,27 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from harness.core.spec import CampaignSpec, K8sTarget
 from harness.core.store import CampaignStore
 from harness.host.node_snapshot import NODES_DIR, SAMPLER_SCRIPT, epoch_of
-from harness.planes.k8s.cluster import LABEL, k8s_name, last_events, note_namespace
+from harness.planes.k8s.cluster import (
+    LABEL,
+    WAITING_FAILURES,
+    k8s_name,
+    last_events,
+    note_namespace,
+    waiting_reason,
+)
 
 APP = "volperf-node-load"
 READY_TIMEOUT_S = 60
 POLL_S = 0.5
 MARGIN_S = 1.5  # the sample begun before the step's start: its first rates
+COLLECTORS = 8
 
 
 class NodeSampler:
@@ -78,6 +87,12 @@ class NodeSampler:
             wanted = status.desired_number_scheduled or 0
             if wanted and (status.number_ready or 0) >= wanted:
                 return
+            for pod in self.core.list_namespaced_pod(self.namespace).items:
+                reason = waiting_reason(pod)
+                if reason in WAITING_FAILURES:  # waiting longer will not start it
+                    events = last_events(self.core, self.namespace, "Pod", pod.metadata.name)
+                    self.problem = f"its pod {pod.metadata.name}: {reason}; {events}"
+                    return
             time.sleep(POLL_S)
         self.problem = (
             f"its pods were not all ready after {READY_TIMEOUT_S} s "
@@ -112,14 +127,13 @@ class NodeSampler:
 
     def _collect(self, raw: Path, begun: float) -> None:
         """Each sampler pod's lines since just before the step began, as the kubelet
-        stamped them, in raw/nodes/<node>.log."""
+        stamped them, in raw/nodes/<node>.log (COLLECTORS pods' logs read at once)."""
         directory = raw / NODES_DIR
         directory.mkdir(parents=True, exist_ok=True)
         pods = self.core.list_namespaced_pod(self.namespace, label_selector=f"app={APP}").items
-        for pod in pods:
-            if not pod.spec.node_name:
-                continue
-            since = int(time.time() - begun + MARGIN_S) + 1
+        since = int(time.time() - begun + MARGIN_S) + 1
+
+        def collect(pod: Any) -> None:
             with contextlib.suppress(Exception):  # a node gone meanwhile: the others count
                 log = self.core.read_namespaced_pod_log(
                     pod.metadata.name, self.namespace, timestamps=True, since_seconds=since
@@ -127,6 +141,9 @@ class NodeSampler:
                 kept = [line for line in log.splitlines() if _after(line, begun - MARGIN_S)]
                 path = directory / f"{k8s_name(pod.spec.node_name)}.log"
                 path.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
+
+        with ThreadPoolExecutor(max_workers=COLLECTORS) as pool:
+            list(pool.map(collect, [pod for pod in pods if pod.spec.node_name]))
 
 
 def _after(line: str, moment: float) -> bool:

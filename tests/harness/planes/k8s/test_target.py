@@ -1,8 +1,8 @@
 """The k8s target's bad input on the real testbed: an unknown StorageClass is refused
 before anything is made, naming the classes there are; a pod whose image cannot be had
-ends its step within pod_timeout with the pod's phase, reason and events in its row, and
-the step's namespace is gone; a PVC that never binds and a database pod that
-crash-loops end their steps the same way."""
+ends its step within pod_timeout with the pod's phase, reason and events in its row (its
+node samplers' failure in the step's notes), and the step's namespace is gone; a PVC that
+never binds and a database pod that crash-loops end their steps the same way."""
 
 from __future__ import annotations
 
@@ -50,6 +50,10 @@ def test_an_image_that_cannot_be_had_fails_the_pod_with_its_events(k8s_testbed, 
     [row] = result.records
     assert row.error.startswith("pod c01: Pending (ErrImageNeverPull)")
     assert "pod events:" in row.error and "ErrImageNeverPull" in row.error.split("pod events:")[1]
+    # the node samplers (of the same image) could not start either: said, and no figures
+    (note,) = [n for n in result.summary["notes"] if "nodes' load" in n]
+    assert note.startswith("the nodes' load was not sampled: its pod volperf-node-load-")
+    assert "ErrImageNeverPull" in note and result.summary["nodes"] is None
     assert json.loads((outcome.store.root / "created.json").read_text()) == {}
     names = {ns.metadata.name for ns in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
     assert not any(n.startswith("volperf-no-image") for n in names)
