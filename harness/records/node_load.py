@@ -113,6 +113,23 @@ def _peak(values: list[float | None]) -> float | None:
     return max(present) if present else None
 
 
+def _peaks(rates: list[tuple[float, ...]]) -> tuple[float, ...]:
+    """The highest of each figure over the intervals' rates."""
+    return tuple(max(figure) for figure in zip(*rates, strict=True))
+
+
+def _disk_load(
+    first: NodeSample, last: NodeSample, pairs: list[tuple[NodeSample, NodeSample]], device: str
+) -> DiskLoad | None:
+    """A device's load between the first and last sample; None if it did no I/O."""
+    iops, kib, util, busy_ms = disk_rates(first, last, device)
+    if iops <= 0:
+        return None
+    iops_peak, kib_peak, util_peak, _ = _peaks([disk_rates(a, b, device) for a, b in pairs])
+    ios = iops * (last.t - first.t)
+    return DiskLoad(device, iops, iops_peak, kib, kib_peak, util, util_peak, busy_ms / ios)
+
+
 def node_load(node: str, samples: Sequence[NodeSample], window: Window | None) -> NodeLoad | None:
     """The node's load over the window; None with fewer than two samples to go by."""
     chosen = in_window(samples, window)
@@ -123,40 +140,13 @@ def node_load(node: str, samples: Sequence[NodeSample], window: Window | None) -
     used = [mem_used_kib(s) for s in chosen]
     used_known = [u for u in used if u is not None]
     devices = set(last.disks) & set(last.whole_disks or last.disks)
-    disks = []
-    for device in devices:
-        iops, kib, util, busy_ms = disk_rates(first, last, device)
-        if iops <= 0:
-            continue
-        each = [disk_rates(a, b, device) for a, b in pairs]
-        ios = iops * (last.t - first.t)
-        disks.append(
-            DiskLoad(
-                device,
-                iops,
-                max(r[0] for r in each),
-                kib,
-                max(r[1] for r in each),
-                util,
-                max(r[2] for r in each),
-                busy_ms / ios if ios else None,
-            )
-        )
+    disks = [d for d in (_disk_load(first, last, pairs, name) for name in devices) if d]
     nets = []
     for interface in last.net:
         rx, tx = net_rates(first, last, interface)
-        if interface == "lo" or rx + tx <= 0:
-            continue
-        each_net = [net_rates(a, b, interface) for a, b in pairs]
-        nets.append(
-            NetLoad(
-                interface,
-                rx,
-                max(r[0] for r in each_net),
-                tx,
-                max(r[1] for r in each_net),
-            )
-        )
+        if interface != "lo" and rx + tx > 0:
+            rx_peak, tx_peak = _peaks([net_rates(a, b, interface) for a, b in pairs])
+            nets.append(NetLoad(interface, rx, rx_peak, tx, tx_peak))
     return NodeLoad(
         node,
         last.t - first.t,
