@@ -259,7 +259,7 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
         console.print(f"[yellow]warning[/] {line}", highlight=False)
     record_files = [
         n
-        for n in ("fio.csv", "db.csv", "rally.csv", "events.csv", "summary.json")
+        for n in ("fio.csv", "db.csv", "rally.csv", "events.csv", "nodes.csv", "summary.json")
         if (outcome.store.root / n).exists()
     ]
     console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")

@@ -72,7 +72,7 @@ def test_main_job_leaves_fio_csv_and_prints_the_table(tmp_path):
     rows = (tmp_path / "results" / "q" / "fio.csv").read_text().splitlines()
     assert len(rows) == 1 + 2 + 4  # one row per consumer per step
     assert "campaign q" in result.stderr and "IOPS avg" in result.stderr
-    assert "results: results/q/ (fio.csv, summary.json)" in result.stderr
+    assert "results: results/q/ (fio.csv, nodes.csv, summary.json)" in result.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
