@@ -64,8 +64,12 @@ def build_step(
     window = (
         (min(r.start_ms for r in ran) / 1000, max(r.stop_ms for r in ran) / 1000) if ran else None
     )
-    result.nodes = step_node_loads(store.raw_dir(step_id), window)
+    raw = store.raw_dir(step_id)
+    result.nodes = step_node_loads(raw, window)
     result.summary["nodes"] = [asdict(load) for load in result.nodes] or None
+    step = RawStep(raw, step_id, _step_plan(store, step_id), backend, result.summary["started"])
+    for extra in registry.window_extras():  # the Ceph OSDs' own counters …
+        result.summary.update(extra(step, window))
     return result
 
 

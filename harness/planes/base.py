@@ -57,6 +57,8 @@ def require_space(problem: str, needed: int, basis: str, available: int, counted
 # A plane's parts, as the registry holds them
 StepBuilder = Callable[[RawStep], StepParts]  # a step's raw files -> its records
 Remover = Callable[[CampaignStore, dict[str, dict[str, Any]]], list[str]]  # notes -> lines
+# a step's raw files and its measured window (or None) -> entries of its summary
+WindowExtra = Callable[[RawStep, tuple[float, float] | None], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class Plane:
     fio_steps: Sequence[tuple[Callable[[Path], bool], StepBuilder]] = ()
     # raw files any step may have beside its tool's (Ceph health): builders
     step_extras: Sequence[StepBuilder] = ()
+    # figures over a step's measured window (its fio runs, else None) from raw files any
+    # step may have beside its tool's (the Ceph OSDs' perf counters): summary entries
+    window_extras: Sequence[WindowExtra] = ()
     # the plane's own CSV file -> how its rows (StepParts.rows) are written
     csv_files: Mapping[str, Callable[[list[Any]], str]] = field(default_factory=dict)
     # created.json kinds -> how what a campaign noted of them is removed, in this order

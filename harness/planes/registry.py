@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.core.spec import CampaignSpec
 from harness.planes import openstack
-from harness.planes.base import Plane, Remover, StepBuilder, Target
+from harness.planes.base import Plane, Remover, StepBuilder, Target, WindowExtra
 from harness.planes.ceph import plane as ceph
 from harness.planes.heat import plane as heat
 from harness.planes.hosts import plane as hosts
@@ -53,6 +53,10 @@ def fio_step(raw: Path) -> StepBuilder | None:
 
 def step_extras() -> list[StepBuilder]:
     return [extra for plane in PLANES for extra in plane.step_extras]
+
+
+def window_extras() -> list[WindowExtra]:
+    return [extra for plane in PLANES for extra in plane.window_extras]
 
 
 def csv_files() -> dict[str, Callable[[list[Any]], str]]:

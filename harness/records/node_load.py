@@ -9,9 +9,11 @@ consecutive samples inside it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
+from typing import TypeVar
 
 from harness.host.hoststats import SECTOR_BYTES
 from harness.host.node_snapshot import NODES_DIR, NodeSample, read_snapshots
@@ -53,19 +55,23 @@ class NodeLoad:
 
 
 Window = tuple[float, float]
+T = TypeVar("T")
 
 
-def in_window(samples: Sequence[NodeSample], window: Window | None) -> list[NodeSample]:
-    """The samples taken inside the window; all of them without one. With fewer than two
-    inside, the two around it, so a window shorter than a second still has a rate."""
+def in_window(
+    samples: Sequence[T], window: Window | None, when: Callable[[T], float] = attrgetter("t")
+) -> list[T]:
+    """The samples taken inside the window (``when``: a sample's time); all of them without
+    one. With fewer than two inside, the two around it, so a window shorter than a sample's
+    interval still has a rate."""
     if window is None:
         return list(samples)
     start, stop = window
-    inside = [s for s in samples if start <= s.t <= stop]
+    inside = [s for s in samples if start <= when(s) <= stop]
     if len(inside) >= 2:
         return inside
-    before = [s for s in samples if s.t < start][-1:]
-    after = [s for s in samples if s.t > stop][:1]
+    before = [s for s in samples if when(s) < start][-1:]
+    after = [s for s in samples if when(s) > stop][:1]
     return before + inside + after
 
 

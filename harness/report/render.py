@@ -347,6 +347,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             extras=extra_tables(store),
             node_header=tables.NODE_HEADER,
             nodes=tables.node_rows(data.steps),
+            osd_header=tables.OSD_HEADER,
+            osds=tables.osd_rows(data.steps),
             node_plot=plots.node_plot(
                 data.steps, {s["step"]: store.raw_dir(s["step"]) for s in data.steps}, out
             )

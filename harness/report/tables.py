@@ -514,3 +514,36 @@ def node_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                 ]
             )
     return rows
+
+
+OSD_HEADER = [
+    "step",
+    "OSD",
+    "window s",
+    "reads/s",
+    "writes/s",
+    "read MiB/s",
+    "write MiB/s",
+    "read ms",
+    "write ms",
+]
+
+
+def osd_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each Ceph OSD's client operations in each step, as its own perf counters tell:
+    mean / busiest interval of reads and writes, the mean of the rest."""
+    return [
+        [
+            s["step"],
+            o["osd"],
+            cell(o["seconds"], 1),
+            _mean_peak(o["reads_s_mean"], o["reads_s_peak"]),
+            _mean_peak(o["writes_s_mean"], o["writes_s_peak"]),
+            cell(o["read_kib_s_mean"] * KIB_TO_MIB, 1),
+            cell(o["write_kib_s_mean"] * KIB_TO_MIB, 1),
+            cell(o["read_ms"], 2),
+            cell(o["write_ms"], 2),
+        ]
+        for s in steps
+        for o in s.get("ceph_osds") or []
+    ]

@@ -7,6 +7,7 @@ unreachable gives an error after seconds, not a hang (librados waits 300 s by de
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -138,4 +139,17 @@ def mon_command(cluster: Any, prefix: str, timeout_s: float = MON_TIMEOUT_S, **a
     ret, out, said = cluster.mon_command(command, b"", timeout=int(timeout_s))
     if ret != 0:
         raise CephError(f"ceph {prefix} failed ({ret}): {said}")
+    return json.loads(out)
+
+
+def osd_perf_dump(cluster: Any, osd: int, timeout_s: float = MON_TIMEOUT_S) -> dict[str, Any]:
+    """An OSD's own perf counters of its `osd` logger (`ceph tell osd.N perf dump osd`)."""
+    command = json.dumps({"prefix": "perf dump", "logger": "osd", "format": "json"})
+    count_api_call("ceph")
+    ret, out, said = cluster.osd_command(osd, command, b"", timeout=int(timeout_s))
+    if ret != 0:
+        why = f"{os.strerror(-ret)} ({ret}){f': {said}' if said else ''}"
+        if ret == -errno.EACCES:
+            why += f"; the user's caps do not let it ask the OSDs (`ceph tell osd.{osd}`)"
+        raise CephError(f"ceph tell osd.{osd} perf dump failed: {why}")
     return json.loads(out)

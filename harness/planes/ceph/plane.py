@@ -3,9 +3,14 @@ any step on Ceph may hold; its RBD images."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import Any
+
+from harness.host.sampler import read_samples
 from harness.planes.base import Plane
 from harness.planes.ceph import cleanup
-from harness.planes.ceph.step import ceph_step
+from harness.planes.ceph.osd_perf import osd_loads, osd_perf_problem
+from harness.planes.ceph.step import HEALTH_FILE, ceph_step
 from harness.planes.ceph.target import RbdFioTarget
 from harness.records.step import RawStep, StepParts
 
@@ -15,9 +20,21 @@ def health_step(step: RawStep) -> StepParts:
     return StepParts(ceph.summary, ceph.warnings, ceph.events)
 
 
+def osd_step(step: RawStep, window: tuple[float, float] | None) -> dict[str, Any]:
+    """The OSDs' load over the step's window, where its health samples have their
+    counters; else why the OSDs did not give them, if they were asked."""
+    samples = read_samples(step.raw / HEALTH_FILE)
+    loads = osd_loads(samples, window)
+    if loads:
+        return {"ceph_osds": [asdict(load) for load in loads]}
+    unread = osd_perf_problem(samples)
+    return {"ceph_osds_unread": unread} if unread else {}
+
+
 PLANE = Plane(
     "ceph",
     targets={"rbd": RbdFioTarget},
     step_extras=[health_step],
+    window_extras=[osd_step],
     removers=[(lambda kind: kind.startswith("rbd-"), cleanup.remove_noted)],
 )

@@ -15,6 +15,8 @@ from harness.planes.ceph.health import UNREACHABLE, describe, health_events, sam
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord
 
+HEALTH_FILE = "ceph-health.jsonl"
+
 
 @dataclass
 class CephStepResult:
@@ -25,7 +27,7 @@ class CephStepResult:
 
 def ceph_step(raw: Path, step_id: str, step_start: float | None) -> CephStepResult:
     result = CephStepResult()
-    samples = read_samples(raw / "ceph-health.jsonl")
+    samples = read_samples(raw / HEALTH_FILE)
     if samples:
         start = step_start if step_start is not None else min(s["t"] for s in samples)
         seen: Counter[str] = Counter()

@@ -21,6 +21,7 @@ from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess, CephError, bindings, default_conf, mon_command
 from harness.planes.ceph.health_sampler import CephHealthSampler
+from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.fio_step import finished, log_dir, prefill_note, run_measured, run_prefill
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
@@ -167,9 +168,7 @@ class RbdFioTarget:
         self._ensure_images(targets, size_bytes(workload.size), store)
         env = self.access.env()
         notes: list[str] = []
-        health = CephHealthSampler(
-            raw / "ceph-health.jsonl", self.access, self.options.health_interval
-        )
+        health = CephHealthSampler(raw / HEALTH_FILE, self.access, self.options.health_interval)
         with health:
             unfilled = self._unfilled(step, targets, store) if workload.prefill else []
             if unfilled:

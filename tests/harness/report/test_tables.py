@@ -124,3 +124,22 @@ def test_node_rows_give_mean_and_peak_of_each_nodes_busiest_disk_and_interface()
         ],
         ["001", "n2", "4.0", "26 / 31", "1.00 / 1.50", "–", "–", "–", "–", "–", "–", "–", "–"],
     ]
+
+
+def test_osd_rows_give_each_osds_operations_bytes_and_latency():
+    osd = {
+        "osd": "osd.0",
+        "seconds": 3.98,
+        "reads_s_mean": 1500.4,
+        "reads_s_peak": 2100.0,
+        "writes_s_mean": 800.0,
+        "writes_s_peak": 950.2,
+        "read_kib_s_mean": 6001.6,
+        "write_kib_s_mean": 3200.0,
+        "read_ms": 0.4567,
+        "write_ms": None,
+    }
+    steps = [{"step": "001", "ceph_osds": [osd]}, {"step": "002"}]
+    assert tables.osd_rows(steps) == [
+        ["001", "osd.0", "4.0", "1500 / 2100", "800 / 950", "5.9", "3.1", "0.46", "–"]
+    ]

@@ -51,6 +51,7 @@ def test_slow_ops_reach_the_step_events_and_report(ceph_testbed, slow_ops_thresh
         "runtime": 12,
     }
     spec = rbd_spec(ceph_testbed, "slow", [workload], sweep=[1])
+    spec["target"]["user"] = "admin"  # may ask the OSDs for their own counters
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     run = volperf("run", "spec.yaml", "--results", "results", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -75,6 +76,12 @@ def test_slow_ops_reach_the_step_events_and_report(ceph_testbed, slow_ops_thresh
         .splitlines()
     ]
     assert any("SLOW_OPS" in s.get("checks", {}) for s in samples)  # raw, as Ceph said it
+    # the OSD's own count of the writes it served over fio's run: each 4M write one op
+    (osd,) = step["ceph_osds"]
+    assert osd["osd"] == "osd.0" and osd["reads_s_mean"] < osd["writes_s_mean"] / 10  # librbd's own
+    assert osd["writes_s_mean"] == pytest.approx(step["write"]["iops_sum"], rel=0.2), osd
+    assert osd["write_kib_s_mean"] == pytest.approx(step["write"]["bandwidth_sum"], rel=0.2)
+    assert osd["write_ms"] > 30  # every op delayed 30 ms by the injected fault
 
     (tmp_path / "doc").mkdir()
     (tmp_path / "doc" / "conf.py").write_text("project = 't'\n")
@@ -84,3 +91,4 @@ def test_slow_ops_reach_the_step_events_and_report(ceph_testbed, slow_ops_thresh
     rst = warnings[0].replace("_", "\\_")  # as reStructuredText writes it
     assert f"- 001-write-4m-c001-r1: {rst}" in text  # the page's warnings
     assert "- ceph SLOW\\_OPS" in text  # the events table
+    assert "Ceph OSDs (their own counters)" in text and "     - osd.0\n" in text
