@@ -155,6 +155,11 @@ def test_report_builds_and_prints_the_page(two_campaigns):
     assert result.returncode == 0, result.stderr
     assert "report: doc/build/html/test_results/qd16/index.html" in result.stderr
     assert (root / "doc/build/html/test_results/qd16/index.html").exists()
+    # the host's load beside the figures: its table, its plot over time, nodes.csv
+    source = root / "doc/source/test_results/qd16"
+    page = (source / "index.rst").read_text()
+    assert "Load on the nodes (mean / peak)" in page and "     - host\n" in page
+    assert (source / "nodes.png").exists() and (source / "nodes.csv").exists()
     # with -W: the comparison pages the tests above wrote are valid too
     assert (root / "doc/build/html/test_results/compare-qd1-vs-qd16/index.html").exists()
 
