@@ -104,18 +104,22 @@ class HostSampler(SamplerThread):
             self.output.open("a", encoding="utf-8") as out,
             node_log.open("a", encoding="utf-8") as node,
         ):
-            while True:
+
+            def take() -> dict[str, object]:
+                """One sample into both files, as it is taken."""
                 sample = read_sample(self.device)
                 out.write(json.dumps(sample) + "\n")
                 out.flush()
                 node.write(snapshot_lines(float(sample["t"])))  # type: ignore[arg-type]
                 node.flush()
+                return sample
+
+            while True:
+                sample = take()
                 self._update_live(previous, sample)
                 previous = sample
                 if self._stop.wait(self.interval_s):
-                    last = read_sample(self.device)
-                    out.write(json.dumps(last) + "\n")
-                    node.write(snapshot_lines(float(last["t"])))  # type: ignore[arg-type]
+                    take()
                     return
 
     def _update_live(self, previous: dict[str, object] | None, sample: dict[str, object]) -> None:

@@ -251,6 +251,7 @@ def node_plot(
                 devices[d["device"]] = devices.get(d["device"], 0.0) + d["iops_mean"]
     if not busiest:
         return None
+    device_of = {node: max(devices, key=devices.__getitem__) for node, devices in busiest.items()}
     plt = pyplot()
     fig, axes = plt.subplots(3, 1, figsize=(10, 7), sharex=True)
     origin: float | None = None
@@ -261,7 +262,7 @@ def node_plot(
         for node, series in samples.items():
             if node not in busiest or len(series) < 2:
                 continue
-            device = max(busiest[node], key=lambda name: busiest[node][name])
+            device = device_of[node]
             origin = series[0].t if origin is None else min(origin, series[0].t)
             points = lines.setdefault(node, [])
             for a, b in zip(series, series[1:], strict=False):
@@ -276,7 +277,7 @@ def node_plot(
         plt.close(fig)
         return None
     for node, points in sorted(lines.items()):
-        device = max(busiest[node], key=lambda name: busiest[node][name])
+        device = device_of[node]
         xs = [p[0] - origin for p in points]
         axes[0].plot(xs, [p[1] for p in points], label=node)
         axes[1].plot(xs, [p[2] for p in points], label=f"{node}: {device}")
