@@ -89,6 +89,7 @@ def _tool_or_fio_step(
         "started": status.started,
         "finished": status.finished,
         "notes": list(status.notes),
+        "ended_sweep": status.ended_sweep or None,  # why the workload's sweep ended here
         "warnings": [],
         "cost": _own_cost(store.step_dir(step_id) / COST_FILE, plan.get("consumers") or []),
     }

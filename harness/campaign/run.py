@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
 
+from harness.campaign import sweep_end
 from harness.campaign.cleanup import remove_created
 from harness.campaign.environment import snapshot
 from harness.campaign.results import COST_FILE, StepResult, rebuild
@@ -37,7 +38,22 @@ class CampaignOutcome:
 
     @property
     def failed_steps(self) -> list[str]:
-        return [r.summary["step"] for r in self.results if r.summary["state"] != "done"]
+        """Steps that did not run as meant (a step whose failure ended its sweep did)."""
+        return [
+            r.summary["step"]
+            for r in self.results
+            if r.summary["state"] not in ("done", "skipped") and not r.summary.get("ended_sweep")
+        ]
+
+    @property
+    def ended_sweeps(self) -> list[str]:
+        """Each workload's sweep that a stop rule ended: where and why."""
+        return [
+            f"{r.summary['workload']} at {r.summary['concurrency']} consumers "
+            f"({r.summary['step']}): {r.summary['ended_sweep']}"
+            for r in self.results
+            if r.summary.get("ended_sweep")
+        ]
 
     @property
     def ok(self) -> bool:
@@ -52,6 +68,7 @@ class Display:
         return lambda elapsed, iops: None
 
     def step_finished(self, step: Step, outcome: StepOutcome) -> None: ...
+    def sweep_ended(self, step: Step, reason: str, skipped: int) -> None: ...
 
 
 @contextmanager
@@ -121,17 +138,27 @@ def run_campaign(
                 environment["tools"].update(tool_versions())
             store.write_campaign(redact(spec.to_dict()), environment, target.backend)
         _mark_stale_runs(store, steps)
-        todo = [s for s in steps if store.read_status(s.id).state != "done"]
+        todo = [s for s in steps if not store.read_status(s.id).settled]
         display.campaign_started(store, steps, len(todo))
+        ended = sweep_end.ended_sweeps(store, steps)
         try:
             for position, step in enumerate(todo, start=1):
                 if stop.is_set():
                     break
+                if step.workload.name in ended:
+                    sweep_end.skip(store, step, *ended[step.workload.name])
+                    continue
                 outcome = _run_step(store, target, step, display, position, len(todo), stop)
-                rebuild(store)
+                results = {r.summary["step"]: r for r in rebuild(store)}
                 _scrub_views(store)
                 if outcome.state == "interrupted":
                     break
+                reason = sweep_end.reason_to_end(spec, steps, step, results)
+                if reason is not None:
+                    sweep_end.end_sweep(store, step, reason)
+                    ended[step.workload.name] = (step, reason)
+                    later = [s for s in todo[position:] if s.workload.name == step.workload.name]
+                    display.sweep_ended(step, reason, len(later))
         finally:
             removed = target.cleanup(store) + remove_created(store)
         results = rebuild(store)
@@ -165,16 +192,7 @@ def _run_step(
     stop: threading.Event,
 ) -> StepOutcome:
     status = store.begin_attempt(step.id)
-    atomic_write_json(
-        store.step_dir(step.id) / "step.json",
-        {
-            "workload": redact(step.workload.model_dump(mode="json")),
-            "concurrency": step.concurrency,
-            "threads": step.threads,
-            "repeat": step.repeat,
-            "consumers": [c.to_dict() for c in step.consumers],
-        },
-    )
+    atomic_write_json(store.step_dir(step.id) / "step.json", step.to_dict())
     tick = display.step_started(step, position, total)
     raised: TargetError | None = None
     meter = CostMeter().start()

@@ -124,6 +124,13 @@ class RichDisplay(Display):
         for note in outcome.notes:
             self.console.print(f"  {note}")
 
+    def sweep_ended(self, step: Step, reason: str, skipped: int) -> None:
+        later = f"; its {skipped} later steps are skipped" if skipped else ""
+        self.console.print(
+            f"  [bold]the sweep of {step.workload.name} ends here[/]: {reason}{later}",
+            highlight=False,
+        )
+
 
 SUMMARY_COLUMNS = (
     "step",

@@ -263,6 +263,8 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
         if (outcome.store.root / n).exists()
     ]
     console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")
+    for ended in outcome.ended_sweeps:
+        console.print(f"sweep ended: {ended}", highlight=False)
     if outcome.interrupted:
         console.print("[yellow]interrupted[/]: run the same command again to resume")
         sys.exit(EXIT_INTERRUPTED)
@@ -359,9 +361,10 @@ def status(campaign: Path, as_json: bool) -> None:
         table.add_column(column)
     for s in statuses:
         duration = f"{s.finished - s.started:.1f} s" if s.started and s.finished else ""
-        table.add_row(s.step, s.state, str(s.attempts), duration, s.error)
+        state = f"{s.state}, sweep ended" if s.ended_sweep else s.state
+        table.add_row(s.step, state, str(s.attempts), duration, s.error or s.ended_sweep)
     console.print(table)
-    if any(s.state != "done" for s in statuses):
+    if not all(s.settled for s in statuses):
         sys.exit(EXIT_FAILED)
 
 

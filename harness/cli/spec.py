@@ -44,10 +44,11 @@ def check(path: Path) -> str:
             raise TargetError("the Heat template refuses: " + "; ".join(problems))
         checked = f", {len(plans)} Heat stacks of {TEMPLATE} checked"
     consumers = sum(len(s.consumers) for s in steps)
+    at_most = "at most " if spec.stop_when is not None else ""
     return (
         f"{path}: valid: campaign {spec.name!r}, target type {spec.target.type}, "
-        f"{len(spec.workloads)} workloads, {len(steps)} steps ({consumers} consumers in all)"
-        + checked
+        f"{len(spec.workloads)} workloads, {at_most}{len(steps)} steps ({consumers} "
+        "consumers in all)" + checked
     )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from harness.core.redact import redact
 from harness.core.spec import READ_MODES, WRITE_MODES, CampaignSpec, FioWorkload, Workload
 
 # what each database test does to storage, for the reader/writer/mixed split of reports
@@ -45,6 +47,16 @@ class Step:
     def consumers(self) -> list[ConsumerPlan]:
         return assign_consumers(self.workload, self.concurrency)
 
+    def to_dict(self) -> dict[str, Any]:
+        """As the step's step.json holds it (secrets in the workload redacted)."""
+        return {
+            "workload": redact(self.workload.model_dump(mode="json")),
+            "concurrency": self.concurrency,
+            "threads": self.threads,
+            "repeat": self.repeat,
+            "consumers": [c.to_dict() for c in self.consumers],
+        }
+
 
 def role_of(rw: str) -> str:
     if rw in READ_MODES:
@@ -78,7 +90,7 @@ def plan_steps(spec: CampaignSpec) -> list[Step]:
     steps: list[Step] = []
     for workload in spec.workloads:
         threads: list[int | None] = list(getattr(workload, "threads", None) or [None])
-        for concurrency in spec.sweep:
+        for concurrency in spec.counts:
             for thread_count in threads:
                 for repeat in range(1, spec.repeats + 1):
                     index = len(steps) + 1

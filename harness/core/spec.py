@@ -335,6 +335,19 @@ class IoPauseWorkload(_DbWorkload):
     )
 
 
+class ProjectPace(_Strict):
+    """How fast a step's projects (a consumer's namespace and what is in it) come and go:
+    at most so many a minute, as a platform team paces tenants that all arrive at once
+    (PVCs bound too slowly and deployments gave up when 100 projects came together)."""
+
+    create_per_min: float | None = Field(
+        None, gt=0, description="namespaces created a minute at most; default all at once"
+    )
+    delete_per_min: float | None = Field(
+        None, gt=0, description="namespaces deleted a minute at most; default all at once"
+    )
+
+
 class PvcProvisionWorkload(_Strict):
     """Kubernetes PVC provisioning: each consumer is a namespace in which ``pvcs`` PVCs
     (and, with ``pods``, a pod mounting each) are created at once with every other
@@ -362,6 +375,10 @@ class PvcProvisionWorkload(_Strict):
         gt=0,
         description="requests per second the creators may send (namespaces, PVCs, pods; "
         "a burst of as many), as kube-burner's qps and burst; default no limit",
+    )
+    pace: ProjectPace = Field(
+        default_factory=ProjectPace,
+        description="how fast namespaces (projects) are created and deleted",
     )
 
 
@@ -697,6 +714,91 @@ TARGET_MODELS: dict[str, type[_Strict]] = {
 Target = tagged_union(TARGET_MODELS, "type", "local", "target type")
 
 
+class StopWhen(_Strict):
+    """What ends an open-ended sweep: after each step its figures are held against these
+    rules, and the first that holds ends the workload's sweep there (the later counts are
+    skipped, the page says why); every step run so far is kept."""
+
+    no_space: bool = Field(
+        False,
+        description="a step that ran out of space: a PVC no volume could be provisioned or "
+        "bound for, a file system or pool full (ENOSPC), a storage quota exceeded",
+    )
+    bound_p95_above_s: float | None = Field(
+        None, gt=0, description="the step's PVC-bound times (p95) above this many seconds"
+    )
+    failures_above_pct: float | None = Field(
+        None,
+        ge=0,
+        lt=100,
+        description="more than this % of the step's consumers failed (fio jobs, pods, "
+        "database clients; PVCs of pvc-provision)",
+    )
+    per_consumer_below_pct: float | None = Field(
+        None,
+        gt=0,
+        lt=100,
+        description="throughput per consumer (IOPS of fio, TPS of databases) below this % "
+        "of the sweep's first step's",
+    )
+
+    def has_rules(self) -> bool:
+        return any(value not in (None, False) for value in self.model_dump().values())
+
+
+class Sweep(_Strict):
+    """Consumer counts that grow until the storage gives out: ``counts`` in order, or
+    ``start`` multiplied by ``factor`` up to ``max`` (max itself last), each step held
+    against ``stop_when``."""
+
+    counts: list[int] | None = Field(
+        None, min_length=1, description="the consumer counts in order (e.g. 1, 10, 50, 100, 250)"
+    )
+    start: int | None = Field(None, ge=1, description="the first consumer count")
+    factor: float = Field(2, gt=1, le=100, description="each count is the one before times this")
+    max: int | None = Field(None, ge=1, description="the last consumer count")
+    stop_when: StopWhen = Field(
+        default_factory=StopWhen, description="rules that end the sweep (none: it runs to max)"
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Sweep:
+        if self.counts is not None:
+            if self.start is not None or self.max is not None:
+                raise ValueError("give counts, or start and max, not both")
+            if any(b <= a for a, b in zip(self.counts, self.counts[1:], strict=False)):
+                raise ValueError("counts must grow")
+            if self.counts[0] < 1:
+                raise ValueError(f"consumer count {self.counts[0]} must be at least 1")
+        elif self.start is None or self.max is None:
+            raise ValueError("give counts, or start and max")
+        elif self.max < self.start:
+            raise ValueError(f"max {self.max} is below start {self.start}")
+        return self
+
+    def values(self) -> list[int]:
+        if self.counts is not None:
+            return list(self.counts)
+        assert self.start is not None and self.max is not None
+        values, count = [self.start], float(self.start)
+        while True:
+            count *= self.factor
+            step = max(values[-1] + 1, round(count))
+            if step >= self.max:
+                break
+            values.append(step)
+        return values + [self.max] if values[-1] != self.max else values
+
+
+# a sweep is a list of counts or an open-ended Sweep: told apart by its form, so that an
+# error names only the form given
+SWEEP_FORMS = frozenset({"sweep-counts", "sweep-open"})
+SweepField = Annotated[
+    Annotated[list[int], Tag("sweep-counts")] | Annotated[Sweep, Tag("sweep-open")],
+    Discriminator(lambda v: "sweep-counts" if isinstance(v, list) else "sweep-open"),
+]
+
+
 class CampaignSpec(_Strict):
     name: Name = Field(
         description="the campaign's name: its results directory and the names of what it makes"
@@ -713,7 +815,10 @@ class CampaignSpec(_Strict):
         default_factory=Databases,
         description="options of the database servers volperf runs for database workloads",
     )
-    sweep: list[int] = Field(min_length=1, description="consumer counts, one step each")
+    sweep: SweepField = Field(
+        description="consumer counts, one step each; or an open-ended sweep (counts, or "
+        "start, factor and max) with the rules that end it (stop_when)"
+    )
     repeats: int = Field(1, ge=1, le=100, description="runs of every step")
     labels: dict[str, str] = Field(
         default_factory=dict,
@@ -727,7 +832,11 @@ class CampaignSpec(_Strict):
 
     @field_validator("sweep")
     @classmethod
-    def _sweep(cls, value: list[int]) -> list[int]:
+    def _sweep(cls, value: list[int] | Sweep) -> list[int] | Sweep:
+        if isinstance(value, Sweep):
+            return value
+        if not value:
+            raise ValueError("give at least one consumer count")
         for count in value:
             if count < 1:
                 raise ValueError(f"consumer count {count} must be at least 1")
@@ -804,6 +913,24 @@ class CampaignSpec(_Strict):
             )
         return self
 
+    @property
+    def counts(self) -> list[int]:
+        """The consumer counts of the sweep, in order."""
+        return self.sweep.values() if isinstance(self.sweep, Sweep) else list(self.sweep)
+
+    @property
+    def stop_when(self) -> StopWhen | None:
+        """The rules that end the sweep early, if it has any."""
+        rules = self.sweep.stop_when if isinstance(self.sweep, Sweep) else None
+        return rules if rules is not None and rules.has_rules() else None
+
+    @property
+    def space_count(self) -> int:
+        """The consumer count whose space a target makes sure of before the campaign: the
+        largest, or the first when the sweep is to stop where space runs out."""
+        rules = self.stop_when
+        return self.counts[0] if rules is not None and rules.no_space else max(self.counts)
+
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
@@ -818,6 +945,8 @@ def _location(loc: tuple[Any, ...]) -> str:
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
         elif item in _TAGS and (before == "target" or isinstance(before, int)):
             continue  # a discriminator's tag: the place already names the workload or target
+        elif item in SWEEP_FORMS and before == "sweep":
+            continue  # the sweep's form: the place already names it
         elif item not in ("function-after", "function-before") and not str(item).startswith(
             ("function-", "union[")
         ):

@@ -3,7 +3,8 @@
     campaign.yaml            resolved spec + environment snapshot (secrets removed)
     created.json             every file volperf created, so cleanup finds them after a crash
     steps/<step>/step.json   the step's plan: workload, consumers and their fio job names
-    steps/<step>/status.json pending | running | done | failed | interrupted, times, error
+    steps/<step>/status.json pending | running | done | failed | interrupted | skipped,
+                             times, error, why the sweep ended there (ended_sweep)
     steps/<step>/raw/        tool output exactly as the tools wrote it
     fio.csv, summary.json    views rebuilt from raw/ by `volperf reparse`
 
@@ -27,7 +28,8 @@ import yaml
 
 from harness.core.redact import redact
 
-STATES = ("pending", "running", "done", "failed", "interrupted")
+# skipped: not run, as an open-ended sweep ended at an earlier step (its error says why)
+STATES = ("pending", "running", "done", "failed", "interrupted", "skipped")
 
 
 class CampaignError(RuntimeError):
@@ -61,6 +63,14 @@ class StepStatus:
     finished: float | None = None
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    ended_sweep: str = ""  # the stop rule that held after this step: why its sweep ended
+
+    @property
+    def settled(self) -> bool:
+        """Run as the campaign meant: done, skipped, or failed where its sweep was to end."""
+        return self.state in ("done", "skipped") or (
+            self.state == "failed" and bool(self.ended_sweep)
+        )
 
 
 @dataclass(frozen=True)
@@ -121,7 +131,7 @@ class CampaignStore:
         raw.mkdir(parents=True, exist_ok=True)
         status.state, status.attempts = "running", status.attempts + 1
         status.started, status.finished, status.error = time.time(), None, ""
-        status.notes = []
+        status.notes, status.ended_sweep = [], ""
         self.write_status(status)
         return status
 

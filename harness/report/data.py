@@ -43,7 +43,10 @@ class CampaignData:
         return ComparedCampaign(self.name, self.steps, method)
 
     def steps_of(self, workload: str) -> list[dict[str, Any]]:
-        return [s for s in self.steps if s.get("workload") == workload]
+        """The workload's steps that ran (not those an ended sweep skipped)."""
+        return [
+            s for s in self.steps if s.get("workload") == workload and s.get("state") != "skipped"
+        ]
 
 
 def load(store: CampaignStore) -> CampaignData:

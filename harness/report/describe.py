@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.core.spec import Sweep
+
 _SYSBENCH_TESTS = {
     "rndrd": "random reads",
     "rndwr": "random writes",
@@ -30,11 +32,19 @@ def describe_workload(w: dict[str, Any]) -> str:
     return _fio(w)
 
 
+def _per_minute(pace: dict[str, Any], key: str, what: str) -> str:
+    rate = pace.get(key)
+    return f"{what} at most {rate:g} a minute" if rate else f"{what} all at once"
+
+
 def _provision(w: dict[str, Any]) -> str:
+    pace = w.get("pace") or {}
     return _join(
         [
             f"PVC provisioning: each consumer a namespace with {w.get('pvcs')} PVC(s) of "
-            f"{w.get('size')}, all namespaces created at once",
+            f"{w.get('size')}",
+            _per_minute(pace, "create_per_min", "namespaces created"),
+            _per_minute(pace, "delete_per_min", "deleted"),
             "a pod mounting each PVC (pod-ready times)" if w.get("pods") else "no pods",
             "times from volperf's create request to Bound and to Ready, seen through watches",
         ]
@@ -183,3 +193,41 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
     test = w.get("test", "")
     seconds = expected_seconds(w)
     return f"{tool} {test}".strip() + f", {threads} threads, ~{seconds:.0f} s"
+
+
+_STOP_RULES = {
+    "no_space": lambda v: "a step runs out of space",
+    "failures_above_pct": lambda v: f"more than {v:g} % of a step's consumers fail",
+    "bound_p95_above_s": lambda v: f"PVCs take over {v:g} s to bind (p95)",
+    "per_consumer_below_pct": lambda v: (
+        f"throughput per consumer falls below {v:g} % of the first step's"
+    ),
+}
+
+
+def describe_sweep(sweep: Any, steps: list[dict[str, Any]]) -> str:
+    """The consumer counts of a stored spec's sweep, the rules that end it early and,
+    for each workload whose sweep they ended, where and why."""
+    if not isinstance(sweep, dict):
+        return ", ".join(str(c) for c in sweep or [])
+    counts = ", ".join(str(c) for c in Sweep.model_validate(sweep).values())
+    rules = [
+        _STOP_RULES[name](value)
+        for name, value in (sweep.get("stop_when") or {}).items()
+        if name in _STOP_RULES and value not in (None, False)
+    ]
+    text = counts + (f", until {' or '.join(rules)}" if rules else "")
+    for s in steps:
+        if s.get("ended_sweep"):
+            skipped = [
+                str(o["concurrency"])
+                for o in steps
+                if o.get("state") == "skipped" and o.get("workload") == s["workload"]
+            ]
+            text += (
+                f"; the sweep of {s['workload']} ended at {s['concurrency']} consumers "
+                f"({s['ended_sweep']})"
+            )
+            if skipped:
+                text += f", so {', '.join(skipped)} did not run"
+    return text

@@ -21,7 +21,7 @@ from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
-from harness.report.describe import describe_workload
+from harness.report.describe import describe_sweep, describe_workload
 
 _RST_SPECIAL = re.compile(r"([\\`*|_])")
 
@@ -101,7 +101,7 @@ def method_lines(data: CampaignData) -> list[str]:
     lines = [
         f"Target: {target.get('type')} {where}".strip()
         + (f" ({data.backend})" if data.backend else ""),
-        f"{counted}: {', '.join(str(c) for c in spec.get('sweep', []))}; "
+        f"{counted}: {describe_sweep(spec.get('sweep'), data.steps)}; "
         f"{spec.get('repeats', 1)} run(s) of each.",
     ]
     if "fio" in tools and target.get("type") == "openstack":

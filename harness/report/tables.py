@@ -214,7 +214,10 @@ def repeat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
 def warning_items(steps: list[dict[str, Any]]) -> list[str]:
     items = []
     for s in steps:
-        if s.get("state") not in (None, "done"):
+        if s.get("ended_sweep"):
+            ended = f"the sweep of {s['workload']} ended here: {s['ended_sweep']}"
+            items.append(f"{s['step']}: {ended}")
+        if s.get("state") not in (None, "done", "skipped"):
             items.append(f"{s['step']}: step {s['state']}: {s.get('error') or 'no error text'}")
         for w in s.get("warnings", []):
             items.append(f"{s['step']}: {w['message']}")

@@ -81,12 +81,12 @@ class RbdFioTarget:
         stats = next((p["stats"] for p in pools if p.get("name") == self.access.pool), None)
         if stats is None:
             return
-        needed = max(size_bytes(w.size) for w in self.spec.workloads) * max(self.spec.sweep)
+        needed = max(size_bytes(w.size) for w in self.spec.workloads) * self.spec.space_count
         available = int(stats.get("max_avail", 0)) + int(stats.get("stored", 0))
         require_space(
             f"pool {self.access.pool!r} cannot hold the campaign",
             needed,
-            "largest size x most consumers",
+            f"largest size x {self.spec.space_count} consumers",
             available,
             " (max_avail + stored, after replication)",
         )

@@ -3,7 +3,8 @@ volperf saw of every PVC and its pod, as local wall-clock milliseconds): a `pvc-
 event per PVC (the PVC's creation request to Bound) and a `pod-ready` event per pod (the
 pod's creation request to Ready; campaigns before pods' own request times were kept count
 from the PVC's), unresolved ones with the reason and last events; p50/p95/max of each in
-the summary."""
+the summary, and over how many seconds the namespaces' create and delete requests went
+(spread by the workload's pace)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def _spread(seconds: list[float]) -> dict[str, float | None]:
     }
 
 
+def _over(projects: dict[str, dict[str, int]], key: str) -> float | None:
+    """Seconds from the first namespace's request to the last's (a pace spreads them)."""
+    times = [p[key] for p in projects.values() if key in p]
+    return (max(times) - min(times)) / 1000 if times else None
+
+
 def provision_step(
     raw: Path, step_id: str
 ) -> tuple[list[EventRecord], dict[str, Any], list[Warning]]:
@@ -55,6 +62,8 @@ def provision_step(
         "storage_class": seen.get("storage_class"),
         "namespaces": len(seen.get("namespaces", [])),
         "pvcs": len(seen.get("pvcs", [])),
+        "created_over_s": _over(seen.get("projects", {}), "created_ms"),
+        "deleted_over_s": _over(seen.get("projects", {}), "delete_ms"),
     }
     for event in (BOUND, READY):
         of_kind = [e for e in events if e.event == event]

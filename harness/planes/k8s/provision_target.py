@@ -65,6 +65,11 @@ class Pace:
         self.next = -math.inf
         self.lock = threading.Lock()
 
+    @classmethod
+    def per_minute(cls, rate: float | None) -> Pace:
+        """At most ``rate`` a minute, one at a time (no rate: no limit)."""
+        return cls(rate / 60 if rate else None, burst=1)
+
     def wait(self) -> None:
         if not self.interval:
             return
@@ -160,16 +165,17 @@ class K8sProvisionTarget:
         }
         labels = {LABEL: k8s_name(self.spec.name), STEP_LABEL: str(step.index)}
         seen = _expected(workload, namespaces)
+        projects: dict[str, dict[str, int]] = {}  # namespace -> its create and delete requests
         state, error = "done", ""
         left: list[str] = []
         try:
             with self._watching(labels, seen):
-                error = self._create_all(workload, namespaces, labels, seen, store)
+                error = self._create_all(workload, namespaces, labels, seen, store, projects)
                 if not error:
                     state, error = self._wait(workload, seen, stop, tick)
         finally:
-            left = self._delete_all(list(namespaces.values()), store)
-            self._keep(store.raw_dir(step.id), workload, namespaces, seen, left)
+            left = self._delete_all(list(namespaces.values()), store, workload, projects)
+            self._keep(store.raw_dir(step.id), workload, namespaces, seen, left, projects)
         bound = sum(1 for e in seen.claims.values() if "bound_ms" in e)
         notes = [
             f"{bound} of {len(seen.claims)} PVCs of StorageClass {self.options.storage_class} bound"
@@ -214,12 +220,15 @@ class K8sProvisionTarget:
         namespaces: dict[str, str],
         seen: _Seen,
         left: list[str],
+        projects: dict[str, dict[str, int]],
     ) -> None:
-        """raw/provision.json: every PVC's times, and the namespaces not deleted."""
+        """raw/provision.json: every PVC's times, when each namespace's create and delete
+        requests went, and the namespaces not deleted."""
         record: dict[str, Any] = {
             "storage_class": self.options.storage_class,
             "pods": workload.pods,
             "namespaces": sorted(namespaces.values()),
+            "projects": dict(sorted(projects.items())),
             "pvcs": [
                 {"namespace": ns, "name": name, **entry}
                 for (ns, name), entry in sorted(seen.claims.items())
@@ -262,17 +271,22 @@ class K8sProvisionTarget:
         labels: dict[str, str],
         seen: _Seen,
         store: CampaignStore,
+        projects_seen: dict[str, dict[str, int]],
     ) -> str:
         request = f"{max(1, math.ceil(size_bytes(workload.size) / 2**20))}Mi"
+
         for namespace in namespaces.values():
             note_namespace(store, self.kubeconfig, namespace, self.spec.name)
 
         pace = Pace(workload.qps)
+        projects = Pace.per_minute(workload.pace.create_per_min)
 
         def create(namespace: str) -> None:
             # the answers are read as bytes, not made into the client's models
             answer = {"_preload_content": False}
+            projects.wait()
             pace.wait()
+            projects_seen.setdefault(namespace, {})["created_ms"] = _now_ms()
             _drain(
                 self.core.create_namespace(
                     {"metadata": {"name": namespace, "labels": labels}}, **answer
@@ -370,11 +384,21 @@ class K8sProvisionTarget:
             f"{namespace}/{name}: {seen.claims[open_[0]]['error']}"
         )
 
-    def _delete_all(self, namespaces: list[str], store: CampaignStore) -> list[str]:
-        """Delete every namespace at once, then follow them with one list of the cluster's
-        namespaces every DELETE_POLL_S until all are gone; the names still there."""
+    def _delete_all(
+        self,
+        namespaces: list[str],
+        store: CampaignStore,
+        workload: PvcProvisionWorkload,
+        projects_seen: dict[str, dict[str, int]],
+    ) -> list[str]:
+        """Delete every namespace at once (at the workload's pace), then follow them with
+        one list of the cluster's namespaces every DELETE_POLL_S until all are gone; the
+        names still there."""
+        pace = Pace.per_minute(workload.pace.delete_per_min)
 
         def delete(namespace: str) -> None:
+            pace.wait()
+            projects_seen.setdefault(namespace, {})["delete_ms"] = _now_ms()
             with contextlib.suppress(Exception):  # gone already (404), or left below
                 # PVCs first: the namespace goes in half the time (cluster.py)
                 _drain(

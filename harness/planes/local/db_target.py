@@ -163,13 +163,13 @@ class LocalDatabaseTarget:
         files = [w for w in self.workloads if isinstance(w, FileioWorkload)]
         if not files:
             return
-        needed = max(size_bytes(w.file_total_size) for w in files) * max(self.spec.sweep)
+        needed = max(size_bytes(w.file_total_size) for w in files) * self.spec.space_count
         st = os.statvfs(self.path)
         available = st.f_bavail * st.f_frsize
         require_space(
             f"{self.path}: not enough free space for the fileio workloads",
             needed,
-            "largest file_total_size x most consumers",
+            f"largest file_total_size x {self.spec.space_count} consumers",
             available,
         )
 

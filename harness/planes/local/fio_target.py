@@ -75,7 +75,7 @@ class LocalFioTarget:
 
     def _needed_bytes(self) -> int:
         fio = [w for w in self.spec.workloads if isinstance(w, FioWorkload)]  # not db ones
-        return max(size_bytes(w.size) for w in fio) * max(self.spec.sweep)
+        return max(size_bytes(w.size) for w in fio) * self.spec.space_count
 
     def _check_space(self) -> None:
         needed = self._needed_bytes()
@@ -92,7 +92,7 @@ class LocalFioTarget:
         require_space(
             f"{self.path}: not enough {what} for the campaign",
             needed,
-            "largest size x most consumers",
+            f"largest size x {self.spec.space_count} consumers",
             available,
         )
 

@@ -352,3 +352,42 @@ def test_dataset_sizing_against_memory():
     assert validate(spec({"dataset": "2x-memory"}, k8s)).target.db_memory_limit == "2Gi"
     with pytest.raises(SpecError, match="target.db_memory_limit"):
         validate(spec({}, {**k8s, "db_memory_limit": "2 GB"}))
+
+
+def test_an_open_ended_sweep_grows_by_its_factor_up_to_max():
+    spec = validate({**GOOD, "sweep": {"start": 1, "factor": 2, "max": 250}})
+    assert spec.counts == [1, 2, 4, 8, 16, 32, 64, 128, 250]
+    assert spec.stop_when is None and spec.space_count == 250
+    seed = validate({**GOOD, "sweep": {"counts": [1, 10, 50, 100, 250]}})
+    assert seed.counts == [1, 10, 50, 100, 250]
+    assert validate({**GOOD, "sweep": {"start": 3, "factor": 1.2, "max": 6}}).counts == [3, 4, 5, 6]
+
+
+def test_a_sweep_that_stops_where_space_runs_out_needs_room_for_its_first_step_only():
+    rules = {"no_space": True, "failures_above_pct": 10}
+    spec = validate({**GOOD, "sweep": {"counts": [2, 4, 8], "stop_when": rules}})
+    assert spec.stop_when is not None and spec.stop_when.failures_above_pct == 10
+    assert spec.space_count == 2
+    other = validate({**GOOD, "sweep": {"counts": [2, 4], "stop_when": {"failures_above_pct": 5}}})
+    assert other.space_count == 4
+
+
+@pytest.mark.parametrize(
+    ("sweep", "expected"),
+    [
+        ({"start": 4}, "sweep: give counts, or start and max (got {'start': 4})"),
+        ({"counts": [4, 2]}, "sweep: counts must grow"),
+        ({"counts": [1], "start": 1, "max": 2}, "sweep: give counts, or start and max, not both"),
+        ({"start": 8, "max": 4}, "sweep: max 4 is below start 8"),
+        ({"start": 1, "max": 4, "factor": 1}, "sweep.factor: Input should be greater than 1"),
+        (
+            {"counts": [1], "stop_when": {"no_room": True}},
+            "sweep.stop_when.no_room: Extra inputs are not permitted",
+        ),
+    ],
+)
+def test_open_sweep_errors_name_the_field(sweep, expected):
+    with pytest.raises(SpecError) as info:
+        validate({**GOOD, "sweep": sweep})
+    assert [p for p in info.value.problems if p.startswith(expected)], info.value.problems
+    assert len(info.value.problems) == 1  # only the form given is reported

@@ -4,7 +4,7 @@ spec's poll interval, or rally-openstack's defaults and what they do to the time
 from __future__ import annotations
 
 from harness.core.spec import validate
-from harness.report.describe import describe_workload
+from harness.report.describe import describe_sweep, describe_workload
 
 
 def _rally(**workload: object) -> dict:
@@ -32,4 +32,36 @@ def test_without_one_the_line_says_the_default_rounds_times_up():
     assert "2 iteration(s) per concurrent user" in line
     assert line.endswith(
         "at rally-openstack's default intervals (1 to 4 s: an action's time is rounded up to them)."
+    )
+
+
+def test_a_provisioning_workload_says_its_pace():
+    spec = validate(
+        {
+            "name": "p",
+            "sweep": [2],
+            "target": {"type": "k8s", "storage_class": "standard"},
+            "workloads": [
+                {"name": "p", "tool": "pvc-provision", "pace": {"create_per_min": 10}},
+                {"name": "q", "tool": "pvc-provision"},
+            ],
+        }
+    )
+    paced, free = spec.model_dump(mode="json")["workloads"]
+    assert "namespaces created at most 10 a minute; deleted all at once" in describe_workload(paced)
+    assert "namespaces created all at once; deleted all at once" in describe_workload(free)
+
+
+def test_a_sweep_in_words():
+    assert describe_sweep([2, 4], []) == "2, 4"
+    sweep = {"start": 1, "max": 4, "stop_when": {"no_space": True, "failures_above_pct": 5.0}}
+    rules = "until a step runs out of space or more than 5 % of a step's consumers fail"
+    assert describe_sweep(sweep, []) == f"1, 2, 4, {rules}"
+    steps = [
+        {"workload": "w", "concurrency": 1, "state": "done", "ended_sweep": None},
+        {"workload": "w", "concurrency": 2, "state": "failed", "ended_sweep": "no space: full"},
+        {"workload": "w", "concurrency": 4, "state": "skipped", "ended_sweep": None},
+    ]
+    assert describe_sweep(sweep, steps) == (
+        f"1, 2, 4, {rules}; the sweep of w ended at 2 consumers (no space: full), so 4 did not run"
     )
