@@ -125,7 +125,7 @@ class RichDisplay(Display):
             self.console.print(f"  {note}")
 
     def sweep_ended(self, step: Step, reason: str, skipped: int) -> None:
-        later = f"; its {skipped} later steps are skipped" if skipped else ""
+        later = f"; {skipped} later step(s) skipped" if skipped else ""
         self.console.print(
             f"  [bold]the sweep of {step.workload.name} ends here[/]: {reason}{later}",
             highlight=False,

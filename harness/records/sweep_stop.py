@@ -62,6 +62,7 @@ def step_figures(
     events: Iterable[EventRecord],
 ) -> StepFigures:
     """A step's figures for the rules, from its summary and records (campaign/results)."""
+    events = list(events)
     runs = [r for r in db_records if r.phase == "run"]
     bound = [e for e in events if e.event.endswith("pvc-bound")]
     error = str(summary.get("error") or "")
@@ -76,24 +77,33 @@ def step_figures(
         problems += [r.error for r in runs if r.error]
         tps = [r.tps for r in runs if r.tps is not None]
         throughput = sum(tps) if tps else None
-    elif bound:  # pvc-provision: its PVCs are what succeed or fail
-        consumers, failed = len(bound), sum(1 for e in bound if e.seconds is None)
+    elif bound:  # pvc-provision: its PVCs (bound, and their pods ready) succeed or fail
+        unresolved = {(e.consumer, e.index) for e in events if e.seconds is None}
+        consumers, failed = len(bound), sum(1 for e in bound if (e.consumer, e.index) in unresolved)
     else:
         consumers = int(summary.get("concurrency") or 0)
         failed = consumers if summary.get("state") == "failed" else 0
     problems += [e.detail for e in events if e.seconds is None and e.detail]
-    return StepFigures(
-        consumers, failed, tuple(e.seconds for e in bound), throughput, tuple(problems)
-    )
+    once = tuple(dict.fromkeys(problems))  # a PVC's and its pod's reason are one
+    return StepFigures(consumers, failed, tuple(e.seconds for e in bound), throughput, once)
+
+
+def _says_no_space(text: str) -> bool:
+    return any(sign in text.lower() for sign in NO_SPACE_SIGNS)
 
 
 def no_space(problems: Iterable[str]) -> str | None:
     """The first problem that says storage ran out of room, or None."""
-    for problem in problems:
-        text = problem.lower()
-        if any(sign in text for sign in NO_SPACE_SIGNS):
-            return problem
-    return None
+    return next((problem for problem in problems if _says_no_space(problem)), None)
+
+
+def space_quote(problem: str) -> str:
+    """What a reason quotes of a no-space problem: its first clause and, when that is not
+    the one, the clause that says so ('; ' apart), at most PROBLEM_CHARS characters."""
+    clauses = " ".join(problem.split()).split("; ")
+    saying = next((c for c in clauses if _says_no_space(c)), clauses[0])
+    text = clauses[0] if saying == clauses[0] else f"{clauses[0]}; …; {saying}"
+    return text if len(text) <= PROBLEM_CHARS else text[: PROBLEM_CHARS - 1] + "…"
 
 
 def bound_p95(bound_s: Sequence[float | None]) -> float | None:
@@ -113,11 +123,6 @@ def failure_pct(step: StepFigures) -> float | None:
     return 100 * step.failed / step.consumers if step.consumers else None
 
 
-def _quoted(problem: str) -> str:
-    text = " ".join(problem.split())
-    return text if len(text) <= PROBLEM_CHARS else text[: PROBLEM_CHARS - 1] + "…"
-
-
 def stop_reason(rules: StopWhen, step: StepFigures, first: StepFigures) -> str | None:
     """Why the sweep ends at this step (the first rule that holds, in the order no
     space, failures, PVC-bound p95, throughput per consumer against the sweep's first
@@ -125,7 +130,7 @@ def stop_reason(rules: StopWhen, step: StepFigures, first: StepFigures) -> str |
     if rules.no_space:
         problem = no_space(step.problems)
         if problem is not None:
-            return f"no space: {_quoted(problem)}"
+            return f"no space: {space_quote(problem)}"
     failures = failure_pct(step)
     limit = rules.failures_above_pct
     if limit is not None and failures is not None and failures > limit:

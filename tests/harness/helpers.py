@@ -41,6 +41,21 @@ def tiny_spec(directory: Path, name: str = "tiny", **overrides: Any) -> Campaign
     return validate(data)
 
 
+@contextmanager
+def small_ext4(work: Path, size: str = "24M") -> Iterator[Path]:
+    """A file system of its own, ``size`` in all, on a loop device (root): a disk that
+    fills up (O_DIRECT works there, unlike tmpfs). Unmounted after."""
+    image, mount = work / "disk.img", work / "disk"
+    subprocess.run(["truncate", "-s", size, str(image)], check=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True)
+    mount.mkdir()
+    subprocess.run(["mount", "-o", "loop", str(image), str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
 def raw_files(raw: Path) -> dict[str, bytes]:
     """Every file under a step's raw/ (fio's logs are in raw/logs/), by relative path."""
     return {str(p.relative_to(raw)): p.read_bytes() for p in raw.rglob("*") if p.is_file()}

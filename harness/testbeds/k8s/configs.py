@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -278,6 +279,30 @@ def lpp_command(layout: Layout, bin_dir: Path) -> list[str]:
         f"--service-account-name={LPP_ACCOUNT}",
         f"--helper-image={FIO}",
     ]
+
+
+def local_pv(
+    name: str,
+    folder: Path,
+    storage_class: str,
+    size: str,
+    labels: dict[str, str] | None = None,
+    node: str = NODE,
+) -> dict[str, Any]:
+    """A local PV on a folder of the node, kept when its claim goes (Retain: Released)."""
+    on_node = {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
+    return {
+        "metadata": {"name": name, "labels": labels or {}},
+        "spec": {
+            "capacity": {"storage": size},
+            "accessModes": ["ReadWriteOnce"],
+            "volumeMode": "Filesystem",
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": storage_class,
+            "local": {"path": str(folder)},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [on_node]}]}},
+        },
+    }
 
 
 def lpp_files(layout: Layout) -> dict[str, str]:

@@ -335,32 +335,9 @@ class K8sTestbed:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             core.create_persistent_volume(
-                {
-                    "metadata": {"name": name, "labels": {"volperf-static": "true"}},
-                    "spec": {
-                        "capacity": {"storage": STATIC_PV_SIZE},
-                        "accessModes": ["ReadWriteOnce"],
-                        "volumeMode": "Filesystem",
-                        "persistentVolumeReclaimPolicy": "Retain",
-                        "storageClassName": "local-static",
-                        "local": {"path": str(folder)},
-                        "nodeAffinity": {
-                            "required": {
-                                "nodeSelectorTerms": [
-                                    {
-                                        "matchExpressions": [
-                                            {
-                                                "key": "kubernetes.io/hostname",
-                                                "operator": "In",
-                                                "values": [NODE],
-                                            }
-                                        ]
-                                    },
-                                ]
-                            }
-                        },
-                    },
-                }
+                configs.local_pv(
+                    name, folder, "local-static", STATIC_PV_SIZE, {"volperf-static": "true"}
+                )
             )
             made.append(name)
 

@@ -7,7 +7,6 @@ as the first left it. Without the rule the campaign is refused before anything r
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,23 +17,15 @@ from harness.planes.base import TargetError
 from harness.planes.local.fio_target import LocalFioTarget
 from harness.report import data as report_data
 from harness.report.render import method_lines, write_report
-from tests.harness.helpers import doc_source_copy, fio_json, tiny_spec
+from tests.harness.helpers import doc_source_copy, fio_json, small_ext4, tiny_spec
 
 pytestmark = pytest.mark.functional
 
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 24 MiB ext4 file system of its own (O_DIRECT works there, unlike tmpfs)."""
-    image, mount = tmp_path / "disk.img", tmp_path / "disk"
-    subprocess.run(["truncate", "-s", "24M", str(image)], check=True)
-    subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True)
-    mount.mkdir()
-    subprocess.run(["mount", "-o", "loop", str(image), str(mount)], check=True)
-    try:
+    with small_ext4(tmp_path) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=True)
 
 
 def _spec(directory: Path, **sweep: object):
