@@ -24,7 +24,7 @@ from harness.core import secrets
 from harness.core.plan import Step, plan_steps
 from harness.core.redact import redact
 from harness.core.spec import CampaignSpec
-from harness.core.store import CampaignError, CampaignStore, atomic_write_json
+from harness.core.store import CampaignError, CampaignStore, atomic_write_json, settled
 from harness.host.owncost import CostMeter
 from harness.planes.base import StepOutcome, Target, TargetError, Tick
 
@@ -42,7 +42,7 @@ class CampaignOutcome:
         return [
             r.summary["step"]
             for r in self.results
-            if r.summary["state"] not in ("done", "skipped") and not r.summary.get("ended_sweep")
+            if not settled(r.summary["state"], r.summary.get("ended_sweep"))
         ]
 
     @property

@@ -54,6 +54,12 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
 
 
+def settled(state: str, ended_sweep: str | None) -> bool:
+    """A step run as the campaign meant: done, skipped, or failed where its sweep was to
+    end."""
+    return state in ("done", "skipped") or (state == "failed" and bool(ended_sweep))
+
+
 @dataclass
 class StepStatus:
     step: str
@@ -67,10 +73,7 @@ class StepStatus:
 
     @property
     def settled(self) -> bool:
-        """Run as the campaign meant: done, skipped, or failed where its sweep was to end."""
-        return self.state in ("done", "skipped") or (
-            self.state == "failed" and bool(self.ended_sweep)
-        )
+        return settled(self.state, self.ended_sweep)
 
 
 @dataclass(frozen=True)
