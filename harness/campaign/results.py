@@ -36,6 +36,12 @@ from harness.tools.fio.logs import FioLogError, JobLogs, LogPlace, read_job_logs
 from harness.tools.fio.parse import FioOutput, FioParseError, parse_file
 from harness.tools.fio.render import LOG_AVG_MS
 
+
+def record_files() -> tuple[str, ...]:
+    """The files a campaign's records go to, in the order the page and the CLI list them."""
+    return ("fio.csv", "db.csv", *registry.csv_files(), "events.csv", "nodes.csv", "summary.json")
+
+
 COST_FILE = "cost.json"  # volperf's own cost over a step (host/owncost.py), beside step.json
 
 

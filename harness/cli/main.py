@@ -16,7 +16,7 @@ from rich.table import Table
 from harness import __version__
 from harness.campaign import profiles
 from harness.campaign.cleanup import remove_created
-from harness.campaign.results import rebuild
+from harness.campaign.results import rebuild, record_files
 from harness.campaign.run import CampaignOutcome, Display, run_campaign
 from harness.cli.display import RichDisplay, print_comparison, summary_tables
 from harness.cli.spec import spec_group
@@ -257,12 +257,8 @@ def _report(outcome: CampaignOutcome, as_json: bool) -> None:
         )
     for line in kept:
         console.print(f"[yellow]warning[/] {line}", highlight=False)
-    record_files = [
-        n
-        for n in ("fio.csv", "db.csv", "rally.csv", "events.csv", "nodes.csv", "summary.json")
-        if (outcome.store.root / n).exists()
-    ]
-    console.print(f"results: {outcome.store.root}/ ({', '.join(record_files)})")
+    made = [n for n in record_files() if (outcome.store.root / n).exists()]
+    console.print(f"results: {outcome.store.root}/ ({', '.join(made)})")
     for ended in outcome.ended_sweeps:
         console.print(f"sweep ended: {ended}", highlight=False)
     if outcome.interrupted:

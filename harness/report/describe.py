@@ -29,6 +29,8 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _rally(w)
     if tool == "pvc-provision":
         return _provision(w)
+    if tool == "git":
+        return _git(w)
     return _fio(w)
 
 
@@ -47,6 +49,19 @@ def _provision(w: dict[str, Any]) -> str:
             _per_minute(pace, "delete_per_min", "deleted"),
             "a pod mounting each PVC (pod-ready times)" if w.get("pods") else "no pods",
             "times from volperf's create request to Bound and to Ready, seen through watches",
+        ]
+    )
+
+
+def _git(w: dict[str, Any]) -> str:
+    repo = w.get("repo") or {}
+    return _join(
+        [
+            f"git: each consumer clones (git clone --no-local) a generated repository of "
+            f"{repo.get('files')} files of {repo.get('file_size')} with {repo.get('commits')} "
+            "commits onto its own directory, tars the clone, untars it and removes both",
+            f"{w.get('iterations')} iteration(s)",
+            "each phase timed by the workload's script and ended with the file system synced",
         ]
     )
 
@@ -171,8 +186,8 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
         return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
-    if tool == "pvc-provision":
-        return None  # as long as the cluster takes
+    if tool in ("pvc-provision", "git"):
+        return None  # as long as the cluster, or the storage, takes
     if tool != "fio":
         return float(w.get("runtime") or 0)
     if w.get("mode", "time") == "time":
@@ -190,6 +205,12 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
         return f"bs {w.get('bs')}, iodepth {w.get('iodepth')}, {length}"
     if tool == "pvc-provision":
         return f"{w.get('pvcs')} PVC(s) of {w.get('size')} per namespace"
+    if tool == "git":
+        repo = w.get("repo") or {}
+        return (
+            f"git: {w.get('iterations')} x clone, tar, untar, rm of {repo.get('files')} files "
+            f"of {repo.get('file_size')}"
+        )
     test = w.get("test", "")
     seconds = expected_seconds(w)
     return f"{tool} {test}".strip() + f", {threads} threads, ~{seconds:.0f} s"

@@ -20,6 +20,8 @@ CAPTIONS = {
     "latency": "95th percentile completion latency against the number of consumers",
     "distribution": "Completion latency distribution of each step (all consumers merged)",
     "tps": "Transactions per second against client threads, per consumer and in total",
+    "git": "The git workload's mean time of each phase (stacked: a whole iteration) against "
+    "the number of consumers",
     "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
     "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
     "disk's IOPS and utilisation (each step's start marked and numbered)",
@@ -200,6 +202,30 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
         ax.set_ylabel("transactions/s")
         ax.grid(True, alpha=0.3)
         ax.legend()
+    return save(fig, directory, stem)
+
+
+def git_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
+    """Each phase's mean seconds stacked into an iteration's, one bar per step."""
+    phases = ("clone", "tar", "untar", "rm")
+    measured = [s for s in steps if (s.get("git") or {}).get("iteration_s") is not None]
+    if not measured:
+        return None
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    labels = [
+        f"{s['concurrency']}" + (f" #{s['repeat']}" if s.get("repeat", 1) > 1 else "")
+        for s in measured
+    ]
+    bottom = [0.0] * len(measured)
+    for phase in phases:
+        heights = [s["git"].get(f"{phase}_s") or 0.0 for s in measured]
+        ax.bar(labels, heights, bottom=bottom, label=phase)
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    ax.set_xlabel("consumers")
+    ax.set_ylabel("seconds (mean per consumer)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend()
     return save(fig, directory, stem)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from harness import __version__
+from harness.campaign.results import record_files
 from harness.core.redact import redact_text
 from harness.core.resources import package_path
 from harness.core.store import CampaignStore, atomic_write_text
@@ -141,7 +142,7 @@ def method_lines(data: CampaignData) -> list[str]:
         f"{engine}: " + ", ".join(f"{k}={v}" for k, v in (s.get("options") or {}).items())
         for engine, s in databases.items()
     )
-    if target.get("type") == "k8s" and tools - {"fio", "pvc-provision"}:
+    if target.get("type") == "k8s" and tools - {"fio", "pvc-provision", "git"}:
         lines.append(
             "Database steps on Kubernetes: every consumer is a pod of a StatefulSet (its server "
             f"on its own PVC of StorageClass {target.get('storage_class')}, the client beside it "
@@ -151,12 +152,28 @@ def method_lines(data: CampaignData) -> list[str]:
             "and volperf points the client at the new pod's address (the testbed has no "
             f"cluster DNS). Server settings: {settings or 'defaults'}."
         )
-    elif tools - {"fio", "rally", "pvc-provision"}:
+    elif tools - {"fio", "rally", "pvc-provision", "git"}:
         lines.append(
             "Each database step starts its consumers' clients together; every consumer has its "
             "own server (volperf's own instances, data in the directory under test, reached "
             f"on a private socket) loaded once per dataset. Server settings: "
             f"{settings or 'defaults'}."
+        )
+    if "git" in tools and target.get("type") == "k8s":
+        lines.append(
+            "Each git step makes a project per consumer: a namespace with a PVC of "
+            f"StorageClass {target.get('storage_class')} and a pod (image "
+            f"{target.get('git_image')}) that generates the repository into a scratch "
+            "volume (git fast-import, untimed) and, once every project's pod is ready, "
+            "runs the workload on its PVC at volperf's start signal; each pod's output "
+            "comes back through its log. PVC bound times are from volperf's create request."
+        )
+    elif "git" in tools:
+        lines.append(
+            "Each git step runs every consumer's workload at once, each in its own folder of "
+            "the directory under test, cloning from one repository volperf generated there "
+            "beforehand (git fast-import, untimed); the host's CPU, memory and the device's "
+            "counters are sampled once a second."
         )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
     if spec.get("labels"):
@@ -287,7 +304,11 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         if tool == "rally" and not any(s.get("read") or s.get("write") for s in steps):
             continue  # Rally's tables and plots have a section of their own
         if tool not in ("fio", "rally"):
-            tps = plots.tps_plot(steps, out, f"{prefix}-tps")
+            made = (
+                plots.git_plot(steps, out, f"{prefix}-git")
+                if tool == "git"
+                else plots.tps_plot(steps, out, f"{prefix}-tps")
+            )
             workloads.append(
                 {
                     "name": name,
@@ -298,7 +319,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                     "storage_header": tables.STORAGE_HEADER,
                     "storage": tables.storage_rows(steps),
                     "repeats": tables.repeat_rows(steps),
-                    "plots": [tps] if tps else [],
+                    "plots": [made] if made else [],
                 }
             )
             continue
@@ -323,7 +344,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             }
         )
     downloads = []
-    for name in ("fio.csv", "rally.csv", "db.csv", "events.csv", "nodes.csv", "summary.json"):
+    for name in record_files():
         if (store.root / name).exists():
             # what readers download passes the same secret filter as the page
             text = redact_text((store.root / name).read_text(encoding="utf-8"))

@@ -260,6 +260,17 @@ DB_HEADERS = {
         "ready p95 s",
         "ready max s",
     ],
+    "git": [
+        "consumers",
+        "iterations",
+        "clone s",
+        "tar s",
+        "untar s",
+        "rm s",
+        "iteration s",
+        "slowest iteration s",
+        "failed phases",
+    ],
     "io-pause": [
         "consumers",
         "threads",
@@ -331,6 +342,20 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                     cell(ready.get("p50_s"), 2),
                     cell(ready.get("p95_s"), 2),
                     cell(ready.get("max_s"), 2),
+                ]
+            )
+        elif tool == "git":
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    figure(s, "git", "iterations"),
+                    *(
+                        figure(s, "git", f"{phase}_s", 2)
+                        for phase in ("clone", "tar", "untar", "rm")
+                    ),
+                    figure(s, "git", "iteration_s", 2),
+                    figure(s, "git", "iteration_s_max", 2),
+                    figure(s, "git", "failed"),
                 ]
             )
         elif tool == "io-pause":

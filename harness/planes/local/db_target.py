@@ -128,7 +128,7 @@ class LocalDatabaseTarget:
 
     @property
     def workloads(self) -> list[DbWorkload]:
-        return [w for w in self.spec.workloads if not isinstance(w, FioWorkload)]
+        return [w for w in self.spec.workloads if isinstance(w, DbWorkload)]
 
     def engines(self) -> list[str]:
         return sorted({e for w in self.workloads if (e := engine_of(w)) is not None})

@@ -1,4 +1,5 @@
-"""The local plane in the registry: the `local` target; the records of database steps."""
+"""The local plane in the registry: the `local` target; the records of database and git
+steps."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from harness.planes.base import Plane
 from harness.planes.local import cleanup
 from harness.planes.local.target import LocalTarget
 from harness.records.db_step import build_db_step
+from harness.records.git_step import GIT_CSV, git_csv, git_step
 from harness.records.step import RawStep, StepParts
 
 # the k8s plane's database steps write the same raw files: this builder reads theirs too
@@ -21,6 +23,7 @@ def database_step(step: RawStep) -> StepParts:
 PLANE = Plane(
     "local",
     targets={"local": LocalTarget},
-    tool_steps=dict.fromkeys(DATABASE_TOOLS, database_step),
+    tool_steps={**dict.fromkeys(DATABASE_TOOLS, database_step), "git": git_step},
+    csv_files={GIT_CSV: git_csv},
     removers=[(lambda kind: kind in cleanup.KINDS, cleanup.remove_noted)],
 )

@@ -188,6 +188,25 @@ def test_database_and_provisioning_steps_compare_by_thread_count():
     ]
 
 
+def test_git_steps_compare_their_phase_times_slower_is_worse():
+    def git_step(n, clone_s, iteration_s):
+        return {
+            "step": f"g{n}",
+            "workload": "w",
+            "concurrency": n,
+            "repeat": 1,
+            "git": {"clone_s": clone_s, "iteration_s": iteration_s, "failed": 1, "tar_s": None},
+        }
+
+    result = compare([git_step(1, 1.0, 2.0)], [git_step(1, 1.5, 2.0)])
+    deltas = {(d.direction, d.metric): d for d in result.deltas}
+    assert deltas[("git", "clone_s")].delta == pytest.approx(0.5)
+    assert deltas[("git", "clone_s")].verdict == "worse"
+    assert deltas[("git", "iteration_s")].verdict == "same"
+    assert deltas[("git", "failed")].verdict == "same"
+    assert ("git", "tar_s") not in deltas  # a figure neither side has
+
+
 def test_the_comparison_as_json_carries_differences_verdicts_and_unmatched_steps():
     baseline = campaign("a", [step(2, 1000, 1.0), step(4, 1000, 1.0)])
     other = campaign("b", [step(2, 1000, 1.0)], bs="64k")
