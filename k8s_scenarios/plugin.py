@@ -13,6 +13,8 @@ import pytest
 from harness.planes.k8s.cluster import kubeconfig_path
 
 PROVISION_STOP = {"no_space": True, "bound_p95_above_s": 600}
+# applications grow until a project's PVC cannot be had, or a tenth of the projects fail
+APP_STOP = {"no_space": True, "failures_above_pct": 10, "bound_p95_above_s": 600}
 SCALES = {  # consumers per step and their work, by --scale
     "small": {
         "fio_sweep": [1, 4],
@@ -34,6 +36,10 @@ SCALES = {  # consumers per step and their work, by --scale
         "databases": {},
         "failover_pods": 1,
         "failover_kills": 2,
+        "app_sweep": {"counts": [1, 2], "stop_when": APP_STOP},
+        "app_pace": {},
+        "git_repo": {"files": 300, "file_size": "4K", "commits": 3},
+        "git_iterations": 2,
     },
     "reference": {
         "fio_sweep": [2, 4, 10, 20, 40],
@@ -59,6 +65,13 @@ SCALES = {  # consumers per step and their work, by --scale
         },
         "failover_pods": 10,
         "failover_kills": 10,
+        # the seed study's projects, created and deleted 10 a minute
+        "app_sweep": {"counts": [1, 10, 50, 100, 250], "stop_when": APP_STOP},
+        "app_pace": {"create_per_min": 10, "delete_per_min": 10},
+        # about the size of the repository the seed study cloned (Eclipse Che, ~200 MB),
+        # and its 10 iterations per project
+        "git_repo": {"files": 20000, "file_size": "8K", "commits": 40},
+        "git_iterations": 10,
     },
 }
 
@@ -103,6 +116,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="PostgreSQL 15 and pgbench in /usr/lib/postgresql/15/bin",
     )
     group.addoption(
+        "--git-image",
+        default="registry.local/git:2.39",
+        help="git with a shell, awk and tar (the git scenario)",
+    )
+    group.addoption(
         "--pod-timeout",
         type=int,
         default=300,
@@ -123,6 +141,7 @@ class ScenarioOptions:
     fio_image: str
     mariadb_image: str
     postgresql_image: str
+    git_image: str
     image_pull_policy: str
     pod_timeout: int
 
@@ -140,6 +159,7 @@ class ScenarioOptions:
             "fio_image": self.fio_image,
             "mariadb_image": self.mariadb_image,
             "postgresql_image": self.postgresql_image,
+            "git_image": self.git_image,
             "image_pull_policy": self.image_pull_policy,
             "pod_timeout": self.pod_timeout,
             "db_memory_limit": self.scale["db_memory_limit"],
@@ -213,6 +233,7 @@ def scenario_options(request: pytest.FixtureRequest) -> ScenarioOptions:
         fio_image=config.getoption("fio_image"),
         mariadb_image=config.getoption("mariadb_image"),
         postgresql_image=config.getoption("postgresql_image"),
+        git_image=config.getoption("git_image"),
         image_pull_policy=config.getoption("image_pull_policy"),
         pod_timeout=config.getoption("pod_timeout"),
     )

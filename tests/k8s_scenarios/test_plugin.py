@@ -22,6 +22,7 @@ def _options(scale: str) -> ScenarioOptions:
         fio_image="fio",
         mariadb_image="mariadb",
         postgresql_image="postgresql",
+        git_image="git",
         image_pull_policy="Never",
         pod_timeout=300,
     )
@@ -43,3 +44,21 @@ def test_database_scenarios_validate_at_every_scale(scale):
     else:
         assert (oltp.dataset, oltp.table_size, tpcb.scale) == (None, 1000, 2)
         assert spec.target.db_memory_limit is None
+
+
+@pytest.mark.parametrize("scale", sorted(SCALES))
+def test_the_git_scenario_validates_at_every_scale(scale):
+    options = _options(scale)
+    workload = {
+        "name": "git",
+        "tool": "git",
+        "repo": options.scale["git_repo"],
+        "iterations": options.scale["git_iterations"],
+        "pace": options.scale["app_pace"],
+    }
+    spec = validate(options.spec("git", "fast", [workload], options.scale["app_sweep"]))
+    assert spec.target.git_image == "git"
+    assert spec.stop_when is not None and spec.stop_when.no_space
+    if scale == "reference":
+        assert spec.counts == [1, 10, 50, 100, 250]
+        assert spec.workloads[0].pace.create_per_min == 10

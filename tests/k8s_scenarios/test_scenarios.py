@@ -31,7 +31,7 @@ from tests.harness.helpers import doc_source_copy, fio_json, volperf
 
 REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
-SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover")
+SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover", "git")
 
 
 def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
@@ -244,6 +244,54 @@ def test_failover_measures_io_pause_and_the_replacement_pod(scenario_run):
             assert float(pause["seconds"]) >= 0 and "s of transactions lost" in pause["detail"]
 
 
+def _git_printed(out: Path) -> list[tuple[str, str, float]]:
+    """workload.sh's phase lines in a pod's log, read here on their own."""
+    found = []
+    for line in out.read_text().splitlines():
+        fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
+        if "phase" in fields and fields.get("status") == "ok":
+            found.append((fields["iteration"], fields["phase"], float(fields["seconds"])))
+    return found
+
+
+def test_git_projects_report_what_each_pod_printed(scenario_run, k8s_testbed):
+    from kubernetes import client
+
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        campaign = _campaign(work, "git", storage_class)
+        rows = _rows(campaign / "git.csv")
+        assert sorted({(r["concurrency"], r["consumer"]) for r in rows}) == [
+            ("1", "c01"),
+            ("2", "c01"),
+            ("2", "c02"),
+        ]
+        summary = json.loads((campaign / "summary.json").read_text())
+        source = work / "doc" / "source" / "test_results" / campaign.name / "index.rst"
+        page = source.read_text()
+        for step in summary["steps"]:
+            printed = {
+                out.stem: _git_printed(out)
+                for out in sorted(
+                    (campaign / "steps" / step["step"] / "raw" / "git").glob("c*.out")
+                )
+            }
+            assert len(printed) == step["concurrency"]
+            mine = [r for r in rows if r["step"] == step["step"]]
+            assert sorted(
+                (r["consumer"], r["iteration"], r["phase"], float(r["seconds"])) for r in mine
+            ) == sorted((c, i, p, s) for c, lines in printed.items() for i, p, s in lines)
+            clones = [s for lines in printed.values() for _, p, s in lines if p == "clone"]
+            assert step["git"]["clone_s"] == pytest.approx(sum(clones) / len(clones), abs=1e-3)
+            assert f"     - {step['git']['clone_s']:.2f}\n" in page  # the page's own cell
+            assert step["git"]["failed"] == 0 and step["ended_sweep"] is None
+        bound = [e for e in _rows(campaign / "events.csv") if e["event"] == "k8s pvc-bound"]
+        assert len(bound) == 3 and all(float(e["seconds"]) >= 0 for e in bound)
+        assert json.loads((campaign / "created.json").read_text()) == {}
+    names = {n.metadata.name for n in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
+    assert not [n for n in names if n.startswith("volperf-ci-git-")], names
+
+
 def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
     work, done = scenario_run
     source = work / "doc" / "source"
@@ -267,6 +315,8 @@ def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
     assert "bound p95 s" in page.read_text()
     page = tmp_path / "html" / "test_results" / "ci-sysbench-local-path" / "index.html"
     assert "memory, not storage" in page.read_text()
+    page = tmp_path / "html" / "test_results" / "ci-git-local-static" / "index.html"
+    assert "slowest iteration s" in page.read_text() and "w1-git.png" in page.read_text()
     compared = volperf(
         "compare",
         str(work / "results" / "ci-fio-local-path"),

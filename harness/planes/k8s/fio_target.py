@@ -15,7 +15,6 @@ import contextlib
 import json
 import math
 import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -33,12 +32,11 @@ from harness.planes.k8s.cluster import (
     api_client,
     k8s_name,
     kubeconfig_path,
-    last_events,
     note_namespace,
     release_namespace,
     waiting_reason,
 )
-from harness.planes.k8s.podexec import exec_in_pod
+from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
 from harness.tools.fio.printout import print_logs_command, split_printout
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
@@ -50,11 +48,6 @@ DELETE_TIMEOUT_S = 300
 LOGS = f"{SCRATCH}/logs"  # fio's per-second logs in the pod
 READY = f"{SCRATCH}/ready"  # made once prefilled: the pod's readiness probe
 START = f"{SCRATCH}/start"  # made by volperf once every pod is ready: fio starts
-SIGNAL_TIMEOUT_S = 60
-
-
-def _is_ready(pod: Any) -> bool:
-    return any(c.type == "Ready" and c.status == "True" for c in (pod.status.conditions or []))
 
 
 def _ms(moment: Any) -> int | None:
@@ -290,18 +283,19 @@ class K8sFioTarget:
                 if pod.status.phase in ("Succeeded", "Failed"):
                     pending.discard(pod.metadata.name)
                     continue
-                if _is_ready(pod):
+                if is_ready(pod):
                     entry.setdefault("ready_ms", now_ms)
                     ready.add(pod.metadata.name)
                 reason = waiting_reason(pod)
                 waited = time.monotonic() - started
                 late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
                 if reason in WAITING_FAILURES or late:
-                    entry["error"] = self._stuck(namespace, pod, reason, waited)
+                    entry["error"] = stuck(core, pod, reason, waited)
                     pending.discard(pod.metadata.name)
             if not signalled and pending and pending <= ready:
                 signalled = True
-                self._signal(namespace, sorted(pending), seen, stop)
+                pods = {name: (namespace, name) for name in sorted(pending)}
+                signal_start(core, pods, "fio", START, seen, stop)
             if time.monotonic() - started > limit:
                 for name in pending:
                     seen[name]["error"] = (
@@ -310,49 +304,6 @@ class K8sFioTarget:
                 return "timed out"
             time.sleep(POLL_S)
         return "done"
-
-    def _signal(
-        self,
-        namespace: str,
-        pods: list[str],
-        seen: dict[str, dict[str, Any]],
-        stop: threading.Event,
-    ) -> None:
-        """Every ready pod starts its measured fio: the start file made in each at once."""
-        directory = Path(tempfile.mkdtemp(prefix="volperf-signal-"))
-
-        def touch(name: str) -> None:
-            result = exec_in_pod(
-                self.core,
-                namespace,
-                name,
-                "fio",
-                ["/bin/sh", "-c", f"touch {START}"],
-                directory / f"{name}.out",
-                directory / f"{name}.err",
-                SIGNAL_TIMEOUT_S,
-                stop,
-            )
-            seen[name]["signalled_ms"] = int(result.end_s * 1000)
-            if result.returncode != 0:
-                problem = (directory / f"{name}.err").read_text(errors="replace").strip()
-                seen[name]["signal_error"] = problem or f"exit {result.returncode}"
-
-        threads = [threading.Thread(target=touch, args=(name,)) for name in pods]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        shutil.rmtree(directory, ignore_errors=True)
-
-    def _stuck(self, namespace: str, pod: Any, reason: str, waited: float) -> str:
-        """Why a pod never ran: its phase, waiting reason, its and its PVC's last events."""
-        name = pod.metadata.name
-        return (
-            f"{pod.status.phase}{f' ({reason})' if reason else ''} after {waited:.0f} s; "
-            f"pod events: {last_events(self.core, namespace, 'Pod', name)}; PVC events: "
-            f"{last_events(self.core, namespace, 'PersistentVolumeClaim', name)}"
-        )
 
     def _collect(
         self, step: Step, namespace: str, seen: dict[str, dict[str, Any]], raw: Any

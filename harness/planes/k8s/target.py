@@ -1,8 +1,9 @@
 """The `k8s` target of a spec: fio workloads run in pods of their own (fio_target.py),
 pvc-provision steps create namespaces of PVCs (provision_target.py), database workloads
-run in StatefulSet pods (db_target.py); all check the cluster and the StorageClass
-first, and share one client. While any step runs, a sampler pod on every node records
-its load (node_sampler.py)."""
+run in StatefulSet pods (db_target.py), git workloads in a namespace per project
+(git_target.py); all check the cluster and the StorageClass first, and share one
+client. While any step runs, a sampler pod on every node records its load
+(node_sampler.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import threading
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import CampaignSpec, FioWorkload, PvcProvisionWorkload
+from harness.core.spec import CampaignSpec, FioWorkload, GitWorkload, PvcProvisionWorkload
 from harness.core.store import CampaignStore
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
+from harness.planes.k8s.git_target import K8sGitTarget
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
 
@@ -26,6 +28,7 @@ class KubernetesTarget:
         self.backend = self.fio.backend
         self._provision: K8sProvisionTarget | None = None
         self._db: K8sDatabaseTarget | None = None
+        self._git: K8sGitTarget | None = None
         self._nodes: NodeSampler | None = None
 
     @property
@@ -49,6 +52,12 @@ class KubernetesTarget:
         return self._db
 
     @property
+    def git(self) -> K8sGitTarget:
+        if self._git is None:
+            self._git = K8sGitTarget(self.spec, self.fio.core, str(self.fio.kubeconfig))
+        return self._git
+
+    @property
     def nodes(self) -> NodeSampler:
         if self._nodes is None:
             self._nodes = NodeSampler(self.spec, self.fio.core, self.apps, str(self.fio.kubeconfig))
@@ -68,6 +77,8 @@ class KubernetesTarget:
             versions["mariadb image"] = o.mariadb_image
         if "postgresql" in engines:
             versions["postgresql image"] = o.postgresql_image
+        if any(isinstance(w, GitWorkload) for w in self.spec.workloads):
+            versions["git image"] = o.git_image
         return versions
 
     def run_step(
@@ -88,6 +99,8 @@ class KubernetesTarget:
             return self.fio.run_step(step, store, stop, tick)
         if isinstance(step.workload, PvcProvisionWorkload):
             return self.provision.run_step(step, store, stop, tick)
+        if isinstance(step.workload, GitWorkload):
+            return self.git.run_step(step, store, stop, tick)
         return self.db.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

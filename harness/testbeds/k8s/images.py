@@ -4,6 +4,8 @@ and cached as OCI archives that `ctr images import` takes:
 - registry.local/pause:3.10 — a static C program that sleeps until signalled;
 - registry.local/fio:3.33 — busybox-static (sh, mkdir, rm …) plus this host's fio and the
   shared libraries it loads;
+- registry.local/git:2.39 — busybox-static (sh, awk, tar …) plus this host's git (its
+  builtins under /usr/lib/git-core; no scripts, no remote helpers) and its libraries;
 - registry.local/mariadb-sysbench:bookworm and registry.local/postgresql-pgbench:bookworm —
   Debian bookworm minbase with mariadb-server and sysbench, or postgresql-15 (pgbench
   included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, default
@@ -35,6 +37,8 @@ from harness.testbeds.mounts import unmount_under
 REGISTRY = "registry.local"
 PAUSE = f"{REGISTRY}/pause:3.10"
 FIO = f"{REGISTRY}/fio:3.33"
+GIT = f"{REGISTRY}/git:2.39"
+GIT_CORE = Path("/usr/lib/git-core")
 MARIADB = f"{REGISTRY}/mariadb-sysbench:bookworm"
 POSTGRESQL = f"{REGISTRY}/postgresql-pgbench:bookworm"
 SUITE = "bookworm"
@@ -118,10 +122,11 @@ def copy_program(root: Path, program: Path) -> None:
         shutil.copy2(path.resolve(), target)
 
 
-def build_fio(root: Path, say: Say) -> None:
+def busybox_root(root: Path, image: str) -> None:
+    """busybox-static with a link for each of its applets, /tmp and root's passwd line."""
     busybox = Path("/bin/busybox")
     if not busybox.exists():
-        raise TestbedError("the fio image needs busybox-static (tools/debian-packages.txt)")
+        raise TestbedError(f"the {image} image needs busybox-static (tools/debian-packages.txt)")
     (root / "bin").mkdir()
     shutil.copy2(busybox, root / "bin" / "busybox")
     applets = subprocess.run(
@@ -131,14 +136,30 @@ def build_fio(root: Path, say: Say) -> None:
         link = root / "bin" / applet
         if not link.exists():
             link.symlink_to("busybox")
-    fio = shutil.which("fio")
-    if fio is None:
-        raise TestbedError("the fio image needs fio (tools/debian-packages.txt)")
-    copy_program(root, Path(fio))
     for folder in ("tmp", "data", "etc"):
         (root / folder).mkdir(exist_ok=True)
     (root / "tmp").chmod(0o1777)
     (root / "etc" / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+
+
+def build_fio(root: Path, say: Say) -> None:
+    busybox_root(root, "fio")
+    fio = shutil.which("fio")
+    if fio is None:
+        raise TestbedError("the fio image needs fio (tools/debian-packages.txt)")
+    copy_program(root, Path(fio))
+
+
+def build_git(root: Path, say: Say) -> None:
+    busybox_root(root, "git")
+    if not (GIT_CORE / "git").exists():
+        raise TestbedError(f"the git image needs git (tools/debian-packages.txt): no {GIT_CORE}")
+    copy_program(root, GIT_CORE / "git")
+    (root / "usr" / "bin").mkdir(parents=True, exist_ok=True)
+    (root / "usr" / "bin" / "git").symlink_to(GIT_CORE / "git")
+    for entry in GIT_CORE.iterdir():  # its builtins: git-upload-pack, git-index-pack …
+        if entry.is_symlink() and os.readlink(entry) == "git":
+            (root / GIT_CORE.relative_to("/") / entry.name).symlink_to("git")
 
 
 def debian_mirror() -> str:
@@ -190,6 +211,7 @@ def build_postgresql(root: Path, say: Say) -> None:
 IMAGES = (
     Image(PAUSE, ["/pause"], build_pause),
     Image(FIO, ["/bin/sh"], build_fio),
+    Image(GIT, ["/bin/sh"], build_git),
     Image(MARIADB, ["/bin/sh"], build_mariadb, keep_owners=True),
     Image(POSTGRESQL, ["/bin/sh"], build_postgresql, keep_owners=True),
 )

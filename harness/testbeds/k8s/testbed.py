@@ -398,8 +398,8 @@ class K8sTestbed:
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
             "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
             f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE})",
-            f"images (imagePullPolicy: Never): {images.FIO}, {images.MARIADB}, "
-            f"{images.POSTGRESQL}, {images.PAUSE}",
+            "images (imagePullPolicy: Never): "
+            + ", ".join(image.name for image in images.IMAGES),
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",
         ]
 

@@ -1,0 +1,272 @@
+"""The git workload on a Kubernetes target: each consumer of a step is a project, a
+namespace of its own (noted in created.json before it is made) with a PVC of the class
+and one pod (the git image) that generates the repository into a scratch volume (an
+emptyDir, untimed), reports ready, and on volperf's start signal, given to every
+project's pod at once, runs workload.sh on the PVC. The pods' logs (workload.sh's lines)
+come back to raw/git/<consumer>.out, what volperf saw of each PVC and pod (bound and
+ready times, phase, reason) to raw/git/projects.json.
+
+Namespaces are created and deleted at the workload's pace (at most so many a minute) or
+all at once; each is deleted after the step whatever happened, and the step ends once
+its pods and PVCs are gone."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import shutil
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from harness.core.plan import Step
+from harness.core.spec import CampaignSpec, GitWorkload, K8sTarget
+from harness.core.store import CampaignStore, atomic_write_json
+from harness.planes.base import StepOutcome, Tick
+from harness.planes.k8s.cluster import (
+    LABEL,
+    WAITING_FAILURES,
+    k8s_name,
+    note_namespace,
+    release_namespace,
+    waiting_reason,
+)
+from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
+from harness.planes.k8s.provision_target import STEP_LABEL, Pace
+from harness.records.git_step import GIT_DIR, PROJECTS_FILE, REPO_OUT, read_runs
+from harness.tools.git import command
+
+SCRIPTS = "/scripts"  # the ConfigMap of workload.sh and repo.awk
+SCRATCH = "/origin"  # an emptyDir: the generated repository, the start files
+DATA = "/data"  # the PVC
+READY = f"{SCRATCH}/ready"
+START = f"{SCRATCH}/start"
+CONTAINER = "git"
+POLL_S = 0.5
+DELETE_TIMEOUT_S = 300
+DELETERS = 8
+
+
+class K8sGitTarget:
+    def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str):
+        assert isinstance(spec.target, K8sTarget)
+        self.spec = spec
+        self.options: K8sTarget = spec.target
+        self.core = core
+        self.kubeconfig = kubeconfig
+
+    def run_step(
+        self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
+    ) -> StepOutcome:
+        workload = step.workload
+        assert isinstance(workload, GitWorkload)
+        raw = store.raw_dir(step.id) / GIT_DIR
+        shutil.rmtree(raw, ignore_errors=True)
+        raw.mkdir(parents=True)
+        projects = {
+            c.name: k8s_name(f"volperf-{self.spec.name}-{step.index:03d}-{c.name}")
+            for c in step.consumers
+        }
+        seen: dict[str, dict[str, Any]] = {c: {"namespace": ns} for c, ns in projects.items()}
+        record = {"storage_class": self.options.storage_class, "projects": seen}
+        waited = "interrupted"
+        try:
+            self._create(step, workload, store, projects, seen, stop)
+            if not stop.is_set():
+                waited = self._wait(step, workload, projects, seen, stop, tick)
+            self._collect(projects, seen, raw)
+        finally:
+            atomic_write_json(raw / PROJECTS_FILE, record)
+            self._delete(workload, projects, seen)
+            atomic_write_json(raw / PROJECTS_FILE, record)
+        return self._outcome(raw, seen, waited)
+
+    def _create(
+        self,
+        step: Step,
+        workload: GitWorkload,
+        store: CampaignStore,
+        projects: dict[str, str],
+        seen: dict[str, dict[str, Any]],
+        stop: threading.Event,
+    ) -> None:
+        labels = {LABEL: k8s_name(self.spec.name), STEP_LABEL: str(step.index)}
+        pace = Pace.per_minute(workload.pace.create_per_min)
+        scripts = command.scripts()
+        for consumer, namespace in projects.items():
+            pace.wait()
+            if stop.is_set():
+                return
+            note_namespace(store, self.kubeconfig, namespace, self.spec.name)
+            seen[consumer]["created_ms"] = int(time.time() * 1000)
+            self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
+            self.core.create_namespaced_config_map(
+                namespace, {"metadata": {"name": "git-workload"}, "data": scripts}
+            )
+            self.core.create_namespaced_persistent_volume_claim(
+                namespace, self._claim(workload, labels)
+            )
+            self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
+
+    def _claim(self, workload: GitWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        # the clone, its tar and the untarred copy at once, with room for the file system
+        request = f"{math.ceil(3.3 * command.tree_bytes(workload) / 2**20) + 64}Mi"
+        return {
+            "metadata": {"name": "data", "labels": labels},
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": self.options.storage_class,
+                "resources": {"requests": {"storage": request}},
+            },
+        }
+
+    def _pod(self, workload: GitWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        origin = f"{SCRATCH}/repo.git"
+        generate = " ".join(command.generate(SCRIPTS, workload, origin))
+        run = " ".join(command.run(SCRIPTS, workload, origin, f"{DATA}/work"))
+        script = (
+            f"{generate} >{SCRATCH}/repo.out 2>&1 || {{ cat {SCRATCH}/repo.out; exit 2; }}; "
+            f"cat {SCRATCH}/repo.out; touch {READY}; "
+            f"while [ ! -e {START} ]; do sleep 0.05; done; exec {run}"
+        )
+        return {
+            "metadata": {"name": CONTAINER, "labels": labels},
+            "spec": {
+                "restartPolicy": "Never",
+                "terminationGracePeriodSeconds": 5,
+                "containers": [
+                    {
+                        "name": CONTAINER,
+                        "image": self.options.git_image,
+                        "imagePullPolicy": self.options.image_pull_policy,
+                        "command": ["/bin/sh", "-c", script],
+                        "env": [{"name": "HOME", "value": "/tmp"}],
+                        "readinessProbe": {
+                            "exec": {"command": ["/bin/sh", "-c", f"test -e {READY}"]},
+                            "periodSeconds": 1,
+                        },
+                        "volumeMounts": [
+                            {"name": "data", "mountPath": DATA},
+                            {"name": "scripts", "mountPath": SCRIPTS},
+                            {"name": "scratch", "mountPath": SCRATCH},
+                        ],
+                    }
+                ],
+                "volumes": [
+                    {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+                    {"name": "scripts", "configMap": {"name": "git-workload"}},
+                    {"name": "scratch", "emptyDir": {}},
+                ],
+            },
+        }
+
+    def _wait(
+        self,
+        step: Step,
+        workload: GitWorkload,
+        projects: dict[str, str],
+        seen: dict[str, dict[str, Any]],
+        stop: threading.Event,
+        tick: Tick,
+    ) -> str:
+        """Poll the projects' PVCs and pods until every pod ended: 'done', 'interrupted'
+        or 'timed out'. Once every pod still going is ready, the start signal."""
+        selector = f"{LABEL}={k8s_name(self.spec.name)},{STEP_LABEL}={step.index}"
+        consumer_of = {namespace: consumer for consumer, namespace in projects.items()}
+        started = time.monotonic()
+        limit = self.options.pod_timeout + command.timeout_s(workload)
+        pending, ready = set(projects), set()
+        signalled = False
+        while pending:
+            tick(time.monotonic() - started, None)
+            if stop.is_set():
+                return "interrupted"
+            now_ms = int(time.time() * 1000)
+            claims = self.core.list_persistent_volume_claim_for_all_namespaces(
+                label_selector=selector
+            )
+            for claim in claims.items:
+                consumer = consumer_of.get(claim.metadata.namespace)
+                if consumer and claim.status.phase == "Bound":
+                    seen[consumer].setdefault("bound_ms", now_ms)
+            for pod in self.core.list_pod_for_all_namespaces(label_selector=selector).items:
+                consumer = consumer_of.get(pod.metadata.namespace)
+                if consumer not in pending:
+                    continue
+                entry = seen[consumer]
+                entry["phase"] = pod.status.phase
+                if pod.status.phase in ("Succeeded", "Failed"):
+                    pending.discard(consumer)
+                    continue
+                if is_ready(pod):
+                    entry.setdefault("ready_ms", now_ms)
+                    ready.add(consumer)
+                reason = waiting_reason(pod)
+                waited = time.monotonic() - started
+                late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
+                if reason in WAITING_FAILURES or late:
+                    entry["error"] = stuck(self.core, pod, reason, waited, claim="data")
+                    pending.discard(consumer)
+            if not signalled and pending and pending <= ready:
+                signalled = True
+                pods = {c: (projects[c], CONTAINER) for c in sorted(pending)}
+                signal_start(self.core, pods, CONTAINER, START, seen, stop)
+            if time.monotonic() - started > limit:
+                for consumer in pending:
+                    seen[consumer]["error"] = (
+                        f"still {seen[consumer].get('phase', 'unknown')} after {limit:.0f} s"
+                    )
+                return "timed out"
+            time.sleep(POLL_S)
+        return "done"
+
+    def _collect(self, projects: dict[str, str], seen: dict[str, dict[str, Any]], raw: Any) -> None:
+        """Each pod's log as raw/git/<consumer>.out; the repository's line once."""
+        for consumer, namespace in projects.items():
+            with contextlib.suppress(Exception):  # a pod never made: its error says why
+                log = self.core.read_namespaced_pod_log(CONTAINER, namespace)
+                (raw / f"{consumer}.out").write_text(log, encoding="utf-8")
+                repo = [line for line in log.splitlines() if line.startswith("volperf-git repo ")]
+                if repo and not (raw / REPO_OUT).exists():
+                    (raw / REPO_OUT).write_text(f"{repo[0]}\n", encoding="utf-8")
+            if seen[consumer].get("phase") == "Failed" and not seen[consumer].get("error"):
+                with contextlib.suppress(Exception):
+                    pod = self.core.read_namespaced_pod(CONTAINER, namespace)
+                    state = pod.status.container_statuses[0].state.terminated
+                    seen[consumer]["exit_code"] = state.exit_code
+
+    def _delete(
+        self, workload: GitWorkload, projects: dict[str, str], seen: dict[str, dict[str, Any]]
+    ) -> None:
+        """Every project's namespace deleted (at the workload's pace), its pods and PVCs
+        waited for; one still there is noted (namespace_left)."""
+        pace = Pace.per_minute(workload.pace.delete_per_min)
+
+        def delete(consumer: str) -> None:
+            pace.wait()
+            seen[consumer]["deleted_ms"] = int(time.time() * 1000)
+            if not release_namespace(self.core, projects[consumer], DELETE_TIMEOUT_S):
+                seen[consumer]["namespace_left"] = True
+
+        with ThreadPoolExecutor(max_workers=DELETERS) as pool:
+            list(pool.map(delete, projects))
+
+    def _outcome(self, raw: Any, seen: dict[str, dict[str, Any]], waited: str) -> StepOutcome:
+        if waited == "interrupted":
+            return StepOutcome("interrupted", "stopped on request; the namespaces were deleted")
+        runs = read_runs(raw)
+        failed = []
+        for consumer, entry in seen.items():
+            run = runs.get(consumer)
+            if entry.get("error"):
+                failed.append(f"{consumer}: {entry['error']}")
+            elif run is None or run.failed or not run.finished:
+                phase = entry.get("phase", "unknown")
+                said = "; ".join(run.errors) if run else ""
+                failed.append(f"{consumer}: {said or f'its pod ended {phase}, output incomplete'}")
+        if waited == "timed out" or failed:
+            return StepOutcome(
+                "failed", f"{len(failed)} of {len(seen)} projects failed: " + " | ".join(failed)
+            )
+        return StepOutcome("done")
