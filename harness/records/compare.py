@@ -146,9 +146,9 @@ class Comparison:
 
 def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]:
     """What a step measured, by section: fio's read and write, a database step's figures,
-    a git step's phase times, PVC provisioning times, timed events (io-pause …), Rally's actions (rally.csv's
-    median, 95%ile and success of each top-level action and the total, by scenario and
-    concurrency)."""
+    a git step's phase times, PVC provisioning times, timed events (io-pause …), Rally's
+    actions (rally.csv's median, 95%ile and success of each top-level action and the
+    total, by scenario and concurrency)."""
     found = [(d, step[d], METRICS) for d in ("read", "write") if step.get(d)]
     window = step.get("window") or {}
     found += [

@@ -39,6 +39,16 @@ def _per_minute(pace: dict[str, Any], key: str, what: str) -> str:
     return f"{what} at most {rate:g} a minute" if rate else f"{what} all at once"
 
 
+def _paced(pace: dict[str, Any], what: str) -> str:
+    """How fast namespaces came and went, where the workload paced them."""
+    if not pace.get("create_per_min") and not pace.get("delete_per_min"):
+        return ""
+    return (
+        f"{_per_minute(pace, 'create_per_min', f'{what} created')}, "
+        f"{_per_minute(pace, 'delete_per_min', 'deleted')}"
+    )
+
+
 def _provision(w: dict[str, Any]) -> str:
     pace = w.get("pace") or {}
     return _join(
@@ -59,8 +69,9 @@ def _git(w: dict[str, Any]) -> str:
         [
             f"git: each consumer clones (git clone --no-local) a generated repository of "
             f"{repo.get('files')} files of {repo.get('file_size')} with {repo.get('commits')} "
-            "commits onto its own directory, tars the clone, untars it and removes both",
+            "commits onto its own volume or folder, tars the clone, untars it and removes both",
             f"{w.get('iterations')} iteration(s)",
+            _paced(w.get("pace") or {}, "projects"),
             "each phase timed by the workload's script and ended with the file system synced",
         ]
     )
