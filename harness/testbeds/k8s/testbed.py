@@ -398,8 +398,7 @@ class K8sTestbed:
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
             "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
             f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE})",
-            "images (imagePullPolicy: Never): "
-            + ", ".join(image.name for image in images.IMAGES),
+            "images (imagePullPolicy: Never): " + ", ".join(image.name for image in images.IMAGES),
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",
         ]
 
