@@ -40,6 +40,9 @@ SCALES = {  # consumers per step and their work, by --scale
         "app_pace": {},
         "git_repo": {"files": 300, "file_size": "4K", "commits": 3},
         "git_iterations": 2,
+        "build_source": {"files": 200, "file_size": "4K"},
+        "build_jobs": 4,
+        "build_iterations": 2,
     },
     "reference": {
         "fio_sweep": [2, 4, 10, 20, 40],
@@ -72,6 +75,11 @@ SCALES = {  # consumers per step and their work, by --scale
         # and its 10 iterations per project
         "git_repo": {"files": 20000, "file_size": "8K", "commits": 40},
         "git_iterations": 10,
+        # a project's build of the size of a mid-sized Java or C service (the seed's
+        # Jenkins built a Spring Boot application), 10 builds per project
+        "build_source": {"files": 5000, "file_size": "8K"},
+        "build_jobs": 4,
+        "build_iterations": 10,
     },
 }
 
@@ -116,9 +124,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="PostgreSQL 15 and pgbench in /usr/lib/postgresql/15/bin",
     )
     group.addoption(
-        "--git-image",
-        default="registry.local/git:2.39",
-        help="git with a shell, awk and tar (the git scenario)",
+        "--app-image",
+        default="registry.local/apps:bookworm",
+        help="the git and build scenarios': sh, awk, tar, gzip, df, sync -f, git and make",
     )
     group.addoption(
         "--pod-timeout",
@@ -141,7 +149,7 @@ class ScenarioOptions:
     fio_image: str
     mariadb_image: str
     postgresql_image: str
-    git_image: str
+    app_image: str
     image_pull_policy: str
     pod_timeout: int
 
@@ -159,7 +167,7 @@ class ScenarioOptions:
             "fio_image": self.fio_image,
             "mariadb_image": self.mariadb_image,
             "postgresql_image": self.postgresql_image,
-            "git_image": self.git_image,
+            "app_image": self.app_image,
             "image_pull_policy": self.image_pull_policy,
             "pod_timeout": self.pod_timeout,
             "db_memory_limit": self.scale["db_memory_limit"],
@@ -233,7 +241,7 @@ def scenario_options(request: pytest.FixtureRequest) -> ScenarioOptions:
         fio_image=config.getoption("fio_image"),
         mariadb_image=config.getoption("mariadb_image"),
         postgresql_image=config.getoption("postgresql_image"),
-        git_image=config.getoption("git_image"),
+        app_image=config.getoption("app_image"),
         image_pull_policy=config.getoption("image_pull_policy"),
         pod_timeout=config.getoption("pod_timeout"),
     )

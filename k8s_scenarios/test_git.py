@@ -25,7 +25,7 @@ def test_git_projects(scenario_options, storage_class):
     ran = [r for r in outcome.results if r.summary["state"] == "done"]
     assert ran, "no step ran to its end"
     for result in ran:
-        git = result.summary["git"]
-        assert git["failed"] == 0
-        assert git["iterations"] == result.summary["concurrency"] * scale["git_iterations"]
-        assert 0 < git["clone_s"] <= git["clone_s_max"]
+        app = result.summary["app"]
+        assert app["tool"] == "git" and app["failed"] == 0
+        assert app["iterations"] == result.summary["concurrency"] * scale["git_iterations"]
+        assert 0 < app["clone_s"] <= app["clone_s_max"]

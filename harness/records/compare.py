@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.records import stats
 from harness.records.method import CampaignMethod, Difference, differences, step_method
+from harness.tools.apps.parse import PHASES
 
 # metric, label, True when higher is better
 METRICS = [
@@ -41,15 +42,6 @@ DB_METRICS = [
     ("latency_p95_ms_highest", "p95 ms (highest consumer)", False),
     ("load_time_s_max", "load time s (slowest)", False),
 ]
-GIT_METRICS = [
-    ("iteration_s", "iteration s (mean)", False),
-    ("iteration_s_max", "iteration s (slowest)", False),
-    ("clone_s", "clone s", False),
-    ("tar_s", "tar s", False),
-    ("untar_s", "untar s", False),
-    ("rm_s", "rm s", False),
-    ("failed", "failed phases", False),
-]
 TIME_METRICS = [("p50_s", "p50 s", False), ("p95_s", "p95 s", False), ("max_s", "max s", False)]
 EVENT_METRICS = [("mean_s", "mean s", False), ("max_s", "max s", False)]
 RALLY_METRICS = [
@@ -58,6 +50,17 @@ RALLY_METRICS = [
     ("success_pct", "success %", True),
 ]
 Metrics = list[tuple[str, str, bool]]
+
+
+def app_metrics(tool: str) -> Metrics:
+    """An application workload's figures: each phase's mean time, a whole iteration's,
+    and the iterations that failed (slower, more: worse)."""
+    return [
+        ("iteration_s", "iteration s (mean)", False),
+        ("iteration_s_max", "iteration s (slowest)", False),
+        *((f"{phase}_s", f"{phase} s", False) for phase in PHASES[tool]),
+        ("failed", "failed iterations", False),
+    ]
 
 
 TOLERANCE = 0.02  # a change within ±2 % (or the run-to-run spread, if larger) is "same"
@@ -146,7 +149,7 @@ class Comparison:
 
 def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]:
     """What a step measured, by section: fio's read and write, a database step's figures,
-    a git step's phase times, PVC provisioning times, timed events (io-pause …), Rally's
+    an application step's phase times, PVC provisioning times, timed events (io-pause …), Rally's
     actions (rally.csv's median, 95%ile and success of each top-level action and the
     total, by scenario and concurrency)."""
     found = [(d, step[d], METRICS) for d in ("read", "write") if step.get(d)]
@@ -156,8 +159,8 @@ def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]
     ]
     if step.get("db"):
         found.append(("db", step["db"], DB_METRICS))
-    if step.get("git"):
-        found.append(("git", step["git"], GIT_METRICS))
+    if step.get("app"):
+        found.append((step["app"]["tool"], step["app"], app_metrics(step["app"]["tool"])))
     for kind, figures in sorted((step.get("provision") or {}).items()):
         if isinstance(figures, dict):
             found.append((kind, figures, TIME_METRICS))

@@ -39,7 +39,7 @@ class StepFigures:
     consumers: int  # what failures count over: fio jobs, database clients, PVCs
     failed: int
     bound_s: tuple[float | None, ...]  # each PVC's seconds to Bound; None: never bound
-    throughput: float | None  # IOPS of fio, TPS of databases, git iterations a second: summed
+    throughput: float | None  # IOPS of fio, TPS of databases, applications' iterations a second
     problems: tuple[str, ...]  # the step's error and each failure's reason
 
     @property
@@ -77,13 +77,13 @@ def step_figures(
         problems += [r.error for r in runs if r.error]
         tps = [r.tps for r in runs if r.tps is not None]
         throughput = sum(tps) if tps else None
+    elif app := summary.get("app"):  # consumers whose iterations all ran; iterations a second
+        consumers, failed = int(summary.get("concurrency") or 0), int(app["failed_consumers"])
+        seconds = app.get("iteration_s")
+        throughput = consumers / seconds if seconds else None
     elif bound:  # pvc-provision: its PVCs (bound, and their pods ready) succeed or fail
         unresolved = {(e.consumer, e.index) for e in events if e.seconds is None}
         consumers, failed = len(bound), sum(1 for e in bound if (e.consumer, e.index) in unresolved)
-    elif git := summary.get("git"):  # consumers whose iterations all ran; iterations a second
-        consumers, failed = int(summary.get("concurrency") or 0), int(git["failed_consumers"])
-        seconds = git.get("iteration_s")
-        throughput = consumers / seconds if seconds else None
     else:
         consumers = int(summary.get("concurrency") or 0)
         failed = consumers if summary.get("state") == "failed" else 0

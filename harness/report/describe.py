@@ -31,12 +31,30 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _provision(w)
     if tool == "git":
         return _git(w)
+    if tool == "build":
+        return _build(w)
     return _fio(w)
 
 
 def _per_minute(pace: dict[str, Any], key: str, what: str) -> str:
     rate = pace.get(key)
     return f"{what} at most {rate:g} a minute" if rate else f"{what} all at once"
+
+
+def _build(w: dict[str, Any]) -> str:
+    source = w.get("source") or {}
+    return _join(
+        [
+            f"build: each consumer unpacks a generated source tree of {source.get('files')} "
+            f"files of {source.get('file_size')} onto its own volume or folder, builds it "
+            f"with make -j {w.get('jobs')} (each job reads a source file and its header, "
+            "writes an object with gzip and fsyncs it; an archive per folder and a link, "
+            "each fsynced; no compiler) and removes it",
+            f"{w.get('iterations')} iteration(s)",
+            _paced(w.get("pace") or {}, "projects"),
+            "each phase timed by the workload's script and ended with the file system synced",
+        ]
+    )
 
 
 def _paced(pace: dict[str, Any], what: str) -> str:
@@ -197,7 +215,7 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
         return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
-    if tool in ("pvc-provision", "git"):
+    if tool in ("pvc-provision", "git", "build"):
         return None  # as long as the cluster, or the storage, takes
     if tool != "fio":
         return float(w.get("runtime") or 0)
@@ -221,6 +239,12 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
         return (
             f"git: {w.get('iterations')} x clone, tar, untar, rm of {repo.get('files')} files "
             f"of {repo.get('file_size')}"
+        )
+    if tool == "build":
+        source = w.get("source") or {}
+        return (
+            f"build: {w.get('iterations')} x unpack, make -j {w.get('jobs')}, clean of "
+            f"{source.get('files')} files of {source.get('file_size')}"
         )
     test = w.get("test", "")
     seconds = expected_seconds(w)

@@ -10,6 +10,7 @@ from harness.planes.rally.records import read_rally_csv
 from harness.records import stats
 from harness.records.fio import FioConsumerRecord
 from harness.records.node_load import cpu_busy, disk_rates, node_samples
+from harness.tools.apps.parse import PHASES
 
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
 
@@ -20,8 +21,7 @@ CAPTIONS = {
     "latency": "95th percentile completion latency against the number of consumers",
     "distribution": "Completion latency distribution of each step (all consumers merged)",
     "tps": "Transactions per second against client threads, per consumer and in total",
-    "git": "The git workload's mean time of each phase (stacked: a whole iteration) against "
-    "the number of consumers",
+    "app": "Each phase's mean time (stacked: a whole iteration) against the number of consumers",
     "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
     "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
     "disk's IOPS and utilisation (each step's start marked and numbered)",
@@ -205,10 +205,10 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
     return save(fig, directory, stem)
 
 
-def git_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
-    """Each phase's mean seconds stacked into an iteration's, one bar per step."""
-    phases = ("clone", "tar", "untar", "rm")
-    measured = [s for s in steps if (s.get("git") or {}).get("iteration_s") is not None]
+def app_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
+    """An application workload's phases: each one's mean seconds stacked into an
+    iteration's, one bar per step."""
+    measured = [s for s in steps if (s.get("app") or {}).get("iteration_s") is not None]
     if not measured:
         return None
     plt = pyplot()
@@ -218,8 +218,8 @@ def git_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
         for s in measured
     ]
     bottom = [0.0] * len(measured)
-    for phase in phases:
-        heights = [s["git"].get(f"{phase}_s") or 0.0 for s in measured]
+    for phase in PHASES[measured[0]["app"]["tool"]]:
+        heights = [s["app"].get(f"{phase}_s") or 0.0 for s in measured]
         ax.bar(labels, heights, bottom=bottom, label=phase)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     ax.set_xlabel("consumers")

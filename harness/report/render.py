@@ -23,7 +23,9 @@ from harness.planes.rally.runner import HTML_REPORT
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
 from harness.report.describe import describe_sweep, describe_workload
+from harness.tools.apps.parse import PHASES as APP_PHASES
 
+APP_TOOLS = tuple(APP_PHASES)
 _RST_SPECIAL = re.compile(r"([\\`*|_])")
 
 
@@ -142,7 +144,8 @@ def method_lines(data: CampaignData) -> list[str]:
         f"{engine}: " + ", ".join(f"{k}={v}" for k, v in (s.get("options") or {}).items())
         for engine, s in databases.items()
     )
-    if target.get("type") == "k8s" and tools - {"fio", "pvc-provision", "git"}:
+    applications = tools & set(APP_TOOLS)
+    if target.get("type") == "k8s" and tools - {"fio", "pvc-provision", *APP_TOOLS}:
         lines.append(
             "Database steps on Kubernetes: every consumer is a pod of a StatefulSet (its server "
             f"on its own PVC of StorageClass {target.get('storage_class')}, the client beside it "
@@ -152,27 +155,27 @@ def method_lines(data: CampaignData) -> list[str]:
             "and volperf points the client at the new pod's address (the testbed has no "
             f"cluster DNS). Server settings: {settings or 'defaults'}."
         )
-    elif tools - {"fio", "rally", "pvc-provision", "git"}:
+    elif tools - {"fio", "rally", "pvc-provision", *APP_TOOLS}:
         lines.append(
             "Each database step starts its consumers' clients together; every consumer has its "
             "own server (volperf's own instances, data in the directory under test, reached "
             f"on a private socket) loaded once per dataset. Server settings: "
             f"{settings or 'defaults'}."
         )
-    if "git" in tools and target.get("type") == "k8s":
+    if applications and target.get("type") == "k8s":
         lines.append(
-            "Each git step makes a project per consumer: a namespace with a PVC of "
-            f"StorageClass {target.get('storage_class')} and a pod (image "
-            f"{target.get('git_image')}) that generates the repository into a scratch "
-            "volume (git fast-import, untimed) and, once every project's pod is ready, "
-            "runs the workload on its PVC at volperf's start signal; each pod's output "
-            "comes back through its log. PVC bound times are from volperf's create request."
+            f"Each {' and '.join(sorted(applications))} step makes a project per consumer: a "
+            f"namespace with a PVC of StorageClass {target.get('storage_class')} and a pod "
+            f"(image {target.get('app_image')}) that generates the workload's source into a "
+            "scratch volume (untimed) and, once every project's pod is ready, runs the "
+            "workload on its PVC at volperf's start signal; each pod's output comes back "
+            "through its log. PVC bound times are from volperf's create request."
         )
-    elif "git" in tools:
+    elif applications:
         lines.append(
-            "Each git step runs every consumer's workload at once, each in its own folder of "
-            "the directory under test, cloning from one repository volperf generated there "
-            "beforehand (git fast-import, untimed); the host's CPU, memory and the device's "
+            f"Each {' and '.join(sorted(applications))} step runs every consumer's workload at "
+            "once, each in its own folder of the directory under test, from a source volperf "
+            "generated there beforehand (untimed); the host's CPU, memory and the device's "
             "counters are sampled once a second."
         )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
@@ -305,8 +308,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             continue  # Rally's tables and plots have a section of their own
         if tool not in ("fio", "rally"):
             made = (
-                plots.git_plot(steps, out, f"{prefix}-git")
-                if tool == "git"
+                plots.app_plot(steps, out, f"{prefix}-app")
+                if tool in APP_TOOLS
                 else plots.tps_plot(steps, out, f"{prefix}-tps")
             )
             workloads.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.records.repeats import CV_FLAG, repeat_spreads
+from harness.tools.apps.parse import PHASES
 
 DIRECTIONS = ("read", "write")
 
@@ -225,6 +226,19 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
 
 
 # database workloads: the figures each tool gives, per step (records/db_step.py)
+def app_header(tool: str) -> list[str]:
+    """An application workload's table: each phase's mean, a whole iteration's, failures
+    (the seed study's failed builds)."""
+    return [
+        "consumers",
+        "iterations",
+        *(f"{phase} s" for phase in PHASES[tool]),
+        "iteration s",
+        "slowest iteration s",
+        "failed iterations",
+    ]
+
+
 DB_HEADERS = {
     "sysbench-fileio": [
         "consumers",
@@ -260,17 +274,6 @@ DB_HEADERS = {
         "ready p95 s",
         "ready max s",
     ],
-    "git": [
-        "consumers",
-        "iterations",
-        "clone s",
-        "tar s",
-        "untar s",
-        "rm s",
-        "iteration s",
-        "slowest iteration s",
-        "failed phases",
-    ],
     "io-pause": [
         "consumers",
         "threads",
@@ -281,6 +284,7 @@ DB_HEADERS = {
         "server recovery mean s",
         "recovery max s",
     ],
+    **{tool: app_header(tool) for tool in PHASES},
 }
 
 
@@ -344,18 +348,15 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                     cell(ready.get("max_s"), 2),
                 ]
             )
-        elif tool == "git":
+        elif tool in PHASES:
             rows.append(
                 [
                     str(s.get("concurrency")),
-                    figure(s, "git", "iterations"),
-                    *(
-                        figure(s, "git", f"{phase}_s", 2)
-                        for phase in ("clone", "tar", "untar", "rm")
-                    ),
-                    figure(s, "git", "iteration_s", 2),
-                    figure(s, "git", "iteration_s_max", 2),
-                    figure(s, "git", "failed"),
+                    figure(s, "app", "iterations"),
+                    *(figure(s, "app", f"{phase}_s", 2) for phase in PHASES[tool]),
+                    figure(s, "app", "iteration_s", 2),
+                    figure(s, "app", "iteration_s_max", 2),
+                    figure(s, "app", "failed"),
                 ]
             )
         elif tool == "io-pause":

@@ -22,7 +22,7 @@ def _options(scale: str) -> ScenarioOptions:
         fio_image="fio",
         mariadb_image="mariadb",
         postgresql_image="postgresql",
-        git_image="git",
+        app_image="apps",
         image_pull_policy="Never",
         pod_timeout=300,
     )
@@ -47,18 +47,29 @@ def test_database_scenarios_validate_at_every_scale(scale):
 
 
 @pytest.mark.parametrize("scale", sorted(SCALES))
-def test_the_git_scenario_validates_at_every_scale(scale):
+def test_the_application_scenarios_validate_at_every_scale(scale):
     options = _options(scale)
-    workload = {
-        "name": "git",
-        "tool": "git",
-        "repo": options.scale["git_repo"],
-        "iterations": options.scale["git_iterations"],
-        "pace": options.scale["app_pace"],
-    }
-    spec = validate(options.spec("git", "fast", [workload], options.scale["app_sweep"]))
-    assert spec.target.git_image == "git"
+    pace = options.scale["app_pace"]
+    workloads = [
+        {
+            "name": "git",
+            "tool": "git",
+            "repo": options.scale["git_repo"],
+            "iterations": options.scale["git_iterations"],
+            "pace": pace,
+        },
+        {
+            "name": "build",
+            "tool": "build",
+            "source": options.scale["build_source"],
+            "jobs": options.scale["build_jobs"],
+            "iterations": options.scale["build_iterations"],
+            "pace": pace,
+        },
+    ]
+    spec = validate(options.spec("apps", "fast", workloads, options.scale["app_sweep"]))
+    assert spec.target.app_image == "apps"
     assert spec.stop_when is not None and spec.stop_when.no_space
     if scale == "reference":
         assert spec.counts == [1, 10, 50, 100, 250]
-        assert spec.workloads[0].pace.create_per_min == 10
+        assert all(w.pace.create_per_min == 10 for w in spec.workloads)

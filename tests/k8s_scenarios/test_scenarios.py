@@ -1,8 +1,9 @@
 """k8s_scenarios run as a user runs them (`pytest k8s_scenarios ...`) on the k8s testbed,
 at small scale on both StorageClasses: a campaign per scenario and class (fio.csv rows =
 each pod's own fio output; PVC provisioning events; sysbench and pgbench TPS per pod
-from the tools' own output; io-pause, replacement and recovery per deleted pod), each
-campaign's page and a StorageClass comparison page per scenario, built by Sphinx.
+from the tools' own output; io-pause, replacement and recovery per deleted pod; git and
+build phase times per project from each pod's own lines), each campaign's page and a
+StorageClass comparison page per scenario, built by Sphinx.
 
 A second test SIGKILLs a scenario's pytest while its StatefulSet is up and shows that
 `volperf cleanup` removes what it left."""
@@ -31,7 +32,7 @@ from tests.harness.helpers import doc_source_copy, fio_json, volperf
 
 REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
-SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover", "git")
+SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover", "git", "build")
 
 
 def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
@@ -244,8 +245,8 @@ def test_failover_measures_io_pause_and_the_replacement_pod(scenario_run):
             assert float(pause["seconds"]) >= 0 and "s of transactions lost" in pause["detail"]
 
 
-def _git_printed(out: Path) -> list[tuple[str, str, float]]:
-    """workload.sh's phase lines in a pod's log, read here on their own."""
+def _app_printed(out: Path) -> list[tuple[str, str, float]]:
+    """The script's phase lines in a pod's log, read here on their own."""
     found = []
     for line in out.read_text().splitlines():
         fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
@@ -254,13 +255,14 @@ def _git_printed(out: Path) -> list[tuple[str, str, float]]:
     return found
 
 
-def test_git_projects_report_what_each_pod_printed(scenario_run, k8s_testbed):
+@pytest.mark.parametrize("tool, timed", [("git", "clone"), ("build", "build")])
+def test_application_projects_report_what_each_pod_printed(scenario_run, k8s_testbed, tool, timed):
     from kubernetes import client
 
     work, _ = scenario_run
     for storage_class in CLASSES:
-        campaign = _campaign(work, "git", storage_class)
-        rows = _rows(campaign / "git.csv")
+        campaign = _campaign(work, tool, storage_class)
+        rows = _rows(campaign / "apps.csv")
         assert sorted({(r["concurrency"], r["consumer"]) for r in rows}) == [
             ("1", "c01"),
             ("2", "c01"),
@@ -270,26 +272,25 @@ def test_git_projects_report_what_each_pod_printed(scenario_run, k8s_testbed):
         source = work / "doc" / "source" / "test_results" / campaign.name / "index.rst"
         page = source.read_text()
         for step in summary["steps"]:
-            printed = {
-                out.stem: _git_printed(out)
-                for out in sorted(
-                    (campaign / "steps" / step["step"] / "raw" / "git").glob("c*.out")
-                )
-            }
+            raw = campaign / "steps" / step["step"] / "raw" / "app"
+            printed = {out.stem: _app_printed(out) for out in sorted(raw.glob("c*.out"))}
             assert len(printed) == step["concurrency"]
-            mine = [r for r in rows if r["step"] == step["step"]]
-            assert sorted(
-                (r["consumer"], r["iteration"], r["phase"], float(r["seconds"])) for r in mine
-            ) == sorted((c, i, p, s) for c, lines in printed.items() for i, p, s in lines)
-            clones = [s for lines in printed.values() for _, p, s in lines if p == "clone"]
-            assert step["git"]["clone_s"] == pytest.approx(sum(clones) / len(clones), abs=1e-3)
-            assert f"     - {step['git']['clone_s']:.2f}\n" in page  # the page's own cell
-            assert step["git"]["failed"] == 0 and step["ended_sweep"] is None
+            mine = sorted(
+                (r["consumer"], r["iteration"], r["phase"], float(r["seconds"]))
+                for r in rows
+                if r["step"] == step["step"]
+            )
+            assert mine == sorted((c, i, p, s) for c, lines in printed.items() for i, p, s in lines)
+            times = [s for lines in printed.values() for _, p, s in lines if p == timed]
+            mean = step["app"][f"{timed}_s"]
+            assert mean == pytest.approx(sum(times) / len(times), abs=1e-3)
+            assert f"     - {mean:.2f}\n" in page  # the page's own cell
+            assert step["app"]["failed"] == 0 and step["ended_sweep"] is None
         bound = [e for e in _rows(campaign / "events.csv") if e["event"] == "k8s pvc-bound"]
         assert len(bound) == 3 and all(float(e["seconds"]) >= 0 for e in bound)
         assert json.loads((campaign / "created.json").read_text()) == {}
     names = {n.metadata.name for n in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
-    assert not [n for n in names if n.startswith("volperf-ci-git-")], names
+    assert not [n for n in names if n.startswith(f"volperf-ci-{tool}-")], names
 
 
 def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
@@ -315,8 +316,8 @@ def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):
     assert "bound p95 s" in page.read_text()
     page = tmp_path / "html" / "test_results" / "ci-sysbench-local-path" / "index.html"
     assert "memory, not storage" in page.read_text()
-    page = tmp_path / "html" / "test_results" / "ci-git-local-static" / "index.html"
-    assert "slowest iteration s" in page.read_text() and "w1-git.png" in page.read_text()
+    page = tmp_path / "html" / "test_results" / "ci-build-local-static" / "index.html"
+    assert "slowest iteration s" in page.read_text() and "w1-app.png" in page.read_text()
     compared = volperf(
         "compare",
         str(work / "results" / "ci-fio-local-path"),

@@ -1,7 +1,7 @@
 """The `k8s` target of a spec: fio workloads run in pods of their own (fio_target.py),
 pvc-provision steps create namespaces of PVCs (provision_target.py), database workloads
-run in StatefulSet pods (db_target.py), git workloads in a namespace per project
-(git_target.py); all check the cluster and the StorageClass first, and share one
+run in StatefulSet pods (db_target.py), application workloads (git, build) in a namespace
+per project (app_target.py); all check the cluster and the StorageClass first, and share one
 client. While any step runs, a sampler pod on every node records its load
 (node_sampler.py)."""
 
@@ -11,12 +11,12 @@ import threading
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import CampaignSpec, FioWorkload, GitWorkload, PvcProvisionWorkload
+from harness.core.spec import AppWorkload, CampaignSpec, FioWorkload, PvcProvisionWorkload
 from harness.core.store import CampaignStore
 from harness.planes.base import StepOutcome, Tick
+from harness.planes.k8s.app_target import K8sAppTarget
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
-from harness.planes.k8s.git_target import K8sGitTarget
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
 
@@ -28,7 +28,7 @@ class KubernetesTarget:
         self.backend = self.fio.backend
         self._provision: K8sProvisionTarget | None = None
         self._db: K8sDatabaseTarget | None = None
-        self._git: K8sGitTarget | None = None
+        self._applications: K8sAppTarget | None = None
         self._nodes: NodeSampler | None = None
 
     @property
@@ -52,10 +52,10 @@ class KubernetesTarget:
         return self._db
 
     @property
-    def git(self) -> K8sGitTarget:
-        if self._git is None:
-            self._git = K8sGitTarget(self.spec, self.fio.core, str(self.fio.kubeconfig))
-        return self._git
+    def applications(self) -> K8sAppTarget:
+        if self._applications is None:
+            self._applications = K8sAppTarget(self.spec, self.fio.core, str(self.fio.kubeconfig))
+        return self._applications
 
     @property
     def nodes(self) -> NodeSampler:
@@ -77,8 +77,8 @@ class KubernetesTarget:
             versions["mariadb image"] = o.mariadb_image
         if "postgresql" in engines:
             versions["postgresql image"] = o.postgresql_image
-        if any(isinstance(w, GitWorkload) for w in self.spec.workloads):
-            versions["git image"] = o.git_image
+        if any(isinstance(w, AppWorkload) for w in self.spec.workloads):
+            versions["applications' image"] = o.app_image
         return versions
 
     def run_step(
@@ -99,8 +99,8 @@ class KubernetesTarget:
             return self.fio.run_step(step, store, stop, tick)
         if isinstance(step.workload, PvcProvisionWorkload):
             return self.provision.run_step(step, store, stop, tick)
-        if isinstance(step.workload, GitWorkload):
-            return self.git.run_step(step, store, stop, tick)
+        if isinstance(step.workload, AppWorkload):
+            return self.applications.run_step(step, store, stop, tick)
         return self.db.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

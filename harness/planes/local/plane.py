@@ -1,13 +1,13 @@
-"""The local plane in the registry: the `local` target; the records of database and git
-steps."""
+"""The local plane in the registry: the `local` target; the records of database and
+application (git, build) steps."""
 
 from __future__ import annotations
 
 from harness.planes.base import Plane
 from harness.planes.local import cleanup
 from harness.planes.local.target import LocalTarget
+from harness.records.app_step import APP_TOOLS, APPS_CSV, app_step, apps_csv
 from harness.records.db_step import build_db_step
-from harness.records.git_step import GIT_CSV, git_csv, git_step
 from harness.records.step import RawStep, StepParts
 
 # the k8s plane's database steps write the same raw files: this builder reads theirs too
@@ -23,7 +23,10 @@ def database_step(step: RawStep) -> StepParts:
 PLANE = Plane(
     "local",
     targets={"local": LocalTarget},
-    tool_steps={**dict.fromkeys(DATABASE_TOOLS, database_step), "git": git_step},
-    csv_files={GIT_CSV: git_csv},
+    tool_steps={
+        **dict.fromkeys(DATABASE_TOOLS, database_step),
+        **dict.fromkeys(APP_TOOLS, app_step),
+    },
+    csv_files={APPS_CSV: apps_csv},
     removers=[(lambda kind: kind in cleanup.KINDS, cleanup.remove_noted)],
 )

@@ -1,18 +1,18 @@
 """The `local` target of a spec: fio workloads go to the fio target, database workloads
-(sysbench, pgbench, io-pause) to the database target, git workloads to the git target;
-all use the same directory."""
+(sysbench, pgbench, io-pause) to the database target, application workloads (git, build)
+to the application target; all use the same directory."""
 
 from __future__ import annotations
 
 import threading
 
 from harness.core.plan import Step
-from harness.core.spec import CampaignSpec, FioWorkload, GitWorkload
+from harness.core.spec import AppWorkload, CampaignSpec, FioWorkload
 from harness.core.store import CampaignStore
 from harness.planes.base import StepOutcome, Tick
+from harness.planes.local.app_target import LocalAppTarget
 from harness.planes.local.db_target import LocalDatabaseTarget
 from harness.planes.local.fio_target import LocalFioTarget
-from harness.planes.local.git_target import LocalGitTarget
 
 
 class LocalTarget:
@@ -20,36 +20,36 @@ class LocalTarget:
         self.fio = LocalFioTarget(spec)
         self.db = LocalDatabaseTarget(spec)
         self.path = self.fio.path
-        self.git = LocalGitTarget(spec)
+        self.apps = LocalAppTarget(spec)
         self.has_fio = any(isinstance(w, FioWorkload) for w in spec.workloads)
-        self.has_db = not all(isinstance(w, FioWorkload | GitWorkload) for w in spec.workloads)
-        self.has_git = bool(self.git.workloads)
+        self.has_db = not all(isinstance(w, FioWorkload | AppWorkload) for w in spec.workloads)
+        self.has_apps = bool(self.apps.workloads)
 
     @property
     def backend(self) -> str:
         if self.has_fio:
             return self.fio.backend
-        return self.db.backend if self.has_db else self.git.backend
+        return self.db.backend if self.has_db else self.apps.backend
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         if self.has_fio:
             self.fio.prepare(spec, store)
         if self.has_db:
             self.db.prepare(spec, store)
-        if self.has_git:
-            self.git.prepare(spec, store)
+        if self.has_apps:
+            self.apps.prepare(spec, store)
 
     def tool_versions(self) -> dict[str, str]:
         versions = self.db.tool_versions() if self.has_db else {}
-        return {**versions, **(self.git.tool_versions() if self.has_git else {})}
+        return {**versions, **(self.apps.tool_versions() if self.has_apps else {})}
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
         if isinstance(step.workload, FioWorkload):
             return self.fio.run_step(step, store, stop, tick)
-        if isinstance(step.workload, GitWorkload):
-            return self.git.run_step(step, store, stop, tick)
+        if isinstance(step.workload, AppWorkload):
+            return self.apps.run_step(step, store, stop, tick)
         return self.db.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:

@@ -4,8 +4,9 @@ and cached as OCI archives that `ctr images import` takes:
 - registry.local/pause:3.10 — a static C program that sleeps until signalled;
 - registry.local/fio:3.33 — busybox-static (sh, mkdir, rm …) plus this host's fio and the
   shared libraries it loads;
-- registry.local/git:2.39 — busybox-static (sh, awk, tar …) plus this host's git (its
-  builtins under /usr/lib/git-core; no scripts, no remote helpers) and its libraries;
+- registry.local/apps:bookworm — the application workloads' (git, build): busybox-static
+  (sh, awk, tar, gzip, df …) plus this host's git (its builtins under /usr/lib/git-core;
+  no scripts, no remote helpers) and make, with their libraries;
 - registry.local/mariadb-sysbench:bookworm and registry.local/postgresql-pgbench:bookworm —
   Debian bookworm minbase with mariadb-server and sysbench, or postgresql-15 (pgbench
   included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, default
@@ -37,11 +38,11 @@ from harness.testbeds.mounts import unmount_under
 REGISTRY = "registry.local"
 PAUSE = f"{REGISTRY}/pause:3.10"
 FIO = f"{REGISTRY}/fio:3.33"
-GIT = f"{REGISTRY}/git:2.39"
 GIT_CORE = Path("/usr/lib/git-core")
 MARIADB = f"{REGISTRY}/mariadb-sysbench:bookworm"
 POSTGRESQL = f"{REGISTRY}/postgresql-pgbench:bookworm"
 SUITE = "bookworm"
+APPS = f"{REGISTRY}/apps:{SUITE}"  # this host's git and make: bookworm's
 DEBOOTSTRAP_TIMEOUT_S = 1800
 
 Say = Callable[[str], None]
@@ -150,10 +151,12 @@ def build_fio(root: Path, say: Say) -> None:
     copy_program(root, Path(fio))
 
 
-def build_git(root: Path, say: Say) -> None:
-    busybox_root(root, "git")
-    if not (GIT_CORE / "git").exists():
-        raise TestbedError(f"the git image needs git (tools/debian-packages.txt): no {GIT_CORE}")
+def build_apps(root: Path, say: Say) -> None:
+    busybox_root(root, "applications'")
+    make = shutil.which("make")
+    if not (GIT_CORE / "git").exists() or make is None:
+        raise TestbedError("the applications' image needs git and make (tools/debian-packages.txt)")
+    copy_program(root, Path(make))
     copy_program(root, GIT_CORE / "git")
     (root / "usr" / "bin").mkdir(parents=True, exist_ok=True)
     (root / "usr" / "bin" / "git").symlink_to(GIT_CORE / "git")
@@ -211,7 +214,7 @@ def build_postgresql(root: Path, say: Say) -> None:
 IMAGES = (
     Image(PAUSE, ["/pause"], build_pause),
     Image(FIO, ["/bin/sh"], build_fio),
-    Image(GIT, ["/bin/sh"], build_git),
+    Image(APPS, ["/bin/sh"], build_apps),
     Image(MARIADB, ["/bin/sh"], build_mariadb, keep_owners=True),
     Image(POSTGRESQL, ["/bin/sh"], build_postgresql, keep_owners=True),
 )

@@ -195,7 +195,13 @@ def test_git_steps_compare_their_phase_times_slower_is_worse():
             "workload": "w",
             "concurrency": n,
             "repeat": 1,
-            "git": {"clone_s": clone_s, "iteration_s": iteration_s, "failed": 1, "tar_s": None},
+            "app": {
+                "tool": "git",
+                "clone_s": clone_s,
+                "iteration_s": iteration_s,
+                "failed": 1,
+                "tar_s": None,
+            },
         }
 
     result = compare([git_step(1, 1.0, 2.0)], [git_step(1, 1.5, 2.0)])

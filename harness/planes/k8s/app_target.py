@@ -1,10 +1,11 @@
-"""The git workload on a Kubernetes target: each consumer of a step is a project, a
-namespace of its own (noted in created.json before it is made) with a PVC of the class
-and one pod (the git image) that generates the repository into a scratch volume (an
-emptyDir, untimed), reports ready, and on volperf's start signal, given to every
-project's pod at once, runs workload.sh on the PVC. The pods' logs (workload.sh's lines)
-come back to raw/git/<consumer>.out, what volperf saw of each PVC and pod (bound and
-ready times, phase, reason) to raw/git/projects.json.
+"""The application workloads (git, build: harness/tools/apps) on a Kubernetes target: each
+consumer of a step is a project, a namespace of its own (noted in created.json before it
+is made) with a PVC of the class and one pod (the applications' image) that generates the
+workload's source into a scratch volume (an emptyDir, untimed), reports ready, and on
+volperf's start signal, given to every project's pod at once, runs the workload's script
+on the PVC. The pods' logs (the script's lines) come back to raw/app/<consumer>.out, what
+volperf saw of each PVC and pod (bound and ready times, phase, reason) to
+raw/app/projects.json.
 
 Namespaces are created and deleted at the workload's pace (at most so many a minute) or
 all at once; each is deleted after the step whatever happened, and the step ends once
@@ -21,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import CampaignSpec, GitWorkload, K8sTarget
+from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
@@ -34,21 +35,24 @@ from harness.planes.k8s.cluster import (
 )
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.provision_target import STEP_LABEL, Pace
-from harness.records.git_step import GIT_DIR, PROJECTS_FILE, REPO_OUT, read_runs
-from harness.tools.git import command
+from harness.records.app_step import APP_DIR, PROJECTS_FILE, SOURCE_OUT, read_runs
+from harness.tools.apps import command
+from harness.tools.apps.parse import PREFIX
 
-SCRIPTS = "/scripts"  # the ConfigMap of workload.sh and repo.awk
-SCRATCH = "/origin"  # an emptyDir: the generated repository, the start files
+SOURCE_LINE = f"{PREFIX}source "
+
+SCRIPTS = "/scripts"  # the ConfigMap of the scripts (harness/tools/apps)
+SCRATCH = "/origin"  # an emptyDir: the generated source, the start files
 DATA = "/data"  # the PVC
 READY = f"{SCRATCH}/ready"
 START = f"{SCRATCH}/start"
-CONTAINER = "git"
+CONTAINER = "app"
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
 DELETERS = 8
 
 
-class K8sGitTarget:
+class K8sAppTarget:
     def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str):
         assert isinstance(spec.target, K8sTarget)
         self.spec = spec
@@ -60,8 +64,8 @@ class K8sGitTarget:
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
         workload = step.workload
-        assert isinstance(workload, GitWorkload)
-        raw = store.raw_dir(step.id) / GIT_DIR
+        assert isinstance(workload, AppWorkload)
+        raw = store.raw_dir(step.id) / APP_DIR
         shutil.rmtree(raw, ignore_errors=True)
         raw.mkdir(parents=True)
         projects = {
@@ -85,7 +89,7 @@ class K8sGitTarget:
     def _create(
         self,
         step: Step,
-        workload: GitWorkload,
+        workload: AppWorkload,
         store: CampaignStore,
         projects: dict[str, str],
         seen: dict[str, dict[str, Any]],
@@ -102,16 +106,16 @@ class K8sGitTarget:
             seen[consumer]["created_ms"] = int(time.time() * 1000)
             self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
             self.core.create_namespaced_config_map(
-                namespace, {"metadata": {"name": "git-workload"}, "data": scripts}
+                namespace, {"metadata": {"name": "app-scripts"}, "data": scripts}
             )
             self.core.create_namespaced_persistent_volume_claim(
                 namespace, self._claim(workload, labels)
             )
             self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
 
-    def _claim(self, workload: GitWorkload, labels: dict[str, str]) -> dict[str, Any]:
-        # the clone, its tar and the untarred copy at once, with room for the file system
-        request = f"{math.ceil(3.3 * command.tree_bytes(workload) / 2**20) + 64}Mi"
+    def _claim(self, workload: AppWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        # what a consumer holds at once, with room for the file system
+        request = f"{math.ceil(1.1 * command.peak_bytes(workload) / 2**20) + 64}Mi"
         return {
             "metadata": {"name": "data", "labels": labels},
             "spec": {
@@ -121,13 +125,13 @@ class K8sGitTarget:
             },
         }
 
-    def _pod(self, workload: GitWorkload, labels: dict[str, str]) -> dict[str, Any]:
-        origin = f"{SCRATCH}/repo.git"
-        generate = " ".join(command.generate(SCRIPTS, workload, origin))
-        run = " ".join(command.run(SCRIPTS, workload, origin, f"{DATA}/work"))
+    def _pod(self, workload: AppWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        source = f"{SCRATCH}/{command.source_key(workload)}"
+        generate = " ".join(command.generate(SCRIPTS, workload, source))
+        run = " ".join(command.run(SCRIPTS, workload, source, f"{DATA}/work"))
+        said = f"{SCRATCH}/source.out"
         script = (
-            f"{generate} >{SCRATCH}/repo.out 2>&1 || {{ cat {SCRATCH}/repo.out; exit 2; }}; "
-            f"cat {SCRATCH}/repo.out; touch {READY}; "
+            f"{generate} >{said} 2>&1 || {{ cat {said}; exit 2; }}; cat {said}; touch {READY}; "
             f"while [ ! -e {START} ]; do sleep 0.05; done; exec {run}"
         )
         return {
@@ -138,7 +142,7 @@ class K8sGitTarget:
                 "containers": [
                     {
                         "name": CONTAINER,
-                        "image": self.options.git_image,
+                        "image": self.options.app_image,
                         "imagePullPolicy": self.options.image_pull_policy,
                         "command": ["/bin/sh", "-c", script],
                         "env": [{"name": "HOME", "value": "/tmp"}],
@@ -155,7 +159,7 @@ class K8sGitTarget:
                 ],
                 "volumes": [
                     {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
-                    {"name": "scripts", "configMap": {"name": "git-workload"}},
+                    {"name": "scripts", "configMap": {"name": "app-scripts"}},
                     {"name": "scratch", "emptyDir": {}},
                 ],
             },
@@ -164,7 +168,7 @@ class K8sGitTarget:
     def _wait(
         self,
         step: Step,
-        workload: GitWorkload,
+        workload: AppWorkload,
         projects: dict[str, str],
         seen: dict[str, dict[str, Any]],
         stop: threading.Event,
@@ -222,14 +226,14 @@ class K8sGitTarget:
         return "done"
 
     def _collect(self, projects: dict[str, str], seen: dict[str, dict[str, Any]], raw: Any) -> None:
-        """Each pod's log as raw/git/<consumer>.out; the repository's line once."""
+        """Each pod's log as raw/app/<consumer>.out; the source's line once."""
         for consumer, namespace in projects.items():
             with contextlib.suppress(Exception):  # a pod never made: its error says why
                 log = self.core.read_namespaced_pod_log(CONTAINER, namespace)
                 (raw / f"{consumer}.out").write_text(log, encoding="utf-8")
-                repo = [line for line in log.splitlines() if line.startswith("volperf-git repo ")]
-                if repo and not (raw / REPO_OUT).exists():
-                    (raw / REPO_OUT).write_text(f"{repo[0]}\n", encoding="utf-8")
+                made = [line for line in log.splitlines() if line.startswith(SOURCE_LINE)]
+                if made and not (raw / SOURCE_OUT).exists():
+                    (raw / SOURCE_OUT).write_text(f"{made[0]}\n", encoding="utf-8")
             if seen[consumer].get("phase") == "Failed" and not seen[consumer].get("error"):
                 with contextlib.suppress(Exception):
                     pod = self.core.read_namespaced_pod(CONTAINER, namespace)
@@ -237,7 +241,7 @@ class K8sGitTarget:
                     seen[consumer]["exit_code"] = state.exit_code
 
     def _delete(
-        self, workload: GitWorkload, projects: dict[str, str], seen: dict[str, dict[str, Any]]
+        self, workload: AppWorkload, projects: dict[str, str], seen: dict[str, dict[str, Any]]
     ) -> None:
         """Every project's namespace deleted (at the workload's pace), its pods and PVCs
         waited for; one still there is noted (namespace_left)."""
@@ -261,7 +265,7 @@ class K8sGitTarget:
             run = runs.get(consumer)
             if entry.get("error"):
                 failed.append(f"{consumer}: {entry['error']}")
-            elif run is None or run.failed or not run.finished:
+            elif run is None or run.failed_iterations():
                 phase = entry.get("phase", "unknown")
                 said = "; ".join(run.errors) if run else ""
                 failed.append(f"{consumer}: {said or f'its pod ended {phase}, output incomplete'}")

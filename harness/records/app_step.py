@@ -1,6 +1,8 @@
-"""Records of the git workload: git.csv (one row per consumer, iteration and phase, as
-workload.sh printed it) and the step's figures: each phase's mean and slowest time, the
-mean time of a whole iteration (the seed study's "time"), and the phases that failed."""
+"""Records of the application workloads that time their own phases (git, build):
+apps.csv (one row per consumer, iteration and phase, as the workload's script printed it)
+and the step's figures under ``app``: each phase's mean and slowest time, the mean time of
+a whole iteration (the seed study's "time"), the iterations that failed (its "failed
+builds"); on Kubernetes each project's PVC-bound time as an event."""
 
 from __future__ import annotations
 
@@ -15,29 +17,31 @@ from harness.host.process import read_output
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord, csv_text
 from harness.records.step import RawStep, StepParts
-from harness.tools.git.parse import PHASES, GitOutputError, GitRun, parse
+from harness.tools.apps.parse import PHASES, AppOutputError, AppRun, parse
 
-GIT_DIR = "git"  # raw/git/: every consumer's output, and the repository's line
-REPO_OUT = "repo.out"
+APP_DIR = "app"  # raw/app/: every consumer's output, and the source's line
+SOURCE_OUT = "source.out"
 PROJECTS_FILE = "projects.json"  # Kubernetes: what volperf saw of each project's PVC and pod
-GIT_CSV = "git.csv"
+APPS_CSV = "apps.csv"
+APP_TOOLS = tuple(PHASES)
 
 
 @dataclass(frozen=True)
-class GitRecord:
+class AppRecord:
     step: str
+    tool: str  # git, build
     consumer: str
     concurrency: int
     iteration: int
-    phase: str  # clone, tar, untar, rm
+    phase: str  # clone, tar, untar, rm; unpack, build, clean
     seconds: float
     ok: bool
     backend: str = ""
     repeat: int = 1
 
 
-def git_csv(records: Iterable[GitRecord]) -> str:
-    return csv_text([f.name for f in fields(GitRecord)], (asdict(r).values() for r in records))
+def apps_csv(records: Iterable[AppRecord]) -> str:
+    return csv_text([f.name for f in fields(AppRecord)], (asdict(r).values() for r in records))
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -45,16 +49,16 @@ def _json(path: Path) -> dict[str, Any]:
     return json.loads(text) if text else {}
 
 
-def read_runs(raw: Path) -> dict[str, GitRun]:
-    """Every consumer's parsed output in raw/git/, by consumer."""
+def read_runs(raw: Path) -> dict[str, AppRun]:
+    """Every consumer's parsed output in raw/app/, by consumer."""
     return {
         path.stem: parse(read_output(path))
         for path in sorted(raw.glob("*.out"))
-        if path.name != REPO_OUT
+        if path.name != SOURCE_OUT
     }
 
 
-def iteration_seconds(run: GitRun) -> list[float]:
+def iteration_seconds(run: AppRun, phases: tuple[str, ...]) -> list[float]:
     """The time of each iteration whose every phase ran and succeeded."""
     by_iteration: dict[int, list[float]] = {}
     for phase in run.phases:
@@ -62,14 +66,14 @@ def iteration_seconds(run: GitRun) -> list[float]:
     return [
         round(sum(times), 2)
         for times in by_iteration.values()
-        if len(times) == len(PHASES) and min(times) >= 0
+        if len(times) == len(phases) and min(times) >= 0
     ]
 
 
-def phase_figures(records: list[GitRecord]) -> dict[str, Any]:
+def phase_figures(records: list[AppRecord], phases: tuple[str, ...]) -> dict[str, Any]:
     """Mean and slowest seconds of each phase over its successful runs."""
     figures: dict[str, Any] = {}
-    for name in PHASES:
+    for name in phases:
         times = [r.seconds for r in records if r.phase == name and r.ok]
         figures[f"{name}_s"] = round(statistics.fmean(times), 3) if times else None
         figures[f"{name}_s_max"] = max(times) if times else None
@@ -103,31 +107,33 @@ def _project_events(
     return errors
 
 
-def git_step(step: RawStep) -> StepParts:
-    raw = step.raw / GIT_DIR
+def app_step(step: RawStep) -> StepParts:
+    tool = str(step.plan.get("workload", {}).get("tool"))
+    phases = PHASES[tool]
+    raw = step.raw / APP_DIR
     concurrency = int(step.plan.get("concurrency") or 0)
+    repeat = int(step.plan.get("repeat") or 1)
     parts = StepParts()
-    records: list[GitRecord] = []
+    records: list[AppRecord] = []
     iterations: list[float] = []
-    failed = 0
-    failed_consumers = 0
-    projects = _json(raw / PROJECTS_FILE).get("projects", {})
-    never_ran = _project_events(step.step_id, projects, parts)
+    failed = failed_consumers = 0
+    projects = _json(raw / PROJECTS_FILE)
+    never_ran = _project_events(step.step_id, projects.get("projects", {}), parts)
     for consumer in [c["name"] for c in step.plan.get("consumers", [])]:
-        if consumer in never_ran:
-            parts.warnings.append(Warning("git-failed", f"{consumer}: {never_ran[consumer]}"))
-            failed_consumers += 1
-            continue
         try:
-            run = parse(read_output(raw / f"{consumer}.out"))
-        except GitOutputError as exc:
-            parts.warnings.append(Warning("git-output", f"{consumer}: {exc}"))
+            run = None if consumer in never_ran else parse(read_output(raw / f"{consumer}.out"))
+        except AppOutputError as exc:
+            never_ran[consumer] = str(exc)
+            run = None
+        if run is None:
+            parts.warnings.append(Warning(f"{tool}-failed", f"{consumer}: {never_ran[consumer]}"))
             failed += 1
             failed_consumers += 1
             continue
         records += [
-            GitRecord(
+            AppRecord(
                 step.step_id,
+                tool,
                 consumer,
                 concurrency,
                 p.iteration,
@@ -135,29 +141,26 @@ def git_step(step: RawStep) -> StepParts:
                 p.seconds,
                 p.ok,
                 step.backend,
-                int(step.plan.get("repeat") or 1),
+                repeat,
             )
             for p in run.phases
         ]
-        iterations += iteration_seconds(run)
-        failed += run.failed + (not run.finished and not run.failed)
-        failed_consumers += bool(run.failed or not run.finished)
+        iterations += iteration_seconds(run, phases)
+        failed += run.failed_iterations()
+        failed_consumers += bool(run.failed_iterations())
         for error in run.errors:
-            parts.warnings.append(Warning("git-failed", f"{consumer}: {error}"))
-    repo = parse(read_output(raw / REPO_OUT)).repo
+            parts.warnings.append(Warning(f"{tool}-failed", f"{consumer}: {error}"))
     if projects:
-        parts.summary["storage_class"] = _json(raw / PROJECTS_FILE).get("storage_class")
-    parts.summary = {
-        **parts.summary,
-        "git": {
-            "repo": repo,
-            "iterations": len(iterations),
-            "iteration_s": round(statistics.fmean(iterations), 3) if iterations else None,
-            "iteration_s_max": max(iterations) if iterations else None,
-            **phase_figures(records),
-            "failed": failed,
-            "failed_consumers": failed_consumers,
-        },
+        parts.summary["storage_class"] = projects.get("storage_class")
+    parts.summary["app"] = {
+        "tool": tool,
+        "source": parse(read_output(raw / SOURCE_OUT)).source,
+        "iterations": len(iterations),
+        "iteration_s": round(statistics.fmean(iterations), 3) if iterations else None,
+        "iteration_s_max": max(iterations) if iterations else None,
+        **phase_figures(records, phases),
+        "failed": failed,
+        "failed_consumers": failed_consumers,
     }
-    parts.rows[GIT_CSV] = records
+    parts.rows[APPS_CSV] = records
     return parts

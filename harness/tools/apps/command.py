@@ -1,0 +1,66 @@
+"""The application workloads' commands: their script (git.sh, build.sh) under sh, with
+phases.sh and tree.awk beside it, locally or in a pod that has the files."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from harness.core.spec import AppWorkload, BuildWorkload, GitWorkload
+from harness.core.units import size_bytes
+
+FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh")
+
+
+def scripts() -> dict[str, str]:
+    """The workloads' files by name, as a ConfigMap or a directory takes them."""
+    folder = resources.files("harness.tools.apps")
+    return {name: folder.joinpath(name).read_text(encoding="utf-8") for name in FILES}
+
+
+def source_key(workload: AppWorkload) -> str:
+    """What the generated source depends on: its folder's name."""
+    if isinstance(workload, GitWorkload):
+        repo = workload.repo
+        return f"git-{repo.files}-{size_bytes(repo.file_size)}-{repo.commits}"
+    return f"build-{workload.source.files}-{size_bytes(workload.source.file_size)}"
+
+
+def generate(folder: Path | str, workload: AppWorkload, source: Path | str) -> list[str]:
+    """Make the workload's source (a repository, a tarred tree) at ``source``, untimed."""
+    script = f"{folder}/{workload.tool}.sh"
+    if isinstance(workload, GitWorkload):
+        repo = workload.repo
+        sizes = [str(repo.files), str(size_bytes(repo.file_size)), str(repo.commits)]
+    else:
+        sizes = [str(workload.source.files), str(size_bytes(workload.source.file_size))]
+    return ["sh", script, "generate", str(source), *sizes]
+
+
+def run(
+    folder: Path | str, workload: AppWorkload, source: Path | str, work: Path | str
+) -> list[str]:
+    """Every iteration's phases in ``work``, timed."""
+    argv = ["sh", f"{folder}/{workload.tool}.sh", "run", str(source), str(work)]
+    argv.append(str(workload.iterations))
+    if isinstance(workload, BuildWorkload):
+        argv.append(str(workload.jobs))
+    return argv
+
+
+def tree_bytes(workload: AppWorkload) -> int:
+    """The size of the checked-out or unpacked tree."""
+    tree = workload.repo if isinstance(workload, GitWorkload) else workload.source
+    return tree.files * size_bytes(tree.file_size)
+
+
+def peak_bytes(workload: AppWorkload) -> int:
+    """What a consumer holds at once: git a clone, its tar and the copy; build the tree
+    and about as much again of objects and archives."""
+    return tree_bytes(workload) * (3 if isinstance(workload, GitWorkload) else 2)
+
+
+def timeout_s(workload: AppWorkload) -> float:
+    """How long a consumer's run may take: a minute per iteration, and 10 s per MiB of
+    its tree (slow storage)."""
+    return workload.iterations * (60 + 10 * tree_bytes(workload) / 2**20)

@@ -1,0 +1,84 @@
+"""An application workload's output (phases.sh's lines): the source it generated and
+every timed phase.
+
+    volperf-app source files=2000 size=8192 commits=20 pack_kib=13197
+    volperf-app iteration=1 phase=clone start=12456.42 end=12457.16 seconds=0.74 status=ok
+    volperf-app error iteration=2 phase=untar: tar: short read
+    volperf-app done iterations=3
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+PHASES = {"git": ("clone", "tar", "untar", "rm"), "build": ("unpack", "build", "clean")}
+PREFIX = "volperf-app "
+_FIELDS = re.compile(r"(\w+)=(\S+)")
+
+
+class AppOutputError(ValueError):
+    """Output that is not an application workload's: the message quotes the line."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    iteration: int
+    phase: str
+    seconds: float
+    ok: bool
+
+
+@dataclass(frozen=True)
+class AppRun:
+    source: dict[str, int] = field(default_factory=dict)  # files, size … of what it made
+    phases: tuple[Phase, ...] = ()
+    errors: tuple[str, ...] = ()  # each failed phase's last output lines
+    finished: bool = False  # the "done" line: every iteration was tried
+
+    def failed_iterations(self) -> int:
+        """Iterations with a failed phase, and the one a stopped run left unfinished."""
+        by_iteration: dict[int, list[Phase]] = {}
+        for phase in self.phases:
+            by_iteration.setdefault(phase.iteration, []).append(phase)
+        failed = sum(any(not p.ok for p in done) for done in by_iteration.values())
+        if not self.finished:
+            last = by_iteration.get(max(by_iteration, default=0), [])
+            failed += all(p.ok for p in last)  # stopped inside it, or before any
+        return failed
+
+
+def parse(text: str) -> AppRun:
+    known = {name for phases in PHASES.values() for name in phases}
+    source: dict[str, int] = {}
+    phases: list[Phase] = []
+    errors: list[str] = []
+    finished = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith(PREFIX):
+            continue
+        rest = line[len(PREFIX) :]
+        try:
+            if rest.startswith("error "):
+                errors.append(rest[len("error ") :])
+            elif rest.startswith("source "):
+                source = {k: int(v) for k, v in _FIELDS.findall(rest)}
+            elif rest.startswith("done "):
+                finished = True
+            else:
+                values = dict(_FIELDS.findall(rest))
+                if values["phase"] not in known or values["status"] not in ("ok", "failed"):
+                    raise KeyError(values["phase"])
+                phases.append(
+                    Phase(
+                        int(values["iteration"]),
+                        values["phase"],
+                        float(values["seconds"]),
+                        values["status"] == "ok",
+                    )
+                )
+        except (KeyError, ValueError):
+            raise AppOutputError(
+                f"line {number} is not an application workload's: {line!r}"
+            ) from None
+    return AppRun(source, tuple(phases), tuple(errors), finished)

@@ -1,0 +1,46 @@
+# shellcheck shell=sh
+# Sourced by the application workloads' scripts (git.sh, build.sh): their shared way of
+# timing. `begin WORKDIR` makes the work folder; `phase ITERATION NAME COMMAND...` runs the
+# command timed from /proc/uptime (10 ms), ends it with WORKDIR's file system synced (what
+# it wrote has reached storage) and prints one line:
+#   volperf-app iteration=I phase=P start=S end=E seconds=T status=ok|failed
+# A failed phase also prints its command's last two output lines, and says when WORKDIR's
+# file system has under 1 MiB free (tools do not always say ENOSPC: GNU tar writes "Wrote
+# only 8192 of 10240 bytes"):
+#   volperf-app error iteration=I phase=P: LINE / LINE[; its file system is out of space ...]
+# `done ITERATIONS` ends the output; without that line the run was stopped.
+
+now() { read -r up _ </proc/uptime && echo "$up"; }
+
+begin() {
+    work=$1
+    log=${TMPDIR:-/tmp}/volperf-app-phase.$$  # not in work: its file system may be full
+    failed=0
+    mkdir -p "$work" || exit 2
+}
+
+phase() {
+    iteration=$1 name=$2
+    shift 2
+    start=$(now)
+    if "$@" >"$log" 2>&1 && sync -f "$work"; then status=ok; else status=failed; fi
+    end=$(now)
+    seconds=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
+    echo "volperf-app iteration=$iteration phase=$name start=$start end=$end seconds=$seconds status=$status"
+    if [ "$status" = failed ]; then
+        said=$(tail -n 2 "$log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
+        free=$(df -Pk "$work" | awk 'NR == 2 { print $4 }')
+        if [ "${free:-0}" -lt 1024 ]; then
+            said="$said; its file system is out of space (${free:-0} KiB free)"
+        fi
+        echo "volperf-app error iteration=$iteration phase=$name: $said"
+        failed=1
+        return 1
+    fi
+}
+
+done_after() {
+    rm -f "$log"
+    echo "volperf-app done iterations=$1"
+    return "$failed"
+}

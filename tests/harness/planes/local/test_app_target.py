@@ -1,0 +1,130 @@
+"""The application workloads on the local target, run for real (git, make, tar on this
+machine): a campaign of git and build at 1 and 2 consumers through the CLI, its records
+equal to what the scripts printed, its page, nothing left behind; and a sweep on a small
+ext4 that ends where the consumers' clones, tars and copies no longer fit."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.campaign.run import run_campaign
+from harness.core.spec import validate
+from harness.planes.local.target import LocalTarget
+from tests.harness.helpers import doc_source_copy, small_ext4, volperf
+
+pytestmark = pytest.mark.functional
+
+GIT = {"name": "git", "tool": "git", "repo": {"files": 300, "file_size": "4K", "commits": 3}}
+BUILD = {"name": "build", "tool": "build", "source": {"files": 200, "file_size": "4K"}}
+
+
+def _spec(directory: Path, name: str, sweep: object, workloads: list[dict]) -> dict:
+    return {
+        "name": name,
+        "target": {"type": "local", "dir": str(directory)},
+        "workloads": [{**w, "iterations": 2} for w in workloads],
+        "sweep": sweep,
+    }
+
+
+def _printed(path: Path) -> list[list[str]]:
+    """The script's phase lines as (iteration, phase, seconds, status), read by hand."""
+    rows = []
+    for line in path.read_text().splitlines():
+        fields = dict(p.split("=", 1) for p in line.split()[1:] if "=" in p)
+        if "phase" in fields and "seconds" in fields:
+            rows.append([fields["iteration"], fields["phase"], fields["seconds"], fields["status"]])
+    return rows
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> tuple[Path, Path]:
+    work = tmp_path_factory.mktemp("apps-local")
+    (work / "dir").mkdir()
+    spec = _spec(work / "dir", "apps-local", [1, 2], [GIT, BUILD])
+    (work / "spec.yaml").write_text(yaml.safe_dump(spec))
+    run = volperf("run", "spec.yaml", "--results", "results", cwd=work)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "results: results/apps-local/ (apps.csv, nodes.csv, summary.json)" in run.stderr
+    return work, work / "results" / "apps-local"
+
+
+def test_each_step_is_done_and_nothing_is_left_behind(campaign):
+    work, root = campaign
+    states = [json.loads(p.read_text())["state"] for p in sorted(root.glob("steps/*/status.json"))]
+    assert states == ["done"] * 4
+    assert list((work / "dir").iterdir()) == []  # the sources and the work folders
+    assert json.loads((root / "created.json").read_text()) == {}
+
+
+def test_apps_csv_holds_what_the_scripts_printed(campaign):
+    _, root = campaign
+    with (root / "apps.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    phases = {"git": 4, "build": 3}
+    for step in sorted(root.glob("steps/*")):
+        for out in sorted((step / "raw" / "app").glob("c*.out")):
+            mine = [
+                [r["iteration"], r["phase"], r["seconds"], "ok" if r["ok"] == "True" else "failed"]
+                for r in rows
+                if r["step"] == step.name and r["consumer"] == out.stem
+            ]
+            printed = _printed(out)
+            tool = {r["tool"] for r in rows if r["step"] == step.name}.pop()
+            assert len(printed) == 2 * phases[tool]
+            assert [[i, p, f"{float(s):g}", st] for i, p, s, st in mine] == [
+                [i, p, f"{float(s):g}", st] for i, p, s, st in printed
+            ]
+
+
+def test_the_summary_and_the_page_give_the_mean_iteration(campaign):
+    work, root = campaign
+    summary = json.loads((root / "summary.json").read_text())
+    source = doc_source_copy(work)
+    report = volperf("report", "results/apps-local", "--doc-source", str(source), cwd=work)
+    assert report.returncode == 0, report.stderr
+    page = (source / "test_results" / "apps-local" / "index.rst").read_text()
+    assert "git: per step" in page and "build: per step" in page
+    assert "w1-app.png" in page and "w2-app.png" in page
+    for step in (s for s in summary["steps"] if s["concurrency"] == 2):
+        outputs = sorted((root / "steps" / step["step"] / "raw" / "app").glob("c*.out"))
+        printed = [_printed(out) for out in outputs]
+        whole = [
+            sum(float(r[2]) for r in rows if r[0] == str(i)) for rows in printed for i in (1, 2)
+        ]
+        assert step["app"]["iteration_s"] == pytest.approx(statistics.fmean(whole), abs=0.001)
+        assert f"     - {step['app']['iteration_s']:.2f}\n" in page
+    git, build = (s["app"]["source"] for s in summary["steps"][::2])
+    assert git["commits"] == 3 and git["pack_kib"] > 0 and build["tar_kib"] > 0
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    with small_ext4(tmp_path) as mount:
+        yield mount
+
+
+def test_a_sweep_ends_where_the_clones_no_longer_fit(small_disk, tmp_path):
+    # a consumer holds a clone (3.2 MB of files and its .git), its tar and a copy: one
+    # fits the 24 MiB ext4, two do not
+    git = {**GIT, "repo": {"files": 200, "file_size": "16K", "commits": 2}}
+    sweep = {"counts": [1, 2, 4], "stop_when": {"no_space": True}}
+    spec = validate(_spec(small_disk, "git-full", sweep, [git]))
+    outcome = run_campaign(spec, tmp_path / "results", LocalTarget)
+    states = [r.summary["state"] for r in outcome.results]
+    assert states == ["done", "failed", "skipped"]
+    full = outcome.results[1].summary
+    assert full["ended_sweep"].startswith("no space: git phases failed: ")
+    # the tool's own ENOSPC, or (GNU tar's short write) the script's look at the volume
+    said = full["ended_sweep"]
+    assert "No space left on device" in said or "its file system is out of space" in said
+    assert full["app"]["failed"] > 0
+    assert outcome.results[0].summary["app"]["iterations"] == 2  # kept
+    assert [p.name for p in small_disk.iterdir()] == ["lost+found"]

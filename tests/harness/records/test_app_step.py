@@ -1,0 +1,129 @@
+"""An application step's records and figures from real git.sh and build.sh output
+(tools/fixtures/apps), and a Kubernetes project whose pod never ran."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+from pathlib import Path
+
+from harness.records.app_step import (
+    APP_DIR,
+    APPS_CSV,
+    PROJECTS_FILE,
+    SOURCE_OUT,
+    app_step,
+    apps_csv,
+)
+from harness.records.step import RawStep
+from harness.records.sweep_stop import no_space, step_figures
+
+APPS = Path(__file__).parents[1] / "tools" / "fixtures" / "apps"
+
+
+def _step(
+    tmp_path: Path, tool: str, outputs: dict[str, str], projects: dict | None = None
+) -> RawStep:
+    raw = tmp_path / "raw"
+    (raw / APP_DIR).mkdir(parents=True)
+    shutil.copyfile(APPS / f"{tool}-generate.out", raw / APP_DIR / SOURCE_OUT)
+    for consumer, fixture in outputs.items():
+        shutil.copyfile(APPS / fixture, raw / APP_DIR / f"{consumer}.out")
+    if projects is not None:
+        document = {"storage_class": "local-path", "projects": projects}
+        (raw / APP_DIR / PROJECTS_FILE).write_text(json.dumps(document))
+    plan = {
+        "workload": {"tool": tool},
+        "concurrency": len(outputs),
+        "consumers": [{"name": c} for c in outputs],
+    }
+    return RawStep(raw, f"001-{tool}-c002-r1", plan, "local:ext4:vda", None)
+
+
+def _printed(fixture: str) -> list[tuple[str, str, float, str]]:
+    """(iteration, phase, seconds, status) as the fixture prints them, without the parser."""
+    found = []
+    for line in (APPS / fixture).read_text().splitlines():
+        fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
+        if "phase" in fields and "seconds" in fields:
+            found.append(
+                (fields["iteration"], fields["phase"], float(fields["seconds"]), fields["status"])
+            )
+    return found
+
+
+def _ok(fixture: str, phase: str) -> list[float]:
+    return [s for _, p, s, status in _printed(fixture) if p == phase and status == "ok"]
+
+
+def test_two_git_consumers_one_on_a_full_file_system(tmp_path):
+    parts = app_step(_step(tmp_path, "git", {"c01": "git-run.out", "c02": "git-no-space.out"}))
+    app = parts.summary["app"]
+    clones = _ok("git-run.out", "clone") + _ok("git-no-space.out", "clone")
+    assert app["tool"] == "git"
+    assert app["clone_s"] == round(statistics.fmean(clones), 3)
+    assert app["clone_s_max"] == max(clones)
+    assert app["untar_s"] == round(statistics.fmean(_ok("git-run.out", "untar")), 3)
+    whole = [
+        sum(s for i, _, s, _ in _printed("git-run.out") if i == iteration) for iteration in "12"
+    ]
+    assert app["iterations"] == 2  # c02's iterations never got past tar
+    assert app["iteration_s"] == round(statistics.fmean(whole), 3)
+    assert app["failed"] == 2 and app["failed_consumers"] == 1
+    assert app["source"] == {"files": 300, "size": 4096, "commits": 3, "pack_kib": 478}
+    rows = parts.rows[APPS_CSV]
+    assert [(r.consumer, r.iteration, r.phase, r.seconds, r.ok) for r in rows] == [
+        ("c01", int(i), p, s, st == "ok") for i, p, s, st in _printed("git-run.out")
+    ] + [("c02", int(i), p, s, st == "ok") for i, p, s, st in _printed("git-no-space.out")]
+    assert [w.code for w in parts.warnings] == ["git-failed", "git-failed"]
+    text = apps_csv(rows)
+    assert text.splitlines()[0] == (
+        "step,tool,consumer,concurrency,iteration,phase,seconds,ok,backend,repeat"
+    )
+
+
+def test_a_build_step_counts_its_failed_builds(tmp_path):
+    outputs = {"c01": "build-run.out", "c02": "build-no-space.out"}
+    app = app_step(_step(tmp_path, "build", outputs)).summary["app"]
+    assert app["tool"] == "build"
+    assert app["build_s"] == round(statistics.fmean(_ok("build-run.out", "build")), 3)
+    assert app["unpack_s_max"] == max(
+        _ok("build-run.out", "unpack") + _ok("build-no-space.out", "unpack")
+    )
+    assert app["clean_s"] == round(statistics.fmean(_ok("build-run.out", "clean")), 3)
+    assert (app["iterations"], app["failed"], app["failed_consumers"]) == (2, 2, 1)
+    assert app["source"] == {"files": 200, "size": 4096, "tar_kib": 1040}
+
+
+def test_the_sweep_rules_see_the_full_file_system_and_the_failed_consumer(tmp_path):
+    parts = app_step(_step(tmp_path, "git", {"c01": "git-run.out", "c02": "git-no-space.out"}))
+    error = "git phases failed: c02: " + parts.warnings[0].message
+    summary = {**parts.summary, "concurrency": 2, "state": "failed", "error": error}
+    figures = step_figures(summary, [], [], parts.events)
+    assert (figures.consumers, figures.failed) == (2, 1)
+    assert figures.per_consumer == 1 / parts.summary["app"]["iteration_s"]
+    assert "out of space" in (no_space(figures.problems) or "")
+
+
+def test_a_killed_run_counts_its_consumer_failed(tmp_path):
+    app = app_step(_step(tmp_path, "git", {"c01": "git-killed.out"})).summary["app"]
+    assert app["iterations"] == 1 and app["failed"] == 1 and app["failed_consumers"] == 1
+
+
+def test_a_project_whose_pod_never_ran_is_failed_with_its_reason_and_bound_times(tmp_path):
+    reason = "Pending after 15 s; pod events: FailedScheduling: 0/1 nodes are available"
+    projects = {
+        "c01": {"namespace": "ns-1", "created_ms": 1000, "bound_ms": 1750, "phase": "Succeeded"},
+        "c02": {"namespace": "ns-2", "created_ms": 1100, "phase": "Pending", "error": reason},
+    }
+    outputs = {"c01": "git-run.out", "c02": "git-run.out"}
+    parts = app_step(_step(tmp_path, "git", outputs, projects))
+    assert [(e.consumer, e.event, e.seconds, e.detail) for e in parts.events] == [
+        ("c01", "k8s pvc-bound", 0.75, ""),
+        ("c02", "k8s pvc-bound", None, reason),
+    ]
+    assert parts.summary["app"]["failed_consumers"] == 1
+    assert parts.summary["storage_class"] == "local-path"
+    assert {r.consumer for r in parts.rows[APPS_CSV]} == {"c01"}
+    assert parts.warnings[0].message == f"c02: {reason}"

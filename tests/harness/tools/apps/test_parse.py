@@ -1,0 +1,85 @@
+"""The application workloads' output parsed, on real runs (fixtures/apps/capture.sh)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.tools.apps.parse import PHASES, AppOutputError, parse
+
+APPS = Path(__file__).parents[1] / "fixtures" / "apps"
+
+
+def _read(name: str) -> str:
+    return (APPS / name).read_text()
+
+
+def _printed(name: str, phase: str = r"\w+") -> list[float]:
+    """The seconds the fixture's lines print, read with a regular expression."""
+    return [float(s) for s in re.findall(rf"phase={phase} .*seconds=([\d.]+)", _read(name))]
+
+
+def test_a_git_run_has_every_phase_of_every_iteration_as_printed():
+    run = parse(_read("git-run.out"))
+    assert [(p.iteration, p.phase) for p in run.phases] == [
+        (i, n) for i in (1, 2) for n in PHASES["git"]
+    ]
+    assert [p.seconds for p in run.phases] == _printed("git-run.out")
+    assert all(p.ok for p in run.phases)
+    assert run.finished and run.failed_iterations() == 0 and run.errors == ()
+
+
+def test_a_build_run_and_what_each_source_is():
+    run = parse(_read("build-run.out"))
+    assert [(p.iteration, p.phase) for p in run.phases] == [
+        (i, n) for i in (1, 2) for n in PHASES["build"]
+    ]
+    assert [p.seconds for p in run.phases if p.phase == "build"] == _printed(
+        "build-run.out", "build"
+    )
+    assert parse(_read("git-generate.out")).source == {
+        "files": 300,
+        "size": 4096,
+        "commits": 3,
+        "pack_kib": 478,
+    }
+    assert parse(_read("build-generate.out")).source == {
+        "files": 200,
+        "size": 4096,
+        "tar_kib": 1040,
+    }
+
+
+def test_a_full_file_system_fails_a_phase_each_iteration_quoting_the_tool():
+    run = parse(_read("git-no-space.out"))
+    assert [(p.iteration, p.phase, p.ok) for p in run.phases] == [
+        (1, "clone", True),
+        (1, "tar", False),
+        (2, "clone", True),
+        (2, "tar", False),
+    ]
+    assert run.failed_iterations() == 2 and run.finished
+    assert "Wrote only 8192 of 10240 bytes" in run.errors[0]
+    assert run.errors[0].startswith("iteration=1 phase=tar: tar: <work>/small/git/clone.tar")
+    assert run.errors[0].endswith("its file system is out of space (0 KiB free)")
+    build = parse(_read("build-no-space.out"))
+    assert [(p.phase, p.ok) for p in build.phases] == [("unpack", True), ("build", False)] * 2
+    assert build.failed_iterations() == 2  # the seed study's failed builds
+    assert "make: *** [Makefile:85: obj/" in build.errors[0]
+
+
+def test_a_killed_run_has_no_done_line_and_its_last_iteration_failed():
+    run = parse(_read("git-killed.out"))
+    assert not run.finished and run.failed_iterations() == 1
+    assert [(p.iteration, p.phase) for p in run.phases][-1] == (2, "tar")
+    assert parse("").failed_iterations() == 1  # stopped before its first phase
+
+
+def test_other_lines_are_skipped_and_a_broken_line_is_named():
+    assert parse("warning: something\n").phases == ()
+    with pytest.raises(AppOutputError, match=r"line 2 is not an application workload's: 'volp"):
+        parse("x\nvolperf-app iteration=1 phase=clone seconds=abc status=ok\n")
+    with pytest.raises(AppOutputError, match="line 1"):
+        parse("volperf-app iteration=1 phase=push seconds=1 status=ok\n")
