@@ -1,6 +1,6 @@
 """The seed study's git workload on the class: each project a namespace with a PVC and a
 pod that clones a generated repository onto it, then tars, untars and removes it, each
-phase timed (workload.sh's own lines); the projects grow until the class gives out (no
+phase timed (git.sh's own lines); the projects grow until the class gives out (no
 volume for a project, a tenth of them failing, or binding over 600 s)."""
 
 from __future__ import annotations
