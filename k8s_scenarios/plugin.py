@@ -215,6 +215,19 @@ class ScenarioOptions:
             print(f"{spec.name}: the sweep ended: {ended}")
         return outcome
 
+    def run_projects(self, scenario: str, storage_class: str, workload: dict[str, Any]) -> Any:
+        """An application scenario (git, build): its projects grown by the scale's sweep
+        at its pace; every iteration of every step that ran to its end succeeded."""
+        workload = {**workload, "name": scenario, "pace": self.scale["app_pace"]}
+        outcome = self.run(scenario, storage_class, [workload], self.scale["app_sweep"])
+        ran = [r for r in outcome.results if r.summary["state"] == "done"]
+        assert ran, "no step ran to its end"
+        for result in ran:
+            app = result.summary["app"]
+            assert app["tool"] == workload["tool"] and app["failed"] == 0, app
+            assert app["iterations"] == result.summary["concurrency"] * workload["iterations"]
+        return outcome
+
 
 CAMPAIGNS: dict[str, list[Path]] = {}  # scenario: its campaigns, one per class
 

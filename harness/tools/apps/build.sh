@@ -23,18 +23,17 @@ generate() {
     echo "volperf-app source files=$files size=$size tar_kib=$packed"
 }
 
+one_iteration() {
+    rm -rf "$work/tree"
+    phase "$1" unpack sh -c "mkdir '$work/tree' && tar -xf '$source/tree.tar' -C '$work/tree'" &&
+        phase "$1" build make -s -C "$work/tree" -j "$jobs" &&
+        phase "$1" clean rm -rf "$work/tree"
+}
+
 run() {
-    source=$1 iterations=$3 jobs=$4
+    source=$1 jobs=$4
     begin "$2"
-    i=1
-    while [ "$i" -le "$iterations" ]; do
-        rm -rf "$work/tree"
-        phase "$i" unpack sh -c "mkdir '$work/tree' && tar -xf '$source/tree.tar' -C '$work/tree'" &&
-            phase "$i" build make -s -C "$work/tree" -j "$jobs" &&
-            phase "$i" clean rm -rf "$work/tree"
-        i=$((i + 1))
-    done
-    done_after "$iterations"
+    iterate "$3" one_iteration
 }
 
 case "${1:-}" in

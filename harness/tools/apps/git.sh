@@ -21,19 +21,18 @@ generate() {
     echo "volperf-app source files=$files size=$size commits=$commits pack_kib=$packed"
 }
 
+one_iteration() {
+    rm -rf "$work/clone" "$work/untar" "$work/clone.tar"
+    phase "$1" clone git clone --quiet --no-local --template= "file://$origin" "$work/clone" &&
+        phase "$1" tar tar -cf "$work/clone.tar" -C "$work" clone &&
+        phase "$1" untar sh -c "mkdir '$work/untar' && tar -xf '$work/clone.tar' -C '$work/untar'" &&
+        phase "$1" rm rm -rf "$work/clone" "$work/untar" "$work/clone.tar"
+}
+
 run() {
-    origin=$1 iterations=$3
+    origin=$1
     begin "$2"
-    i=1
-    while [ "$i" -le "$iterations" ]; do
-        rm -rf "$work/clone" "$work/untar" "$work/clone.tar"
-        phase "$i" clone git clone --quiet --no-local --template= "file://$origin" "$work/clone" &&
-            phase "$i" tar tar -cf "$work/clone.tar" -C "$work" clone &&
-            phase "$i" untar sh -c "mkdir '$work/untar' && tar -xf '$work/clone.tar' -C '$work/untar'" &&
-            phase "$i" rm rm -rf "$work/clone" "$work/untar" "$work/clone.tar"
-        i=$((i + 1))
-    done
-    done_after "$iterations"
+    iterate "$3" one_iteration
 }
 
 case "${1:-}" in

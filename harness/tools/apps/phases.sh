@@ -8,7 +8,10 @@
 # file system has under 1 MiB free (tools do not always say ENOSPC: GNU tar writes "Wrote
 # only 8192 of 10240 bytes"):
 #   volperf-app error iteration=I phase=P: LINE / LINE[; its file system is out of space ...]
-# `done ITERATIONS` ends the output; without that line the run was stopped.
+# `iterate ITERATIONS FUNCTION` calls FUNCTION 1, 2 … (each an iteration's phases joined
+# by &&, so a failed phase ends its iteration), then ends the output with
+#   volperf-app done iterations=N
+# (without that line the run was stopped) and returns 1 if any phase failed.
 
 now() { read -r up _ </proc/uptime && echo "$up"; }
 
@@ -39,7 +42,12 @@ phase() {
     fi
 }
 
-done_after() {
+iterate() {
+    i=1
+    while [ "$i" -le "$1" ]; do
+        "$2" "$i"
+        i=$((i + 1))
+    done
     rm -f "$log"
     echo "volperf-app done iterations=$1"
     return "$failed"

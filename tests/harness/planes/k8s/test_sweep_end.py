@@ -36,7 +36,7 @@ def test_a_sweep_ends_with_no_space_where_the_class_has_no_volume_left(k8s_testb
                     "kubeconfig": kubeconfig,
                     "storage_class": storage_class,
                     "image_pull_policy": "Never",
-                    "pod_timeout": 15,
+                    "pod_timeout": 10,
                     "node_load": False,
                 },
                 "workloads": [
