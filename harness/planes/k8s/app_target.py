@@ -102,16 +102,34 @@ class K8sAppTarget:
             pace.wait()
             if stop.is_set():
                 return
-            note_namespace(store, self.kubeconfig, namespace, self.spec.name)
+            key = note_namespace(store, self.kubeconfig, namespace, self.spec.name)
             seen[consumer]["created_ms"] = int(time.time() * 1000)
-            self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
-            self.core.create_namespaced_config_map(
-                namespace, {"metadata": {"name": "app-scripts"}, "data": scripts}
-            )
-            self.core.create_namespaced_persistent_volume_claim(
-                namespace, self._claim(workload, labels)
-            )
-            self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
+            try:
+                self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
+            except Exception as exc:  # one there already is volperf's only with its label
+                seen[consumer]["error"] = _not_created(exc)
+                if not self._ours(namespace):
+                    seen[consumer]["not_ours"] = True
+                    store.forget_created(key)
+                continue
+            try:
+                self.core.create_namespaced_config_map(
+                    namespace, {"metadata": {"name": "app-scripts"}, "data": scripts}
+                )
+                self.core.create_namespaced_persistent_volume_claim(
+                    namespace, self._claim(workload, labels)
+                )
+                self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
+            except Exception as exc:  # a quota, a policy: the API's answer, and go on
+                seen[consumer]["error"] = _not_created(exc)
+
+    def _ours(self, namespace: str) -> bool:
+        """A namespace volperf made for this campaign (its label), e.g. a killed run's."""
+        try:
+            labels = self.core.read_namespace(namespace).metadata.labels or {}
+        except Exception:
+            return False
+        return labels.get(LABEL) == k8s_name(self.spec.name)
 
     def _claim(self, workload: AppWorkload, labels: dict[str, str]) -> dict[str, Any]:
         # what a consumer holds at once, with room for the file system
@@ -180,7 +198,8 @@ class K8sAppTarget:
         consumer_of = {namespace: consumer for consumer, namespace in projects.items()}
         started = time.monotonic()
         limit = self.options.pod_timeout + command.timeout_s(workload)
-        pending, ready = set(projects), set()
+        pending = {c for c in projects if not seen[c].get("error")}  # made, all of it
+        ready: set[str] = set()
         signalled = False
         while pending:
             tick(time.monotonic() - started, None)
@@ -248,6 +267,8 @@ class K8sAppTarget:
         pace = Pace.per_minute(workload.pace.delete_per_min)
 
         def delete(consumer: str) -> None:
+            if seen[consumer].get("not_ours"):
+                return  # someone else's namespace of that name: never touched
             pace.wait()
             seen[consumer]["deleted_ms"] = int(time.time() * 1000)
             if not release_namespace(self.core, projects[consumer], DELETE_TIMEOUT_S):
@@ -274,3 +295,8 @@ class K8sAppTarget:
                 "failed", f"{len(failed)} of {len(seen)} projects failed: " + " | ".join(failed)
             )
         return StepOutcome("done")
+
+
+def _not_created(exc: Exception) -> str:
+    """The API's answer to a create request, on one line."""
+    return f"not created: {type(exc).__name__}: {' '.join(str(exc).split())}"
