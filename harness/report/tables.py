@@ -225,7 +225,6 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
     return items
 
 
-# database workloads: the figures each tool gives, per step (records/db_step.py)
 def app_header(tool: str) -> list[str]:
     """An application workload's table: each phase's mean, a whole iteration's, failures
     (the seed study's failed builds)."""
@@ -239,6 +238,8 @@ def app_header(tool: str) -> list[str]:
     ]
 
 
+# database workloads (records/db_step.py), provisioning and the applications (app_step.py):
+# the figures each tool gives, per step
 DB_HEADERS = {
     "sysbench-fileio": [
         "consumers",

@@ -32,7 +32,7 @@ def test_a_project_whose_namespace_is_someone_elses_fails_and_leaves_it_be(k8s_t
                 "target": {
                     "type": "k8s",
                     "kubeconfig": str(k8s_testbed.kubeconfig),
-                    "storage_class": "local-static",
+                    "storage_class": "local-path",  # the static PVs stay as test_k8s expects
                     "image_pull_policy": "Never",
                     "node_load": False,
                 },
