@@ -6,7 +6,6 @@ builds"); on Kubernetes each project's PVC-bound time as an event."""
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
@@ -16,7 +15,7 @@ from typing import Any
 from harness.host.process import read_output
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord, csv_text
-from harness.records.step import RawStep, StepParts
+from harness.records.step import RawStep, StepParts, read_json
 from harness.tools.apps.parse import PHASES, AppOutputError, AppRun, parse
 
 APP_DIR = "app"  # raw/app/: every consumer's output, and the source's line
@@ -44,11 +43,6 @@ def apps_csv(records: Iterable[AppRecord]) -> str:
     return csv_text([f.name for f in fields(AppRecord)], (asdict(r).values() for r in records))
 
 
-def _json(path: Path) -> dict[str, Any]:
-    text = read_output(path)
-    return json.loads(text) if text else {}
-
-
 def read_runs(raw: Path) -> dict[str, AppRun]:
     """Every consumer's parsed output in raw/app/, by consumer."""
     return {
@@ -60,13 +54,10 @@ def read_runs(raw: Path) -> dict[str, AppRun]:
 
 def iteration_seconds(run: AppRun, phases: tuple[str, ...]) -> list[float]:
     """The time of each iteration whose every phase ran and succeeded."""
-    by_iteration: dict[int, list[float]] = {}
-    for phase in run.phases:
-        by_iteration.setdefault(phase.iteration, []).append(phase.seconds if phase.ok else -1)
     return [
-        round(sum(times), 2)
-        for times in by_iteration.values()
-        if len(times) == len(phases) and min(times) >= 0
+        round(sum(p.seconds for p in done), 2)
+        for done in run.iterations().values()
+        if len(done) == len(phases) and all(p.ok for p in done)
     ]
 
 
@@ -117,7 +108,8 @@ def app_step(step: RawStep) -> StepParts:
     records: list[AppRecord] = []
     iterations: list[float] = []
     failed = failed_consumers = 0
-    projects = _json(raw / PROJECTS_FILE)
+    sources = [parse(read_output(raw / SOURCE_OUT)).source]  # the local target's line
+    projects = read_json(raw / PROJECTS_FILE) or {}
     never_ran = _project_events(step.step_id, projects.get("projects", {}), parts)
     for consumer in [c["name"] for c in step.plan.get("consumers", [])]:
         try:
@@ -146,15 +138,18 @@ def app_step(step: RawStep) -> StepParts:
             for p in run.phases
         ]
         iterations += iteration_seconds(run, phases)
-        failed += run.failed_iterations()
-        failed_consumers += bool(run.failed_iterations())
+        failed_here = run.failed_iterations()
+        failed += failed_here
+        failed_consumers += bool(failed_here)
+        sources.append(run.source)
         for error in run.errors:
             parts.warnings.append(Warning(f"{tool}-failed", f"{consumer}: {error}"))
     if projects:
         parts.summary["storage_class"] = projects.get("storage_class")
     parts.summary["app"] = {
         "tool": tool,
-        "source": parse(read_output(raw / SOURCE_OUT)).source,
+        # a pod prints the line of the source it made before its phases
+        "source": next((source for source in sources if source), {}),
         "iterations": len(iterations),
         "iteration_s": round(statistics.fmean(iterations), 3) if iterations else None,
         "iteration_s_max": max(iterations) if iterations else None,

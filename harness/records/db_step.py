@@ -3,7 +3,6 @@ derived from its raw output alone, like fio steps: `volperf reparse` rebuilds th
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from harness.records.db import DB_COLUMNS, DbRecord, EventRecord, engine_of
 from harness.records.db_storage import StorageUse, storage_use
 from harness.records.device_check import cgroup_window, device_window
 from harness.records.stats import mean
+from harness.records.step import read_json
 from harness.tools.iopause import io_pause
 from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_run
 from harness.tools.sysbench.parse import SysbenchParseError, parse_file
@@ -70,13 +70,6 @@ class DbStepResult:
         return {"db": db, "events": events, "storage": storage}
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
 def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -> DbStepResult:
     workload = plan.get("workload", {})
     tool = workload.get("tool", "")
@@ -91,10 +84,10 @@ def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -
         "backend": backend,
         "repeat": int(plan.get("repeat") or 1),
     }
-    loads = _json(raw / "load.json") or {}
-    processes = _json(raw / "process.json") or {}
-    kills = _json(raw / "kills.json") or []
-    datasets = _json(raw / "dataset.json") or {}
+    loads = read_json(raw / "load.json") or {}
+    processes = read_json(raw / "process.json") or {}
+    kills = read_json(raw / "kills.json") or []
+    datasets = read_json(raw / "dataset.json") or {}
     for consumer in [c["name"] for c in plan.get("consumers", [])]:
         if consumer in loads:
             result.records.append(_load_record(raw, consumer, tool, loads[consumer], base))

@@ -5,6 +5,7 @@ that recognises the raw files."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,3 +41,12 @@ class StepParts:
     # jobname -> where its fio's per-second logs are
     fio_log_dirs: dict[str, LogPlace] = field(default_factory=dict)
     rows: dict[str, list[Any]] = field(default_factory=dict)  # a plane's own CSV file -> rows
+
+
+def read_json(path: Path) -> Any:
+    """A raw JSON file a step's tool or target wrote; None when it is missing or broken
+    (a builder then goes without it, as without any raw file)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

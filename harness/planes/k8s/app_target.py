@@ -35,11 +35,8 @@ from harness.planes.k8s.cluster import (
 )
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.provision_target import STEP_LABEL, Pace
-from harness.records.app_step import APP_DIR, PROJECTS_FILE, SOURCE_OUT, read_runs
+from harness.records.app_step import APP_DIR, PROJECTS_FILE, read_runs
 from harness.tools.apps import command
-from harness.tools.apps.parse import PREFIX
-
-SOURCE_LINE = f"{PREFIX}source "
 
 SCRIPTS = "/scripts"  # the ConfigMap of the scripts (harness/tools/apps)
 SCRATCH = "/origin"  # an emptyDir: the generated source, the start files
@@ -245,14 +242,11 @@ class K8sAppTarget:
         return "done"
 
     def _collect(self, projects: dict[str, str], seen: dict[str, dict[str, Any]], raw: Any) -> None:
-        """Each pod's log as raw/app/<consumer>.out; the source's line once."""
+        """Each pod's log (the source's line, then the phases) as raw/app/<consumer>.out."""
         for consumer, namespace in projects.items():
             with contextlib.suppress(Exception):  # a pod never made: its error says why
                 log = self.core.read_namespaced_pod_log(CONTAINER, namespace)
                 (raw / f"{consumer}.out").write_text(log, encoding="utf-8")
-                made = [line for line in log.splitlines() if line.startswith(SOURCE_LINE)]
-                if made and not (raw / SOURCE_OUT).exists():
-                    (raw / SOURCE_OUT).write_text(f"{made[0]}\n", encoding="utf-8")
             if seen[consumer].get("phase") == "Failed" and not seen[consumer].get("error"):
                 with contextlib.suppress(Exception):
                     pod = self.core.read_namespaced_pod(CONTAINER, namespace)

@@ -36,11 +36,16 @@ class AppRun:
     errors: tuple[str, ...] = ()  # each failed phase's last output lines
     finished: bool = False  # the "done" line: every iteration was tried
 
-    def failed_iterations(self) -> int:
-        """Iterations with a failed phase, and the one a stopped run left unfinished."""
+    def iterations(self) -> dict[int, list[Phase]]:
+        """Each iteration's phases, in the order they ran."""
         by_iteration: dict[int, list[Phase]] = {}
         for phase in self.phases:
             by_iteration.setdefault(phase.iteration, []).append(phase)
+        return by_iteration
+
+    def failed_iterations(self) -> int:
+        """Iterations with a failed phase, and the one a stopped run left unfinished."""
+        by_iteration = self.iterations()
         failed = sum(any(not p.ok for p in done) for done in by_iteration.values())
         if not self.finished:
             last = by_iteration.get(max(by_iteration, default=0), [])

@@ -127,3 +127,15 @@ def test_a_project_whose_pod_never_ran_is_failed_with_its_reason_and_bound_times
     assert parts.summary["storage_class"] == "local-path"
     assert {r.consumer for r in parts.rows[APPS_CSV]} == {"c01"}
     assert parts.warnings[0].message == f"c02: {reason}"
+
+
+def test_a_pods_log_gives_the_source_it_made(tmp_path):
+    """On Kubernetes each pod's log is the source's line, then the phases (no
+    source.out): the step's source is read from it."""
+    step = _step(tmp_path, "git", {"c01": "git-run.out"})
+    (step.raw / APP_DIR / SOURCE_OUT).unlink()
+    log = (APPS / "git-generate.out").read_text() + (APPS / "git-run.out").read_text()
+    (step.raw / APP_DIR / "c01.out").write_text(log)
+    app = app_step(step).summary["app"]
+    assert app["source"] == {"files": 300, "size": 4096, "commits": 3, "pack_kib": 478}
+    assert app["iterations"] == 2
