@@ -42,6 +42,7 @@ def test_pvc_provisioning(scenario_options, storage_class):
 def test_single_pvc_create_to_bound(scenario_options, storage_class, benchmark):
     """One PVC (and the pod a WaitForFirstConsumer class needs) from create to Bound."""
     from kubernetes import client, watch
+    from kubernetes.client.exceptions import ApiException
 
     core = client.CoreV1Api(api_client(scenario_options.kubeconfig))
     namespace = k8s_name(f"volperf-{scenario_options.campaign}-bench-{storage_class}")
@@ -88,15 +89,23 @@ def test_single_pvc_create_to_bound(scenario_options, storage_class, benchmark):
                 },
             },
         )
-        claims = watch.Watch().stream(
-            core.list_namespaced_persistent_volume_claim,
-            namespace,
-            field_selector=f"metadata.name={name}",
-            timeout_seconds=scenario_options.pod_timeout,
-        )
-        for event in claims:
-            if event["object"].status.phase == "Bound":
-                return time.monotonic() - started
+        deadline = started + scenario_options.pod_timeout
+        while (left := deadline - time.monotonic()) > 0:
+            claims = watch.Watch().stream(
+                core.list_namespaced_persistent_volume_claim,
+                namespace,
+                field_selector=f"metadata.name={name}",
+                timeout_seconds=max(1, round(left)),
+            )
+            try:
+                for event in claims:
+                    if event["object"].status.phase == "Bound":
+                        return time.monotonic() - started
+            except ApiException as exc:
+                # 504 "Too large resource version": the API server's watch cache is behind
+                # its store (a busy machine); 410: the version is gone. Watch again.
+                if exc.status not in (410, 504):
+                    raise
         raise AssertionError(
             f"PVC {namespace}/{name} not Bound within {scenario_options.pod_timeout} s"
         )
