@@ -118,12 +118,19 @@ def absent(call: Any, *args: Any, **kwargs: Any) -> bool:
 
 
 def begin_namespace_deletion(core: Any, namespace: str) -> bool:
-    """Ask for the namespace to go; True when it is already gone. Its PVCs are deleted
-    first: the namespace controller alone takes twice as long (10 s rather than 5 on the
-    testbed), retrying while their protection finalizers wait for the pods."""
+    """Ask for the namespace to go; True when it is already gone. Once it is terminating
+    (nothing can be made in it, not even by its StatefulSets), its pods are deleted at
+    once (grace period 0: their data goes with the namespace) and its PVCs. The namespace
+    controller, which first looks 5 s later, then finds it empty; left to itself it waits
+    half of the pods' grace periods and of the PVCs' finalizers' 15 s on each pass (a
+    database campaign's end took 17 s on the testbed, rather than 6)."""
+    if absent(core.delete_namespace, namespace):
+        return True
     with contextlib.suppress(Exception):  # gone already, or left to the namespace's deletion
+        core.delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
+    with contextlib.suppress(Exception):
         core.delete_collection_namespaced_persistent_volume_claim(namespace)
-    return absent(core.delete_namespace, namespace)
+    return False
 
 
 def wait_namespace_gone(core: Any, namespace: str, timeout_s: float) -> bool:
@@ -149,8 +156,6 @@ def release_namespace(core: Any, namespace: str, timeout_s: float) -> bool:
     volumes = [c.spec.volume_name for c in claims if c.spec.volume_name]
     if begin_namespace_deletion(core, namespace):
         return all_released(core, volumes, timeout_s)
-    with contextlib.suppress(Exception):  # gone already, or waited for below
-        core.delete_collection_namespaced_pod(namespace)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
