@@ -57,9 +57,11 @@ def run_processes(
     stop: threading.Event,
     on_tick: Callable[[float], None] | None = None,
     stop_signal: int = signal.SIGINT,
+    kill_grace_s: float = KILL_GRACE_S,
 ) -> list[ProcessResult]:
     """Run the commands at once; output goes to their files untouched. All of them are
-    asked to stop when ``stop`` is set or ``timeout_s`` has passed."""
+    asked to stop when ``stop`` is set or ``timeout_s`` has passed, and killed if still
+    running ``kill_grace_s`` later."""
     start = time.time()
     processes: list[subprocess.Popen[bytes]] = []
     with contextlib.ExitStack() as files:
@@ -95,7 +97,7 @@ def run_processes(
                 for process in running:
                     process.send_signal(stop_signal)
                 asked_to_stop_at = time.time()
-            elif asked_to_stop_at is not None and time.time() - asked_to_stop_at > KILL_GRACE_S:
+            elif asked_to_stop_at is not None and time.time() - asked_to_stop_at > kill_grace_s:
                 for process in running:
                     process.kill()
     return [

@@ -73,7 +73,7 @@ def test_a_pvc_that_never_binds_ends_the_step_with_its_events(k8s_testbed, tmp_p
         }
     )
     try:
-        spec = _spec(k8s_testbed, "never-bound", storage_class="volperf-test-never", pod_timeout=15)
+        spec = _spec(k8s_testbed, "never-bound", storage_class="volperf-test-never", pod_timeout=10)
         outcome = run_campaign(spec, tmp_path, KubernetesTarget)
     finally:
         storage.delete_storage_class("volperf-test-never")
@@ -121,7 +121,7 @@ def test_a_database_pod_that_crash_loops_is_reported_with_its_log(k8s_testbed, t
 def test_block_volume_mode_on_a_class_without_it_quotes_the_provisioner(k8s_testbed, tmp_path):
     """volume_mode Block asks for raw-device PVCs; local-path cannot make them and says
     so in the PVC's events, which end the step's row."""
-    spec = _spec(k8s_testbed, "block-mode", volume_mode="Block", pod_timeout=20)
+    spec = _spec(k8s_testbed, "block-mode", volume_mode="Block", pod_timeout=10)
     outcome = run_campaign(spec, tmp_path, KubernetesTarget)
     [result] = outcome.results
     assert result.summary["state"] == "failed"
