@@ -3,9 +3,10 @@ consumer of a step is a project, a namespace of its own (noted in created.json b
 is made) with a PVC of the class and one pod (the applications' image) that generates the
 workload's source into a scratch volume (an emptyDir, untimed), reports ready, and on
 volperf's start signal, given to every project's pod at once, runs the workload's script
-on the PVC. The pods' logs (the script's lines) come back to raw/app/<consumer>.out, what
-volperf saw of each PVC and pod (bound and ready times, phase, reason) to
-raw/app/projects.json.
+on the PVC. A project's run ends with its script's last line, seen in the pod's followed
+log (pod_end.py), or with its pod's end. The pods' logs (the script's lines) come back to
+raw/app/<consumer>.out, what volperf saw of each PVC and pod (bound and ready times,
+phase, reason) to raw/app/projects.json.
 
 Namespaces are created and deleted at the workload's pace (at most so many a minute) or
 all at once; each is deleted after the step whatever happened, and the step ends once
@@ -33,10 +34,12 @@ from harness.planes.k8s.cluster import (
     release_namespace,
     waiting_reason,
 )
+from harness.planes.k8s.pod_end import LastLines
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.provision_target import STEP_LABEL, Pace
 from harness.records.app_step import APP_DIR, PROJECTS_FILE, read_runs
 from harness.tools.apps import command
+from harness.tools.apps.parse import DONE
 
 SCRIPTS = "/scripts"  # the ConfigMap of the scripts (harness/tools/apps)
 SCRATCH = "/origin"  # an emptyDir: the generated source, the start files
@@ -189,8 +192,9 @@ class K8sAppTarget:
         stop: threading.Event,
         tick: Tick,
     ) -> str:
-        """Poll the projects' PVCs and pods until every pod ended: 'done', 'interrupted'
-        or 'timed out'. Once every pod still going is ready, the start signal."""
+        """Poll the projects' PVCs and pods until every pod ended, or printed its last
+        line: 'done', 'interrupted' or 'timed out'. Once every pod still going is ready,
+        the start signal."""
         selector = f"{LABEL}={k8s_name(self.spec.name)},{STEP_LABEL}={step.index}"
         consumer_of = {namespace: consumer for consumer, namespace in projects.items()}
         started = time.monotonic()
@@ -198,6 +202,7 @@ class K8sAppTarget:
         pending = {c for c in projects if not seen[c].get("error")}  # made, all of it
         ready: set[str] = set()
         signalled = False
+        last_lines = LastLines(self.core, CONTAINER, DONE)
         while pending:
             tick(time.monotonic() - started, None)
             if stop.is_set():
@@ -219,6 +224,10 @@ class K8sAppTarget:
                 if pod.status.phase in ("Succeeded", "Failed"):
                     pending.discard(consumer)
                     continue
+                if last_lines.said(consumer):  # the kubelet says so some 2 s later
+                    entry["said_done_ms"] = now_ms
+                    pending.discard(consumer)
+                    continue
                 if is_ready(pod):
                     entry.setdefault("ready_ms", now_ms)
                     ready.add(consumer)
@@ -232,6 +241,8 @@ class K8sAppTarget:
                 signalled = True
                 pods = {c: (projects[c], CONTAINER) for c in sorted(pending)}
                 signal_start(self.core, pods, CONTAINER, START, seen, stop)
+                for consumer, (namespace, pod) in pods.items():
+                    last_lines.follow(consumer, namespace, pod)
             if time.monotonic() - started > limit:
                 for consumer in pending:
                     seen[consumer]["error"] = (

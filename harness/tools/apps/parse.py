@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 PHASES = {"git": ("clone", "tar", "untar", "rm"), "build": ("unpack", "build", "clean")}
 PREFIX = "volperf-app "
+DONE = f"{PREFIX}done "  # the last line of a run that tried every iteration
 _FIELDS = re.compile(r"(\w+)=(\S+)")
 
 
@@ -68,7 +69,7 @@ def parse(text: str) -> AppRun:
                 errors.append(rest[len("error ") :])
             elif rest.startswith("source "):
                 source = {k: int(v) for k, v in _FIELDS.findall(rest)}
-            elif rest.startswith("done "):
+            elif line.startswith(DONE):
                 finished = True
             else:
                 values = dict(_FIELDS.findall(rest))
