@@ -29,8 +29,9 @@ from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
+    NotOurs,
     k8s_name,
-    note_namespace,
+    make_namespace,
     release_namespace,
     waiting_reason,
 )
@@ -102,15 +103,14 @@ class K8sAppTarget:
             pace.wait()
             if stop.is_set():
                 return
-            key = note_namespace(store, self.kubeconfig, namespace, self.spec.name)
             seen[consumer]["created_ms"] = int(time.time() * 1000)
             try:
-                self.core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
-            except Exception as exc:  # one there already is volperf's only with its label
+                make_namespace(self.core, store, self.kubeconfig, namespace, self.spec.name, labels)
+            except NotOurs as exc:  # never deleted
+                seen[consumer].update(error=str(exc), not_ours=True)
+                continue
+            except Exception as exc:
                 seen[consumer]["error"] = _not_created(exc)
-                if not self._ours(namespace):
-                    seen[consumer]["not_ours"] = True
-                    store.forget_created(key)
                 continue
             try:
                 self.core.create_namespaced_config_map(
@@ -122,14 +122,6 @@ class K8sAppTarget:
                 self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
             except Exception as exc:  # a quota, a policy: the API's answer, and go on
                 seen[consumer]["error"] = _not_created(exc)
-
-    def _ours(self, namespace: str) -> bool:
-        """A namespace volperf made for this campaign (its label), e.g. a killed run's."""
-        try:
-            labels = self.core.read_namespace(namespace).metadata.labels or {}
-        except Exception:
-            return False
-        return labels.get(LABEL) == k8s_name(self.spec.name)
 
     def _claim(self, workload: AppWorkload, labels: dict[str, str]) -> dict[str, Any]:
         # what a consumer holds at once, with room for the file system

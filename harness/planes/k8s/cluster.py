@@ -21,6 +21,7 @@ from harness.testbeds import default_state_dir
 LABEL = "volperf-campaign"
 NAMESPACE_KIND = "k8s-namespace"  # what created.json calls a namespace volperf made
 DELETE_POLL_S = 0.25
+REMAKE_TIMEOUT_S = 300  # a killed run's namespace, deleted to be made anew
 # a container waiting for one of these will not start by waiting longer
 WAITING_FAILURES = (
     "ErrImagePull",
@@ -84,6 +85,63 @@ def note_namespace(store: CampaignStore, kubeconfig: str, namespace: str, campai
         key, kind=NAMESPACE_KIND, kubeconfig=kubeconfig, namespace=namespace, campaign=campaign
     )
     return key
+
+
+class NotOurs(Exception):
+    """A namespace of the name volperf would make is there, and is not the campaign's."""
+
+
+def make_namespace(
+    core: Any,
+    store: CampaignStore,
+    kubeconfig: str,
+    namespace: str,
+    campaign: str,
+    labels: dict[str, str],
+    **answer: Any,
+) -> None:
+    """Note the namespace in created.json, then make it (``answer``: the client's request
+    options). One of that name that is there already is volperf's only with the
+    campaign's label: a killed run's, deleted and made anew so that the step starts from
+    nothing. Any other is someone else's: its note goes (nothing of volperf's will
+    delete it), and NotOurs says so."""
+    from kubernetes.client.exceptions import ApiException
+
+    key = note_namespace(store, kubeconfig, namespace, campaign)
+    body = {"metadata": {"name": namespace, "labels": labels}}
+    try:
+        drain(core.create_namespace(body, **answer))
+        return
+    except ApiException as exc:
+        if exc.status != 409:
+            raise
+    if not is_campaigns(core, namespace, campaign):
+        store.forget_created(key)
+        raise NotOurs(
+            f"namespace {namespace} is there already and is not campaign {campaign}'s "
+            f"(no label {LABEL}={k8s_name(campaign)}): volperf leaves it as it is; "
+            "name the campaign otherwise, or remove that namespace yourself"
+        )
+    if not delete_namespace(core, namespace, REMAKE_TIMEOUT_S):
+        raise TimeoutError(f"namespace {namespace}, a killed run's, still there after deletion")
+    drain(core.create_namespace(body, **answer))
+
+
+def is_campaigns(core: Any, namespace: str, campaign: str) -> bool:
+    """Whether the namespace carries the campaign's label (volperf made it for it)."""
+    try:
+        labels = core.read_namespace(namespace).metadata.labels or {}
+    except Exception:
+        return False
+    return labels.get(LABEL) == k8s_name(campaign)
+
+
+def drain(answer: Any) -> None:
+    """An undecoded answer (_preload_content=False) read to its end, its connection back
+    in the client's pool; a decoded one is left as it is."""
+    if hasattr(answer, "release_conn"):
+        answer.read()
+        answer.release_conn()
 
 
 def k8s_name(text: str, limit: int = 63) -> str:

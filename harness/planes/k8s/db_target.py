@@ -53,16 +53,17 @@ from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
 from harness.host.databases.memory import DatabaseMemory, PageCache, database_memory
 from harness.host.process import Command, ProcessResult, read_output
-from harness.planes.base import StepOutcome, Tick
+from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.k8s import databases as objects
 from harness.planes.k8s.cluster import (
     LABEL,
     NAMESPACE_KIND,
     WAITING_FAILURES,
+    NotOurs,
     absent,
     k8s_name,
     last_events,
-    note_namespace,
+    make_namespace,
     waiting_reason,
 )
 from harness.planes.k8s.podexec import exec_in_pod
@@ -114,8 +115,12 @@ class K8sDatabaseTarget:
     def _namespace(self, store: CampaignStore) -> None:
         if self._key() in store.created():
             return
-        note_namespace(store, self.kubeconfig, self.namespace, self.spec.name)
-        self.core.create_namespace({"metadata": {"name": self.namespace, "labels": self.labels}})
+        try:
+            make_namespace(
+                self.core, store, self.kubeconfig, self.namespace, self.spec.name, self.labels
+            )
+        except NotOurs as exc:  # every step would need it
+            raise TargetError(str(exc)) from None
         password = new_password()
         self.core.create_namespaced_secret(
             self.namespace,

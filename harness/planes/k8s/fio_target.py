@@ -29,10 +29,11 @@ from harness.planes.fio_step import step_timeout
 from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
+    NotOurs,
     api_client,
     k8s_name,
     kubeconfig_path,
-    note_namespace,
+    make_namespace,
     release_namespace,
     waiting_reason,
 )
@@ -114,7 +115,6 @@ class K8sFioTarget:
         shutil.rmtree(raw / PODS_DIR, ignore_errors=True)
         (raw / PODS_DIR).mkdir(parents=True)
         namespace = self._namespace(step)
-        note_namespace(store, str(self.kubeconfig), namespace, self.spec.name)
         seen: dict[str, dict[str, Any]] = {
             c.name: {"storage_class": self.options.storage_class} for c in step.consumers
         }
@@ -124,20 +124,27 @@ class K8sFioTarget:
             "consumers": seen,
         }
         outcome = "done"
+        made = False  # someone else's namespace of that name (NotOurs) is never deleted
         try:
+            labels = {LABEL: k8s_name(self.spec.name)}
+            kubeconfig = str(self.kubeconfig)
+            make_namespace(self.core, store, kubeconfig, namespace, self.spec.name, labels)
+            made = True
             self._create(step, workload, namespace, raw, seen)
             outcome = self._wait(step, workload, namespace, seen, stop, tick)
             self._collect(step, namespace, seen, raw)
+        except NotOurs as exc:
+            return StepOutcome("failed", str(exc))
         finally:
-            self._delete(raw, namespace, record)
+            self._delete(raw, namespace, record, made)
         return self._outcome(step, store, outcome)
 
-    def _delete(self, raw: Path, namespace: str, record: dict[str, Any]) -> None:
-        """raw/pods.json written, then the namespace deleted: the step ends once its pods
-        and PVCs are gone; the campaign's end (or `volperf cleanup`) sees the namespace
-        itself gone, by its note in created.json."""
+    def _delete(self, raw: Path, namespace: str, record: dict[str, Any], made: bool) -> None:
+        """raw/pods.json written, then the namespace deleted if volperf made it: the step
+        ends once its pods and PVCs are gone; the campaign's end (or `volperf cleanup`)
+        sees the namespace itself gone, by its note in created.json."""
         atomic_write_json(raw / PODS_FILE, record)
-        if not release_namespace(self.core, namespace, DELETE_TIMEOUT_S):
+        if made and not release_namespace(self.core, namespace, DELETE_TIMEOUT_S):
             record["namespace_left"] = True
             atomic_write_json(raw / PODS_FILE, record)
 
@@ -151,7 +158,6 @@ class K8sFioTarget:
     ) -> None:
         core = self.core
         labels = {LABEL: k8s_name(self.spec.name)}
-        core.create_namespace({"metadata": {"name": namespace, "labels": labels}})
         jobs = {}
         block = self.options.volume_mode == "Block"
         for index, consumer in enumerate(step.consumers):

@@ -24,9 +24,10 @@ from harness.host.node_snapshot import NODES_DIR, SAMPLER_SCRIPT, epoch_of
 from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
+    NotOurs,
     k8s_name,
     last_events,
-    note_namespace,
+    make_namespace,
     waiting_reason,
 )
 
@@ -65,22 +66,23 @@ class NodeSampler:
                 self._collect(raw, begun)
 
     def _start(self, store: CampaignStore) -> None:
-        """The namespace and its DaemonSet, made or (a resumed campaign's, left by a killed
-        run) taken as they are; then every sampler pod ready, or the reason it is not."""
+        """The namespace (a killed run's made anew) and its DaemonSet; then every sampler
+        pod ready, or the reason it is not."""
         labels = {LABEL: k8s_name(self.spec.name)}
-        note_namespace(store, self.kubeconfig, self.namespace, self.spec.name)
-        namespace = {
-            "metadata": {
-                "name": self.namespace,
-                # host-network pods: a cluster enforcing Pod Security needs this
-                "labels": {**labels, "pod-security.kubernetes.io/enforce": "privileged"},
-            }
-        }
+        # host-network pods: a cluster enforcing Pod Security needs this
+        privileged = {**labels, "pod-security.kubernetes.io/enforce": "privileged"}
         try:
-            _made_or_there(self.core.create_namespace, namespace)
-            _made_or_there(
-                self.apps.create_namespaced_daemon_set, self.namespace, self._daemon_set(labels)
+            make_namespace(
+                self.core, store, self.kubeconfig, self.namespace, self.spec.name, privileged
             )
+        except NotOurs as exc:
+            self.problem = str(exc)
+            return
+        except Exception as exc:
+            self.problem = f"its namespace could not be made: {type(exc).__name__}: {exc}"
+            return
+        try:
+            self.apps.create_namespaced_daemon_set(self.namespace, self._daemon_set(labels))
         except Exception as exc:
             self.problem = f"its DaemonSet could not be made: {type(exc).__name__}: {exc}"
             return
@@ -147,17 +149,6 @@ class NodeSampler:
 
         with ThreadPoolExecutor(max_workers=COLLECTORS) as pool:
             list(pool.map(collect, [pod for pod in pods if pod.spec.node_name]))
-
-
-def _made_or_there(create: Any, *args: Any) -> None:
-    """Create an object; one there already (409, from this campaign's last run) will do."""
-    from kubernetes.client.exceptions import ApiException
-
-    try:
-        create(*args)
-    except ApiException as exc:
-        if exc.status != 409:
-            raise
 
 
 def _after(line: str, moment: float) -> bool:

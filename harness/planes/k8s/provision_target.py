@@ -37,9 +37,11 @@ from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
+    NotOurs,
+    drain,
     k8s_name,
     last_events,
-    note_namespace,
+    make_namespace,
 )
 from harness.planes.k8s.provision_step import PROVISION_FILE
 
@@ -79,12 +81,6 @@ class Pace:
             self.next = at + self.interval
         if at > now:
             time.sleep(at - now)
-
-
-def _drain(answer: Any) -> None:
-    """An undecoded answer read to its end, its connection back in the client's pool."""
-    answer.read()
-    answer.release_conn()
 
 
 def _stamp_s(text: str | None) -> float | None:
@@ -171,10 +167,13 @@ class K8sProvisionTarget:
         try:
             with self._watching(labels, seen):
                 error = self._create_all(workload, namespaces, labels, seen, store, projects)
-                if not error:
+                if error:
+                    state = "failed"
+                else:
                     state, error = self._wait(workload, seen, stop, tick)
         finally:
-            left = self._delete_all(list(namespaces.values()), store, workload, projects)
+            ours = [ns for ns in namespaces.values() if not projects.get(ns, {}).get("not_ours")]
+            left = self._delete_all(ours, store, workload, projects)
             self._keep(store.raw_dir(step.id), workload, namespaces, seen, left, projects)
         bound = sum(1 for e in seen.claims.values() if "bound_ms" in e)
         notes = [
@@ -275,9 +274,6 @@ class K8sProvisionTarget:
     ) -> str:
         request = f"{max(1, math.ceil(size_bytes(workload.size) / 2**20))}Mi"
 
-        for namespace in namespaces.values():
-            note_namespace(store, self.kubeconfig, namespace, self.spec.name)
-
         pace = Pace(workload.qps)
         projects = Pace.per_minute(workload.pace.create_per_min)
 
@@ -287,16 +283,18 @@ class K8sProvisionTarget:
             projects.wait()
             pace.wait()
             projects_seen.setdefault(namespace, {})["created_ms"] = _now_ms()
-            _drain(
-                self.core.create_namespace(
-                    {"metadata": {"name": namespace, "labels": labels}}, **answer
+            try:
+                make_namespace(
+                    self.core, store, self.kubeconfig, namespace, self.spec.name, labels, **answer
                 )
-            )
+            except NotOurs:
+                projects_seen[namespace]["not_ours"] = 1  # never deleted, nor listed as left
+                raise
             for number in range(1, workload.pvcs + 1):
                 name = f"pvc-{number:03d}"
                 pace.wait()
                 seen.note((namespace, name), "created_ms", _now_ms(), first=False)
-                _drain(
+                drain(
                     self.core.create_namespaced_persistent_volume_claim(
                         namespace,
                         {
@@ -313,7 +311,7 @@ class K8sProvisionTarget:
                 if workload.pods:
                     pace.wait()
                     seen.note((namespace, name), "pod_created_ms", _now_ms(), first=False)
-                    _drain(
+                    drain(
                         self.core.create_namespaced_pod(
                             namespace, self._pod(name, labels, workload.pod_image), **answer
                         )
@@ -400,13 +398,14 @@ class K8sProvisionTarget:
             pace.wait()
             projects_seen.setdefault(namespace, {})["delete_ms"] = _now_ms()
             with contextlib.suppress(Exception):  # gone already (404), or left below
-                # PVCs first: the namespace goes in half the time (cluster.py)
-                _drain(
+                # PVCs first, so the namespace controller finds them gone when it first
+                # looks, 5 s on (cluster.begin_namespace_deletion; these pods have grace 0)
+                drain(
                     self.core.delete_collection_namespaced_persistent_volume_claim(
                         namespace, _preload_content=False
                     )
                 )
-                _drain(self.core.delete_namespace(namespace, _preload_content=False))
+                drain(self.core.delete_namespace(namespace, _preload_content=False))
 
         with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
             list(pool.map(delete, namespaces))

@@ -1,6 +1,6 @@
 """A pod's last line seen in its followed log (harness/planes/k8s/pod_end.py), whose
 chunks split lines anywhere: on the git workload's real output (tests/harness/tools/
-fixtures/apps). The targets' runs with it are tested on the testbed (test_app_target.py,
+fixtures/apps). The targets' runs with it are tested on the testbed (test_cluster.py,
 tests/k8s_scenarios)."""
 
 from __future__ import annotations
