@@ -38,6 +38,7 @@ from harness.planes.k8s.cluster import (
     LABEL,
     WAITING_FAILURES,
     NotOurs,
+    begin_namespace_deletion,
     drain,
     k8s_name,
     last_events,
@@ -397,15 +398,8 @@ class K8sProvisionTarget:
         def delete(namespace: str) -> None:
             pace.wait()
             projects_seen.setdefault(namespace, {})["delete_ms"] = _now_ms()
-            with contextlib.suppress(Exception):  # gone already (404), or left below
-                # PVCs first, so the namespace controller finds them gone when it first
-                # looks, 5 s on (cluster.begin_namespace_deletion; these pods have grace 0)
-                drain(
-                    self.core.delete_collection_namespaced_persistent_volume_claim(
-                        namespace, _preload_content=False
-                    )
-                )
-                drain(self.core.delete_namespace(namespace, _preload_content=False))
+            with contextlib.suppress(Exception):  # left below
+                begin_namespace_deletion(self.core, namespace, _preload_content=False)
 
         with ThreadPoolExecutor(max_workers=min(CREATORS, len(namespaces))) as pool:
             list(pool.map(delete, namespaces))
