@@ -4,10 +4,10 @@
 #   tools/fresh-machine-check.sh suite [--no-go]
 #       clones this checkout's HEAD into a new folder under $VOLPERF_TMP (/var/tmp) and runs
 #       `CI=true bash .ci/run` there with every cache volperf uses moved aside
-#       (~/.cache/volperf, Go's module and build caches, pip's cache) and the service users
-#       volperf setup made removed; afterwards the caches are put back (what the run built
-#       is deleted). --no-go also hides every `go` on PATH, so tools/go-toolchain.sh has to
-#       fetch one.
+#       (~/.cache/volperf, Go's module and build caches, pip's and uv's caches) and the
+#       service users volperf setup made removed; afterwards the caches are put back (what
+#       the run built is deleted). --no-go also hides every `go` on PATH, so
+#       tools/go-toolchain.sh has to fetch one.
 #   tools/fresh-machine-check.sh quickstart [--keep]
 #       builds a minimal Debian bookworm root with debootstrap (no Go, no pyenv Python, no
 #       service users: Debian's python3 only) under $VOLPERF_TMP, clones this checkout's
@@ -36,7 +36,8 @@ suite() {
   local work=$scratch/volperf-fresh-$stamp
   aside=$work/aside  # global, as moved below: the EXIT trap uses them
   mkdir -p "$aside"
-  local caches=("${XDG_CACHE_HOME:-$HOME/.cache}/volperf" "${XDG_CACHE_HOME:-$HOME/.cache}/pip")
+  local caches=("${XDG_CACHE_HOME:-$HOME/.cache}/volperf" "${XDG_CACHE_HOME:-$HOME/.cache}/pip"
+    "${XDG_CACHE_HOME:-$HOME/.cache}/uv")
   if command -v go >/dev/null; then
     caches+=("$(go env GOCACHE)" "$(go env GOMODCACHE)")
   fi
