@@ -77,10 +77,15 @@ def register_credentials(kubeconfig: Path) -> None:
                 secrets.register_pem(Path(user["client-key"]).expanduser().read_text())
 
 
+def namespace_key(kubeconfig: str, namespace: str) -> str:
+    """A namespace's key in created.json."""
+    return f"{NAMESPACE_KIND}:{kubeconfig}:{namespace}"
+
+
 def note_namespace(store: CampaignStore, kubeconfig: str, namespace: str, campaign: str) -> str:
     """Note a namespace in created.json before it is made (cleanup finds it after a
     crash); its key there."""
-    key = f"{NAMESPACE_KIND}:{kubeconfig}:{namespace}"
+    key = namespace_key(kubeconfig, namespace)
     store.record_created(
         key, kind=NAMESPACE_KIND, kubeconfig=kubeconfig, namespace=namespace, campaign=campaign
     )

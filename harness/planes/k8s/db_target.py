@@ -57,13 +57,13 @@ from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.k8s import databases as objects
 from harness.planes.k8s.cluster import (
     LABEL,
-    NAMESPACE_KIND,
     WAITING_FAILURES,
     NotOurs,
     absent,
     k8s_name,
     last_events,
     make_namespace,
+    namespace_key,
     waiting_reason,
 )
 from harness.planes.k8s.podexec import exec_in_pod
@@ -110,7 +110,7 @@ class K8sDatabaseTarget:
 
     # the namespace and the StatefulSet
     def _key(self) -> str:
-        return f"{NAMESPACE_KIND}:{self.kubeconfig}:{self.namespace}"
+        return namespace_key(self.kubeconfig, self.namespace)
 
     def _namespace(self, store: CampaignStore) -> None:
         if self._key() in store.created():

@@ -43,6 +43,7 @@ from harness.planes.k8s.cluster import (
     k8s_name,
     last_events,
     make_namespace,
+    namespace_key,
 )
 from harness.planes.k8s.provision_step import PROVISION_FILE
 
@@ -412,7 +413,7 @@ class K8sProvisionTarget:
                 listed = json.loads(answer.data)["items"]
                 left = wanted & {n["metadata"]["name"] for n in listed}
             for gone in wanted - left:
-                store.forget_created(f"k8s-namespace:{self.kubeconfig}:{gone}")
+                store.forget_created(namespace_key(self.kubeconfig, gone))
             wanted = left
             if not left or time.monotonic() > deadline:
                 return sorted(left)
