@@ -37,6 +37,10 @@ SHIPPED = [
     "harness/testbeds/openstack/services-constraints.txt",
     "harness/testbeds/openstack/templates/nova.conf.j2",
     "harness/tools/sysbench/reconnect.lua",
+    "harness/tools/apps/redis.sh",
+    "harness/tools/ycsb/go/go.mod",
+    "harness/tools/ycsb/go/go.sum",
+    "harness/tools/ycsb/go/main.go",
     "k8s_scenarios/test_fio_pvc.py",
 ]
 

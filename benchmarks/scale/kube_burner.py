@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.testbeds.k8s.build import cache_root, go_binary, go_environment, go_minor
+from harness.host.gotool import go_minor
+from harness.testbeds.k8s.build import cache_root, go_binary, go_environment
 
 MODULE = "github.com/kube-burner/kube-burner/v2"
 VERSION = "v2.7.3"

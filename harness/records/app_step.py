@@ -1,8 +1,10 @@
-"""Records of the application workloads that time their own phases (git, build):
-apps.csv (one row per consumer, iteration and phase, as the workload's script printed it)
-and the step's figures under ``app``: each phase's mean and slowest time, the mean time of
-a whole iteration (the seed study's "time"), the iterations that failed (its "failed
-builds"); on Kubernetes each project's PVC-bound time as an event."""
+"""Records of the application workloads that time their own phases (git, build, redis):
+apps.csv (one row per consumer, iteration and phase, as the workload's script printed it;
+redis's rows also carry go-ycsb's figures of the phase) and the step's figures under
+``app``: each phase's mean and slowest time, the mean time of a whole iteration (the seed
+study's "time"), the iterations that failed (its "failed builds"); redis's throughput
+summed over the consumers and per consumer, and its latencies; on Kubernetes each
+project's PVC-bound time as an event."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from harness.host.process import read_output
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord, csv_text
 from harness.records.step import RawStep, StepParts, read_json
-from harness.tools.apps.parse import PHASES, AppOutputError, AppRun, parse
+from harness.tools.apps.parse import PHASES, AppOutputError, AppRun, Measured, parse
 
 APP_DIR = "app"  # raw/app/: every consumer's output, and the source's line
 SOURCE_OUT = "source.out"
@@ -32,11 +34,18 @@ class AppRecord:
     consumer: str
     concurrency: int
     iteration: int
-    phase: str  # clone, tar, untar, rm; unpack, build, clean
+    phase: str  # clone, tar, untar, rm; unpack, build, clean; load, run
     seconds: float
     ok: bool
     backend: str = ""
     repeat: int = 1
+    # redis: go-ycsb's TOTAL of the phase (the operations that succeeded) and its errors
+    operations: int | None = None
+    ops_per_s: float | None = None
+    latency_avg_ms: float | None = None
+    latency_p95_ms: float | None = None
+    latency_p99_ms: float | None = None
+    failed_operations: int | None = None
 
 
 def apps_csv(records: Iterable[AppRecord]) -> str:
@@ -68,6 +77,47 @@ def phase_figures(records: list[AppRecord], phases: tuple[str, ...]) -> dict[str
         times = [r.seconds for r in records if r.phase == name and r.ok]
         figures[f"{name}_s"] = round(statistics.fmean(times), 3) if times else None
         figures[f"{name}_s_max"] = max(times) if times else None
+    return figures
+
+
+def ycsb_figures(measured: tuple[Measured, ...], iteration: int, phase: str) -> dict[str, Any]:
+    """A phase's figures in apps.csv from go-ycsb's TOTAL (empty when it measured none)."""
+    here = [m for m in measured if m.iteration == iteration and m.phase == phase]
+    total = next((m for m in here if m.operation == "TOTAL"), None)
+    failed = sum(m.count for m in here if m.operation.endswith("_ERROR"))
+    if total is None:
+        return {"failed_operations": failed} if here else {}
+    return {
+        "operations": total.count,
+        "ops_per_s": total.ops_per_s,
+        "latency_avg_ms": total.avg_us / 1000,
+        "latency_p95_ms": total.p95_us / 1000,
+        "latency_p99_ms": total.p99_us / 1000,
+        "failed_operations": failed,
+    }
+
+
+def ycsb_summary(records: list[AppRecord]) -> dict[str, Any]:
+    """Per phase: throughput summed over the consumers (each consumer's mean over its
+    iterations) and per consumer, mean latency, the highest p95 and p99, failed operations."""
+    figures: dict[str, Any] = {}
+    for name in PHASES["redis"]:
+        rows = [r for r in records if r.phase == name and r.ops_per_s is not None]
+        by_consumer: dict[str, list[float]] = {}
+        for r in rows:
+            by_consumer.setdefault(r.consumer, []).append(r.ops_per_s or 0.0)
+        means = [statistics.fmean(v) for v in by_consumer.values()]
+        figures[f"{name}_ops_s"] = round(sum(means), 1) if means else None
+        figures[f"{name}_ops_s_per_consumer"] = round(statistics.fmean(means), 1) if means else None
+        latencies = [r.latency_avg_ms for r in rows if r.latency_avg_ms is not None]
+        figures[f"{name}_latency_avg_ms"] = (
+            round(statistics.fmean(latencies), 3) if latencies else None
+        )
+        figures[f"{name}_p95_ms_max"] = max((r.latency_p95_ms or 0.0 for r in rows), default=None)
+        figures[f"{name}_p99_ms_max"] = max((r.latency_p99_ms or 0.0 for r in rows), default=None)
+        figures[f"{name}_failed_operations"] = sum(
+            r.failed_operations or 0 for r in records if r.phase == name
+        )
     return figures
 
 
@@ -134,6 +184,7 @@ def app_step(step: RawStep) -> StepParts:
                 p.ok,
                 step.backend,
                 repeat,
+                **ycsb_figures(run.measured, p.iteration, p.phase),
             )
             for p in run.phases
         ]
@@ -156,6 +207,7 @@ def app_step(step: RawStep) -> StepParts:
         **phase_figures(records, phases),
         "failed": failed,
         "failed_consumers": failed_consumers,
+        **(ycsb_summary(records) if tool == "redis" else {}),
     }
     parts.rows[APPS_CSV] = records
     return parts

@@ -33,6 +33,8 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _git(w)
     if tool == "build":
         return _build(w)
+    if tool == "redis":
+        return _redis(w)
     return _fio(w)
 
 
@@ -53,6 +55,22 @@ def _build(w: dict[str, Any]) -> str:
             f"{w.get('iterations')} iteration(s)",
             _paced(w.get("pace") or {}, "projects"),
             "each phase timed by the workload's script and ended with the file system synced",
+        ]
+    )
+
+
+def _redis(w: dict[str, Any]) -> str:
+    return _join(
+        [
+            "redis: each consumer runs its own redis-server with its data and append-only "
+            f"file (appendfsync {w.get('appendfsync')}) on its own volume or folder, loads "
+            f"{w.get('records')} records of 10 fields of {w.get('field_length')} bytes and "
+            f"runs {w.get('operations')} operations of YCSB workload {w.get('workload')} "
+            f"with {w.get('client_threads')} client threads (go-ycsb v1.0.3's core workload, "
+            "volperf-ycsb), the client on the server's Unix socket",
+            f"{w.get('iterations')} iteration(s), the database emptied between them",
+            _paced(w.get("pace") or {}, "projects"),
+            "throughput and latencies as go-ycsb measured them",
         ]
     )
 
@@ -215,7 +233,7 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
         return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
-    if tool in ("pvc-provision", "git", "build"):
+    if tool in ("pvc-provision", "git", "build", "redis"):
         return None  # as long as the cluster, or the storage, takes
     if tool != "fio":
         return float(w.get("runtime") or 0)
@@ -245,6 +263,12 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
         return (
             f"build: {w.get('iterations')} x unpack, make -j {w.get('jobs')}, clean of "
             f"{source.get('files')} files of {source.get('file_size')}"
+        )
+    if tool == "redis":
+        return (
+            f"redis: {w.get('iterations')} x YCSB load of {w.get('records')} records, run of "
+            f"{w.get('operations')} operations (workload {w.get('workload')}), appendfsync "
+            f"{w.get('appendfsync')}"
         )
     test = w.get("test", "")
     seconds = expected_seconds(w)

@@ -22,6 +22,8 @@ CAPTIONS = {
     "distribution": "Completion latency distribution of each step (all consumers merged)",
     "tps": "Transactions per second against client threads, per consumer and in total",
     "app": "Each phase's mean time (stacked: a whole iteration) against the number of consumers",
+    "ycsb": "YCSB operations per second, summed over the consumers (bars) and per consumer "
+    "(dots), against the number of consumers",
     "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
     "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
     "disk's IOPS and utilisation (each step's start marked and numbered)",
@@ -226,6 +228,35 @@ def app_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
     ax.set_ylabel("seconds (mean per consumer)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
+    return save(fig, directory, stem)
+
+
+def ycsb_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
+    """redis: each phase's operations per second, summed over the consumers and per
+    consumer, one group per step."""
+    measured = [s for s in steps if (s.get("app") or {}).get("run_ops_s") is not None]
+    if not measured:
+        return None
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    places = list(range(len(measured)))
+    for offset, (phase, colour) in enumerate((("load", "tab:blue"), ("run", "tab:red"))):
+        at = [p + (offset - 0.5) * 0.38 for p in places]
+        sums = [s["app"].get(f"{phase}_ops_s") or 0.0 for s in measured]
+        each = [s["app"].get(f"{phase}_ops_s_per_consumer") or 0.0 for s in measured]
+        ax.bar(at, sums, width=0.36, color=colour, alpha=0.6, label=f"{phase}, sum")
+        ax.plot(at, each, "o", color=colour, label=f"{phase}, per consumer")
+    ax.set_xticks(places)
+    ax.set_xticklabels(
+        [
+            f"{s['concurrency']}" + (f" #{s['repeat']}" if s.get("repeat", 1) > 1 else "")
+            for s in measured
+        ]
+    )
+    ax.set_xlabel("consumers")
+    ax.set_ylabel("operations/s")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
     return save(fig, directory, stem)
 
 

@@ -307,11 +307,12 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         if tool == "rally" and not any(s.get("read") or s.get("write") for s in steps):
             continue  # Rally's tables and plots have a section of their own
         if tool not in ("fio", "rally"):
-            made = (
-                plots.app_plot(steps, out, f"{prefix}-app")
-                if tool in APP_TOOLS
-                else plots.tps_plot(steps, out, f"{prefix}-tps")
-            )
+            if tool == "redis":
+                made = plots.ycsb_plot(steps, out, f"{prefix}-ycsb")
+            elif tool in APP_TOOLS:
+                made = plots.app_plot(steps, out, f"{prefix}-app")
+            else:
+                made = plots.tps_plot(steps, out, f"{prefix}-tps")
             workloads.append(
                 {
                     "name": name,

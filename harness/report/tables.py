@@ -225,9 +225,27 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
     return items
 
 
+YCSB_HEADER = [
+    "consumers",
+    "iterations",
+    "load s",
+    "run s",
+    "load ops/s sum",
+    "run ops/s sum",
+    "run ops/s per consumer",
+    "run latency avg ms",
+    "run p95 ms (highest)",
+    "run p99 ms (highest)",
+    "failed operations",
+    "failed iterations",
+]
+
+
 def app_header(tool: str) -> list[str]:
     """An application workload's table: each phase's mean, a whole iteration's, failures
-    (the seed study's failed builds)."""
+    (the seed study's failed builds); redis go-ycsb's throughput and latencies instead."""
+    if tool == "redis":
+        return YCSB_HEADER
     return [
         "consumers",
         "iterations",
@@ -347,6 +365,27 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                     cell(ready.get("p50_s"), 2),
                     cell(ready.get("p95_s"), 2),
                     cell(ready.get("max_s"), 2),
+                ]
+            )
+        elif tool == "redis":
+            failed_operations = [
+                (s.get("app") or {}).get(f"{phase}_failed_operations") or 0
+                for phase in PHASES[tool]
+            ]
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    figure(s, "app", "iterations"),
+                    figure(s, "app", "load_s", 2),
+                    figure(s, "app", "run_s", 2),
+                    figure(s, "app", "load_ops_s", 1),
+                    figure(s, "app", "run_ops_s", 1),
+                    figure(s, "app", "run_ops_s_per_consumer", 1),
+                    figure(s, "app", "run_latency_avg_ms", 3),
+                    figure(s, "app", "run_p95_ms_max", 3),
+                    figure(s, "app", "run_p99_ms_max", 3),
+                    str(sum(failed_operations)) if s.get("app") else "–",
+                    figure(s, "app", "failed"),
                 ]
             )
         elif tool in PHASES:

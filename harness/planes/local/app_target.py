@@ -1,23 +1,26 @@
-"""Local target of the application workloads that time their own phases (git, build:
-harness/tools/apps) in the directory under test.
+"""Local target of the application workloads that time their own phases (git, build,
+redis: harness/tools/apps) in the directory under test.
 
 A folder of the campaign's own there, ``volperf-<campaign>-apps`` (noted in created.json
 before it is made, removed at the campaign's end or by `volperf cleanup`), holds each
 generated source (a repository, a tarred tree), made once per shape (untimed), and one
 work folder per consumer. A step runs every consumer's script at once; their outputs go
 to raw/app/, untouched, with the source's line (source.out) and the host's load sampled
-once a second."""
+once a second. redis runs a redis-server of each consumer's own in its work folder, on a
+Unix socket in the consumer's temporary folder, and volperf's YCSB client
+(harness/tools/ycsb, built once per machine)."""
 
 from __future__ import annotations
 
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec
+from harness.core.spec import AppWorkload, CampaignSpec, RedisWorkload
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.host.hoststats import device_for_path
 from harness.host.machine import tool_version
@@ -28,9 +31,14 @@ from harness.planes.local.db_target import by_consumer
 from harness.planes.local.fio_target import describe_directory
 from harness.records.app_step import APP_DIR, SOURCE_OUT, read_runs
 from harness.tools.apps import command
+from harness.tools.ycsb.build import GO_YCSB, YcsbBuildError, ensure_ycsb
 
 GENERATE_TIMEOUT_S = 1800
-PROGRAMS = {"git": ("git", "tar", "awk"), "build": ("make", "tar", "gzip", "awk")}
+PROGRAMS = {
+    "git": ("git", "tar", "awk"),
+    "build": ("make", "tar", "gzip", "awk"),
+    "redis": ("redis-server", "redis-cli", "awk"),
+}
 
 
 class LocalAppTarget:
@@ -41,6 +49,7 @@ class LocalAppTarget:
         self.folder = self.path / f"volperf-{spec.name}-apps"
         self.workloads = [w for w in spec.workloads if isinstance(w, AppWorkload)]
         self.backend = spec.labels.get("backend", "local")
+        self.ycsb: Path | None = None  # redis's client, once built
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         for workload in self.workloads:
@@ -50,6 +59,11 @@ class LocalAppTarget:
                         f"workload {workload.name}: {workload.tool} needs {program} "
                         "(tools/debian-packages.txt)"
                     )
+        if any(isinstance(w, RedisWorkload) for w in self.workloads):
+            try:
+                self.ycsb = ensure_ycsb(lambda line: print(f"volperf: {line}", file=sys.stderr))
+            except YcsbBuildError as exc:
+                raise TargetError(f"the redis workload's YCSB client: {exc}") from None
         if self.folder.exists() and str(self.folder) not in store.created():
             raise TargetError(f"{self.folder} exists and volperf did not create it")
         if "backend" not in spec.labels:
@@ -69,6 +83,9 @@ class LocalAppTarget:
         versions = {"git": tool_version(["git", "--version"])} if "git" in tools else {}
         if "build" in tools:
             versions["make"] = tool_version(["make", "--version"])
+        if "redis" in tools:
+            versions["redis"] = tool_version(["redis-server", "--version"])
+            versions["ycsb"] = f"volperf-ycsb ({GO_YCSB})"
         return versions
 
     def run_step(
@@ -90,7 +107,9 @@ class LocalAppTarget:
                 return source
             commands = [
                 Command(
-                    command.run(scripts, workload, source, self.folder / c.name),
+                    command.run(
+                        scripts, workload, source, self.folder / c.name, self.ycsb or command.YCSB
+                    ),
                     raw / f"{c.name}.out",
                     raw / f"{c.name}.err",
                 )

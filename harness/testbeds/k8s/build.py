@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core.resources import package_path
+from harness.host import gotool
 from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
@@ -45,63 +45,19 @@ Say = Callable[[str], None]
 
 
 def cache_root() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "volperf" / "k8s"
-
-
-MIN_GO_MINOR = 23  # Kubernetes 1.32 is built with Go 1.23
+    return gotool.cache_base() / "k8s"
 
 
 def go_binary() -> str:
-    """A Go >= 1.23: $VOLPERF_GO, else `go` on PATH if new enough, else the toolchain
-    tools/go-toolchain.sh unpacked under ~/.cache/volperf/go; TestbedError naming what is
-    missing otherwise."""
-    seen = []
-    candidates = [os.environ.get("VOLPERF_GO"), shutil.which("go")]
-    cached = cache_root().parent / "go"
-    candidates += sorted(
-        (
-            str(p)
-            for p in cached.glob("*/tree/usr/lib/go-*/bin/go")
-            if (p.parents[5] / "complete").exists()
-        ),
-        reverse=True,
-    )
-    for candidate in filter(None, candidates):
-        version = _version_of(candidate)
-        if version and go_minor(version) >= MIN_GO_MINOR:
-            return candidate
-        seen.append(f"{candidate} ({version or 'does not run'})")
-    found = f"found only {', '.join(seen)}" if seen else "no `go` on PATH"
-    raise TestbedError(
-        f"the Kubernetes testbed is built with Go 1.{MIN_GO_MINOR} or newer: "
-        f"{found}; tools/go-toolchain.sh fetches one into {cached} "
-        "(tools/test.sh runs it), or set VOLPERF_GO"
-    )
-
-
-def _version_of(go: str) -> str:
+    """A Go >= 1.23 (harness/host/gotool.py); TestbedError naming what is missing otherwise."""
     try:
-        done = subprocess.run(
-            [go, "env", "GOVERSION"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-            env=go_environment(),
-        )
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return done.stdout.strip()
-
-
-def go_minor(version: str) -> int:
-    match = re.match(r"go1\.(\d+)", version)
-    return int(match.group(1)) if match else -1
+        return gotool.go_binary("the Kubernetes testbed")
+    except gotool.GoMissing as exc:
+        raise TestbedError(str(exc)) from None
 
 
 def go_version() -> str:
-    return _version_of(go_binary())
+    return gotool.version_of(go_binary())
 
 
 def binaries_key() -> str:

@@ -1,15 +1,16 @@
-"""The application workloads' commands: their script (git.sh, build.sh) under sh, with
-phases.sh and tree.awk beside it, locally or in a pod that has the files."""
+"""The application workloads' commands: their script (git.sh, build.sh, redis.sh) under
+sh, with phases.sh and tree.awk beside it, locally or in a pod that has the files."""
 
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
 
-from harness.core.spec import AppWorkload, BuildWorkload, GitWorkload
+from harness.core.spec import AppWorkload, BuildWorkload, GitWorkload, RedisWorkload
 from harness.core.units import size_bytes
 
-FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh")
+FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh", "redis.sh")
+YCSB = "volperf-ycsb"  # the YCSB client (harness/tools/ycsb), on PATH in the image
 
 
 def scripts() -> dict[str, str]:
@@ -19,7 +20,10 @@ def scripts() -> dict[str, str]:
 
 
 def source_key(workload: AppWorkload) -> str:
-    """What the generated source depends on: its folder's name."""
+    """What the generated source depends on: its folder's (redis: its file's) name."""
+    if isinstance(workload, RedisWorkload):
+        w = workload
+        return f"redis-{w.workload}-{w.records}-{w.operations}-{w.field_length}.properties"
     if isinstance(workload, GitWorkload):
         repo = workload.repo
         return f"git-{repo.files}-{size_bytes(repo.file_size)}-{repo.commits}"
@@ -27,9 +31,13 @@ def source_key(workload: AppWorkload) -> str:
 
 
 def generate(folder: Path | str, workload: AppWorkload, source: Path | str) -> list[str]:
-    """Make the workload's source (a repository, a tarred tree) at ``source``, untimed."""
+    """Make the workload's source (a repository, a tarred tree, YCSB's properties) at
+    ``source``, untimed."""
     script = f"{folder}/{workload.tool}.sh"
-    if isinstance(workload, GitWorkload):
+    if isinstance(workload, RedisWorkload):
+        w = workload
+        sizes = [w.workload, str(w.records), str(w.operations), str(w.field_length)]
+    elif isinstance(workload, GitWorkload):
         repo = workload.repo
         sizes = [str(repo.files), str(size_bytes(repo.file_size)), str(repo.commits)]
     else:
@@ -38,29 +46,48 @@ def generate(folder: Path | str, workload: AppWorkload, source: Path | str) -> l
 
 
 def run(
-    folder: Path | str, workload: AppWorkload, source: Path | str, work: Path | str
+    folder: Path | str,
+    workload: AppWorkload,
+    source: Path | str,
+    work: Path | str,
+    ycsb: Path | str = YCSB,
 ) -> list[str]:
     """Every iteration's phases in ``work``, timed."""
     argv = ["sh", f"{folder}/{workload.tool}.sh", "run", str(source), str(work)]
     argv.append(str(workload.iterations))
     if isinstance(workload, BuildWorkload):
         argv.append(str(workload.jobs))
+    if isinstance(workload, RedisWorkload):
+        argv += [str(ycsb), workload.appendfsync, str(workload.client_threads)]
     return argv
 
 
+def record_bytes(workload: RedisWorkload) -> int:
+    """A YCSB record as Redis keeps it: its 10 fields, their names and its key."""
+    return 10 * (workload.field_length + 8) + 24
+
+
 def tree_bytes(workload: AppWorkload) -> int:
-    """The size of the checked-out or unpacked tree."""
+    """The size of the checked-out or unpacked tree, or of the records loaded."""
+    if isinstance(workload, RedisWorkload):
+        return workload.records * record_bytes(workload)
     tree = workload.repo if isinstance(workload, GitWorkload) else workload.source
     return tree.files * size_bytes(tree.file_size)
 
 
 def peak_bytes(workload: AppWorkload) -> int:
     """What a consumer holds at once: git a clone, its tar and the copy; build the tree
-    and about as much again of objects and archives."""
+    and about as much again of objects and archives; redis its append-only file, every
+    iteration's load and updates (a field each), twice while Redis rewrites it."""
+    if isinstance(workload, RedisWorkload):
+        updates = workload.operations * (workload.field_length + 64)
+        return 2 * workload.iterations * (tree_bytes(workload) + updates)
     return tree_bytes(workload) * (3 if isinstance(workload, GitWorkload) else 2)
 
 
 def timeout_s(workload: AppWorkload) -> float:
     """How long a consumer's run may take: a minute per iteration, and 10 s per MiB of
-    its tree (slow storage)."""
+    its tree (slow storage); redis a minute and 10 ms an operation or record."""
+    if isinstance(workload, RedisWorkload):
+        return workload.iterations * (60 + (workload.records + workload.operations) / 100)
     return workload.iterations * (60 + 10 * tree_bytes(workload) / 2**20)

@@ -5,14 +5,25 @@ every timed phase.
     volperf-app iteration=1 phase=clone start=12456.42 end=12457.16 seconds=0.74 status=ok
     volperf-app error iteration=2 phase=untar: tar: short read
     volperf-app done iterations=3
+
+redis adds go-ycsb's measurements of each phase, its JSON on one line:
+
+    volperf-app measurements iteration=1 phase=run [{"Operation":"TOTAL","OPS":"9665.1",…}]
+
+An operation that failed is measured as ``<OPERATION>_ERROR``: its phase counts as failed.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
-PHASES = {"git": ("clone", "tar", "untar", "rm"), "build": ("unpack", "build", "clean")}
+PHASES = {
+    "git": ("clone", "tar", "untar", "rm"),
+    "build": ("unpack", "build", "clean"),
+    "redis": ("load", "run"),
+}
 PREFIX = "volperf-app "
 DONE = f"{PREFIX}done "  # the last line of a run that tried every iteration
 _FIELDS = re.compile(r"(\w+)=(\S+)")
@@ -31,9 +42,26 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class Measured:
+    """One operation of a phase as go-ycsb measured it (TOTAL: every operation)."""
+
+    iteration: int
+    phase: str
+    operation: str  # TOTAL, INSERT, READ, UPDATE, READ_MODIFY_WRITE, <OPERATION>_ERROR …
+    count: int
+    ops_per_s: float
+    seconds: float  # go-ycsb's "Takes(s)": from its first such operation to the end
+    avg_us: int
+    p95_us: int
+    p99_us: int
+    max_us: int
+
+
+@dataclass(frozen=True)
 class AppRun:
     source: dict[str, int] = field(default_factory=dict)  # files, size … of what it made
     phases: tuple[Phase, ...] = ()
+    measured: tuple[Measured, ...] = ()  # redis: go-ycsb's figures
     errors: tuple[str, ...] = ()  # each failed phase's last output lines
     finished: bool = False  # the "done" line: every iteration was tried
 
@@ -54,10 +82,43 @@ class AppRun:
         return failed
 
 
+def _measured(rest: str) -> list[Measured]:
+    """A measurements line's operations (KeyError, ValueError when it is not one)."""
+    head, _, text = rest.partition(" [")
+    values = dict(_FIELDS.findall(head))
+    return [
+        Measured(
+            int(values["iteration"]),
+            values["phase"],
+            item["Operation"],
+            int(item["Count"]),
+            float(item["OPS"]),
+            float(item["Takes(s)"]),
+            int(item["Avg(us)"]),
+            int(item["95th(us)"]),
+            int(item["99th(us)"]),
+            int(item["Max(us)"]),
+        )
+        for item in json.loads("[" + text)
+    ]
+
+
+def _failed_operations(phases: list[Phase], measured: list[Measured]) -> str:
+    """Errors go-ycsb counted in a phase: the phase, failed (it said ok), and what failed."""
+    failed = [m for m in measured if m.operation.endswith("_ERROR") and m.count]
+    if not failed or not phases:
+        return ""
+    last = phases[-1]
+    phases[-1] = Phase(last.iteration, last.phase, last.seconds, False)
+    counts = ", ".join(f"{m.operation} {m.count}" for m in failed)
+    return f"iteration={last.iteration} phase={last.phase}: operations failed ({counts})"
+
+
 def parse(text: str) -> AppRun:
     known = {name for phases in PHASES.values() for name in phases}
     source: dict[str, int] = {}
     phases: list[Phase] = []
+    measured: list[Measured] = []
     errors: list[str] = []
     finished = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -71,6 +132,11 @@ def parse(text: str) -> AppRun:
                 source = {k: int(v) for k, v in _FIELDS.findall(rest)}
             elif line.startswith(DONE):
                 finished = True
+            elif rest.startswith("measurements "):
+                these = _measured(rest[len("measurements ") :])
+                measured += these
+                if failed := _failed_operations(phases, these):
+                    errors.append(failed)
             else:
                 values = dict(_FIELDS.findall(rest))
                 if values["phase"] not in known or values["status"] not in ("ok", "failed"):
@@ -83,8 +149,8 @@ def parse(text: str) -> AppRun:
                         values["status"] == "ok",
                     )
                 )
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, TypeError):
             raise AppOutputError(
                 f"line {number} is not an application workload's: {line!r}"
             ) from None
-    return AppRun(source, tuple(phases), tuple(errors), finished)
+    return AppRun(source, tuple(phases), tuple(measured), tuple(errors), finished)

@@ -79,7 +79,47 @@ def test_two_git_consumers_one_on_a_full_file_system(tmp_path):
     assert [w.code for w in parts.warnings] == ["git-failed", "git-failed"]
     text = apps_csv(rows)
     assert text.splitlines()[0] == (
-        "step,tool,consumer,concurrency,iteration,phase,seconds,ok,backend,repeat"
+        "step,tool,consumer,concurrency,iteration,phase,seconds,ok,backend,repeat,"
+        "operations,ops_per_s,latency_avg_ms,latency_p95_ms,latency_p99_ms,failed_operations"
+    )
+
+
+def _totals(fixture: str) -> dict[tuple[int, str], dict[str, str]]:
+    """go-ycsb's TOTAL and errors of each (iteration, phase), read from its JSON by hand."""
+    found = {}
+    for line in (APPS / fixture).read_text().splitlines():
+        if line.startswith("volperf-app measurements "):
+            fields = dict(p.split("=", 1) for p in line.split()[2:4])
+            items = json.loads(line[line.index("[") :])
+            total = next((m for m in items if m["Operation"] == "TOTAL"), {})
+            errors = sum(int(m["Count"]) for m in items if m["Operation"].endswith("_ERROR"))
+            found[(int(fields["iteration"]), fields["phase"])] = {**total, "errors": errors}
+    return found
+
+
+def test_a_redis_step_sums_go_ycsbs_throughput_and_counts_lost_operations(tmp_path):
+    outputs = {"c01": "redis-run.out", "c02": "redis-no-space.out"}
+    parts = app_step(_step(tmp_path, "redis", outputs))
+    app = parts.summary["app"]
+    good, full = _totals("redis-run.out"), _totals("redis-no-space.out")
+    runs = [float(good[(i, "run")]["OPS"]) for i in (1, 2)]
+    loads = [float(good[(i, "load")]["OPS"]) for i in (1, 2)]
+    assert app["run_ops_s"] == round(statistics.fmean(runs), 1)  # c02 ran none
+    assert app["run_ops_s_per_consumer"] == round(statistics.fmean(runs), 1)
+    assert app["load_ops_s"] == round(statistics.fmean(loads) + float(full[(1, "load")]["OPS"]), 1)
+    assert app["load_failed_operations"] == full[(1, "load")]["errors"] > 0
+    assert app["run_p95_ms_max"] == max(int(good[(i, "run")]["95th(us)"]) for i in (1, 2)) / 1000
+    assert (app["iterations"], app["failed"], app["failed_consumers"]) == (2, 1, 1)
+    rows = [r for r in parts.rows[APPS_CSV] if r.consumer == "c01"]
+    assert [(r.iteration, r.phase, r.ops_per_s, r.operations) for r in rows] == [
+        (i, p, float(good[(i, p)]["OPS"]), int(good[(i, p)]["Count"]))
+        for i in (1, 2)
+        for p in ("load", "run")
+    ]
+    c02_run = next(r for r in parts.rows[APPS_CSV] if r.consumer == "c02" and r.phase == "run")
+    assert (c02_run.ok, c02_run.ops_per_s) == (False, None)  # refused before its first operation
+    assert (
+        step_figures(parts.summary | {"concurrency": 2}, [], [], []).throughput == app["run_ops_s"]
     )
 
 

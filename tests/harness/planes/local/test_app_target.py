@@ -1,7 +1,8 @@
-"""The application workloads on the local target, run for real (git, make, tar on this
-machine): a campaign of git and build at 1 and 2 consumers through the CLI, its records
-equal to what the scripts printed, its page, nothing left behind; and a sweep on a small
-ext4 that ends where the consumers' clones, tars and copies no longer fit."""
+"""The application workloads on the local target, run for real (git, make, tar, redis-server
+and volperf's YCSB client on this machine): a campaign of git, build and redis at 1 and 2
+consumers through the CLI, its records equal to what the scripts and go-ycsb printed, its
+page, nothing left behind; and a sweep on a small ext4 that ends where the consumers'
+clones, tars and copies no longer fit."""
 
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ pytestmark = pytest.mark.functional
 
 GIT = {"name": "git", "tool": "git", "repo": {"files": 300, "file_size": "4K", "commits": 3}}
 BUILD = {"name": "build", "tool": "build", "source": {"files": 200, "file_size": "4K"}}
+REDIS = {
+    "name": "redis",
+    "tool": "redis",
+    "records": 2000,
+    "operations": 5000,
+    "appendfsync": "always",
+    "client_threads": 4,
+}
 
 
 def _spec(directory: Path, name: str, sweep: object, workloads: list[dict]) -> dict:
@@ -48,7 +57,7 @@ def _printed(path: Path) -> list[list[str]]:
 def campaign(tmp_path_factory) -> tuple[Path, Path]:
     work = tmp_path_factory.mktemp("apps-local")
     (work / "dir").mkdir()
-    spec = _spec(work / "dir", "apps-local", [1, 2], [GIT, BUILD])
+    spec = _spec(work / "dir", "apps-local", [1, 2], [GIT, BUILD, REDIS])
     (work / "spec.yaml").write_text(yaml.safe_dump(spec))
     run = volperf("run", "spec.yaml", "--results", "results", cwd=work)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -59,7 +68,7 @@ def campaign(tmp_path_factory) -> tuple[Path, Path]:
 def test_each_step_is_done_and_nothing_is_left_behind(campaign):
     work, root = campaign
     states = [json.loads(p.read_text())["state"] for p in sorted(root.glob("steps/*/status.json"))]
-    assert states == ["done"] * 4
+    assert states == ["done"] * 6
     assert list((work / "dir").iterdir()) == []  # the sources and the work folders
     assert json.loads((root / "created.json").read_text()) == {}
 
@@ -68,7 +77,7 @@ def test_apps_csv_holds_what_the_scripts_printed(campaign):
     _, root = campaign
     with (root / "apps.csv").open() as handle:
         rows = list(csv.DictReader(handle))
-    phases = {"git": 4, "build": 3}
+    phases = {"git": 4, "build": 3, "redis": 2}
     for step in sorted(root.glob("steps/*")):
         for out in sorted((step / "raw" / "app").glob("c*.out")):
             mine = [
@@ -92,8 +101,10 @@ def test_the_summary_and_the_page_give_the_mean_iteration(campaign):
     assert report.returncode == 0, report.stderr
     page = (source / "test_results" / "apps-local" / "index.rst").read_text()
     assert "git: per step" in page and "build: per step" in page
-    assert "w1-app.png" in page and "w2-app.png" in page
-    for step in (s for s in summary["steps"] if s["concurrency"] == 2):
+    assert "w1-app.png" in page and "w2-app.png" in page and "w3-ycsb.png" in page
+    for step in (
+        s for s in summary["steps"] if s["concurrency"] == 2 and s["app"]["tool"] != "redis"
+    ):
         outputs = sorted((root / "steps" / step["step"] / "raw" / "app").glob("c*.out"))
         printed = [_printed(out) for out in outputs]
         whole = [
@@ -101,7 +112,10 @@ def test_the_summary_and_the_page_give_the_mean_iteration(campaign):
         ]
         assert step["app"]["iteration_s"] == pytest.approx(statistics.fmean(whole), abs=0.001)
         assert f"     - {step['app']['iteration_s']:.2f}\n" in page
-    git, build = (s["app"]["source"] for s in summary["steps"][::2])
+    for step in (s for s in summary["steps"] if s["app"]["tool"] == "redis"):
+        assert f"     - {step['app']['run_ops_s']:.1f}\n" in page  # its sum over consumers
+    git, build, redis = (s["app"]["source"] for s in summary["steps"][::2])
+    assert redis == {"records": 2000, "operations": 5000, "field_length": 100}
     assert git["commits"] == 3 and git["pack_kib"] > 0 and build["tar_kib"] > 0
 
 
@@ -128,3 +142,43 @@ def test_a_sweep_ends_where_the_clones_no_longer_fit(small_disk, tmp_path):
     assert full["app"]["failed"] > 0
     assert outcome.results[0].summary["app"]["iterations"] == 2  # kept
     assert [p.name for p in small_disk.iterdir()] == ["lost+found"]
+
+
+def _measured(path: Path) -> dict[tuple[str, str], dict[str, str]]:
+    """go-ycsb's TOTAL of each (iteration, phase), read from its JSON lines by hand."""
+    totals = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("volperf-app measurements "):
+            head, _, text = line.partition(" [")
+            where = dict(p.split("=", 1) for p in head.split()[2:])
+            total = next(m for m in json.loads("[" + text) if m["Operation"] == "TOTAL")
+            totals[(where["iteration"], where["phase"])] = total
+    return totals
+
+
+def test_redis_figures_are_go_ycsbs_own(campaign):
+    _, root = campaign
+    with (root / "apps.csv").open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r["tool"] == "redis"]
+    summary = json.loads((root / "summary.json").read_text())
+    for step in (s for s in summary["steps"] if s["app"]["tool"] == "redis"):
+        outputs = sorted((root / "steps" / step["step"] / "raw" / "app").glob("c*.out"))
+        assert len(outputs) == step["concurrency"]
+        run_means = []
+        for out in outputs:
+            totals = _measured(out)
+            assert len(totals) == 4  # 2 iterations of load and run
+            mine = [r for r in rows if r["step"] == step["step"] and r["consumer"] == out.stem]
+            for row in mine:
+                total = totals[(row["iteration"], row["phase"])]
+                assert float(row["ops_per_s"]) == float(total["OPS"])
+                assert int(row["operations"]) == int(total["Count"])
+                assert float(row["latency_avg_ms"]) == int(total["Avg(us)"]) / 1000
+                assert float(row["latency_p95_ms"]) == int(total["95th(us)"]) / 1000
+                assert row["failed_operations"] == "0"
+            assert sum(int(t["Count"]) for (i, p), t in totals.items() if p == "run") == 10000
+            run_means.append(statistics.fmean(float(totals[(i, "run")]["OPS"]) for i in "12"))
+        assert step["app"]["run_ops_s"] == pytest.approx(sum(run_means), abs=0.05)
+        assert step["app"]["run_ops_s_per_consumer"] == pytest.approx(
+            statistics.fmean(run_means), abs=0.05
+        )

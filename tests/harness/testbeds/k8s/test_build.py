@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.host import gotool
 from harness.testbeds import TestbedError
 from harness.testbeds.k8s import build
 
@@ -83,7 +84,7 @@ def test_go_toolchain_fetches_a_go_that_the_build_then_finds(no_go):
     go = done.stdout.strip()
     assert go.startswith(str(no_go / "cache" / "volperf" / "go"))
     assert build.go_binary() == go
-    assert build.go_minor(build.go_version()) >= build.MIN_GO_MINOR
+    assert gotool.go_minor(build.go_version()) >= gotool.MIN_GO_MINOR
     again = _go_toolchain()
     assert again.stdout.strip() == go and "fetching" not in again.stderr  # cached
 

@@ -1,7 +1,9 @@
-"""The application workloads' output parsed, on real runs (fixtures/apps/capture.sh)."""
+"""The application workloads' output parsed, on real runs (fixtures/apps/capture.sh,
+capture-redis.sh)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -83,3 +85,52 @@ def test_other_lines_are_skipped_and_a_broken_line_is_named():
         parse("x\nvolperf-app iteration=1 phase=clone seconds=abc status=ok\n")
     with pytest.raises(AppOutputError, match="line 1"):
         parse("volperf-app iteration=1 phase=push seconds=1 status=ok\n")
+
+
+def _totals(name: str) -> list[dict[str, str]]:
+    """go-ycsb's JSON of each measured phase of a fixture, in order, read by hand."""
+    lines = [x for x in _read(name).splitlines() if x.startswith("volperf-app measurements ")]
+    return [json.loads(line[line.index("[") :]) for line in lines]
+
+
+def test_a_redis_run_has_go_ycsbs_figures_of_each_phase():
+    run = parse(_read("redis-run.out"))
+    assert [(p.iteration, p.phase, p.ok) for p in run.phases] == [
+        (i, n, True) for i in (1, 2) for n in PHASES["redis"]
+    ]
+    assert [p.seconds for p in run.phases] == _printed("redis-run.out")
+    assert run.finished and run.failed_iterations() == 0 and run.errors == ()
+    printed = [
+        (m["Operation"], m["Count"], m["OPS"], m["95th(us)"])
+        for t in _totals("redis-run.out")
+        for m in t
+    ]
+    assert [
+        (m.operation, str(m.count), f"{m.ops_per_s:.1f}", str(m.p95_us)) for m in run.measured
+    ] == printed
+    run_1 = {m.operation: m for m in run.measured if (m.iteration, m.phase) == (1, "run")}
+    assert set(run_1) == {"READ", "UPDATE", "TOTAL"}  # workload a: half reads, half updates
+    assert run_1["TOTAL"].count == run_1["READ"].count + run_1["UPDATE"].count == 4000
+    assert parse(_read("redis-generate.out")).source == {
+        "records": 2000,
+        "operations": 4000,
+        "field_length": 100,
+    }
+
+
+def test_redis_on_a_full_file_system_fails_with_the_operations_it_lost():
+    run = parse(_read("redis-no-space.out"))
+    assert [(p.phase, p.ok) for p in run.phases] == [("load", False), ("run", False)]
+    assert run.failed_iterations() == 1
+    lost = next(m for m in run.measured if m.operation == "INSERT_ERROR")
+    kept = next(m for m in run.measured if m.operation == "TOTAL")
+    assert lost.count + kept.count == 2000  # every record tried: those the AOF took, and not
+    assert run.errors[0] == f"iteration=1 phase=load: operations failed (INSERT_ERROR {lost.count})"
+    assert "MISCONF Errors writing to the AOF file: No space left on device" in run.errors[1]
+
+
+def test_a_broken_measurements_line_is_named():
+    with pytest.raises(AppOutputError, match="line 1"):
+        parse('volperf-app measurements iteration=1 phase=run [{"Operation":"TOTAL"}]\n')
+    with pytest.raises(AppOutputError, match="line 1"):
+        parse("volperf-app measurements iteration=1 phase=run [not json\n")
