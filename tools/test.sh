@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine or an existing checkout: installs
 # what is missing (tools/setup.sh) and a Go >= 1.23 for the Kubernetes testbed's and the
-# YCSB client's builds
-# when there is none (tools/go-toolchain.sh), then lint and every test, real fio included.
+# YCSB client's builds when there is none (tools/go-toolchain.sh), then lint and every
+# test, real fio included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
