@@ -43,6 +43,13 @@ SCALES = {  # consumers per step and their work, by --scale
         "build_source": {"files": 200, "file_size": "4K"},
         "build_jobs": 4,
         "build_iterations": 2,
+        "redis": {
+            "records": 2000,
+            "operations": 5000,
+            "appendfsync": "always",
+            "client_threads": 4,
+            "iterations": 1,
+        },
     },
     "reference": {
         "fio_sweep": [2, 4, 10, 20, 40],
@@ -80,6 +87,16 @@ SCALES = {  # consumers per step and their work, by --scale
         "build_source": {"files": 5000, "file_size": "8K"},
         "build_jobs": 4,
         "build_iterations": 10,
+        # a session store's load: a million records of 1 KiB (1.1 GiB in memory and in
+        # the append-only file), 5 million operations, fsynced once a second (Redis's own
+        # default), 3 rounds per project
+        "redis": {
+            "records": 1_000_000,
+            "operations": 5_000_000,
+            "appendfsync": "everysec",
+            "client_threads": 16,
+            "iterations": 3,
+        },
     },
 }
 
@@ -125,8 +142,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--app-image",
-        default="registry.local/apps:bookworm",
-        help="the git and build scenarios': sh, awk, tar, gzip, df, sync -f, git and make",
+        default="registry.local/apps:bookworm-2",
+        help="the git, build and redis scenarios': sh, awk, tar, gzip, df, sync -f, git, make, "
+        "redis-server, redis-cli and volperf-ycsb",
     )
     group.addoption(
         "--pod-timeout",
@@ -216,7 +234,7 @@ class ScenarioOptions:
         return outcome
 
     def run_projects(self, scenario: str, storage_class: str, workload: dict[str, Any]) -> Any:
-        """An application scenario (git, build): its projects grown by the scale's sweep
+        """An application scenario (git, build, redis): its projects grown by the scale's sweep
         at its pace; every iteration of every step that ran to its end succeeded."""
         workload = {**workload, "name": scenario, "pace": self.scale["app_pace"]}
         outcome = self.run(scenario, storage_class, [workload], self.scale["app_sweep"])

@@ -444,7 +444,8 @@ class RedisWorkload(_Strict):
     ``records`` records with go-ycsb's core workload and runs ``operations`` operations of
     the YCSB workload named (a: 50 % reads, 50 % updates; b: 95/5; c: reads only; f: 50 %
     reads, 50 % read-modify-writes), each phase timed, its throughput and latencies as
-    go-ycsb measured them; ``iterations`` times, the database emptied between them."""
+    go-ycsb measured them; ``iterations`` times, each load emptying the database first.
+    On Kubernetes the server has a pod of its own on the PVC and the client the second."""
 
     tool: Literal["redis"] = Field(description="redis")
     name: Name = Field(
@@ -676,9 +677,9 @@ class K8sTarget(_Strict):
         "registry.local/postgresql-pgbench:bookworm", description="PostgreSQL 15 with pgbench"
     )
     app_image: str = Field(
-        "registry.local/apps:bookworm",
-        description="the application workloads' image (git, build): sh, awk, tar, gzip, df, "
-        "sync -f, git and make",
+        "registry.local/apps:bookworm-2",
+        description="the application workloads' image (git, build, redis): sh, awk, tar, "
+        "gzip, df, sync -f, git, make, redis-server, redis-cli and volperf-ycsb on PATH",
     )
     image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = Field(
         "IfNotPresent", description="imagePullPolicy of volperf's pods"

@@ -54,8 +54,20 @@ Metrics = list[tuple[str, str, bool]]
 
 def app_metrics(tool: str) -> Metrics:
     """An application workload's figures: each phase's mean time, a whole iteration's,
-    and the iterations that failed (slower, more: worse)."""
+    and the iterations that failed (slower, more: worse); redis go-ycsb's throughput
+    first (higher: better) and its latencies."""
+    ycsb: Metrics = []
+    if tool == "redis":
+        ycsb = [
+            ("run_ops_s", "run ops/s (sum)", True),
+            ("run_ops_s_per_consumer", "run ops/s per consumer", True),
+            ("run_latency_avg_ms", "run latency avg ms", False),
+            ("run_p95_ms_max", "run p95 ms (highest)", False),
+            ("load_ops_s", "load ops/s (sum)", True),
+            ("run_failed_operations", "failed run operations", False),
+        ]
     return [
+        *ycsb,
         ("iteration_s", "iteration s (mean)", False),
         ("iteration_s_max", "iteration s (slowest)", False),
         *((f"{phase}_s", f"{phase} s", False) for phase in PHASES[tool]),

@@ -67,8 +67,8 @@ def _redis(w: dict[str, Any]) -> str:
             f"{w.get('records')} records of 10 fields of {w.get('field_length')} bytes and "
             f"runs {w.get('operations')} operations of YCSB workload {w.get('workload')} "
             f"with {w.get('client_threads')} client threads (go-ycsb v1.0.3's core workload, "
-            "volperf-ycsb), the client on the server's Unix socket",
-            f"{w.get('iterations')} iteration(s), the database emptied between them",
+            "volperf-ycsb)",
+            f"{w.get('iterations')} iteration(s), each load phase emptying the database first",
             _paced(w.get("pace") or {}, "projects"),
             "throughput and latencies as go-ycsb measured them",
         ]

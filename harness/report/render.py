@@ -170,6 +170,13 @@ def method_lines(data: CampaignData) -> list[str]:
             "scratch volume (untimed) and, once every project's pod is ready, runs the "
             "workload on its PVC at volperf's start signal; each pod's output comes back "
             "through its log. PVC bound times are from volperf's create request."
+            + (
+                " redis: the server has a pod of its own with its data on the PVC, and the "
+                "YCSB client runs in the project's second pod against the server's pod "
+                "address, over the pod network."
+                if "redis" in applications
+                else ""
+            )
         )
     elif applications:
         lines.append(
@@ -177,6 +184,12 @@ def method_lines(data: CampaignData) -> list[str]:
             "once, each in its own folder of the directory under test, from a source volperf "
             "generated there beforehand (untimed); the host's CPU, memory and the device's "
             "counters are sampled once a second."
+            + (
+                " redis: each consumer's server keeps its data in its folder and its YCSB "
+                "client reaches it on a Unix socket."
+                if "redis" in applications
+                else ""
+            )
         )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
     if spec.get("labels"):

@@ -33,7 +33,7 @@ from tests.harness.helpers import doc_source_copy, fio_json, volperf
 
 REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
-SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover", "git", "build")
+SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover", "git", "build", "redis")
 
 
 def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
@@ -256,7 +256,7 @@ def _app_printed(out: Path) -> list[tuple[str, str, float]]:
     return found
 
 
-@pytest.mark.parametrize("tool, timed", [("git", "clone"), ("build", "build")])
+@pytest.mark.parametrize("tool, timed", [("git", "clone"), ("build", "build"), ("redis", "run")])
 def test_application_projects_report_what_each_pod_printed(scenario_run, k8s_testbed, tool, timed):
     from kubernetes import client
 
@@ -292,6 +292,40 @@ def test_application_projects_report_what_each_pod_printed(scenario_run, k8s_tes
         assert json.loads((campaign / "created.json").read_text()) == {}
     names = {n.metadata.name for n in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
     assert not [n for n in names if n.startswith(f"volperf-ci-{tool}-")], names
+
+
+def _ycsb_totals(out: Path) -> dict[tuple[str, str], dict[str, str]]:
+    """go-ycsb's TOTAL of each (iteration, phase) in a pod's log, read here on its own."""
+    totals = {}
+    for line in out.read_text().splitlines():
+        if line.startswith("volperf-app measurements "):
+            where = dict(part.split("=", 1) for part in line.split()[2:4])
+            measured = json.loads(line[line.index("[") :])
+            total = next(m for m in measured if m["Operation"] == "TOTAL")
+            totals[(where["iteration"], where["phase"])] = total
+    return totals
+
+
+def test_redis_projects_give_go_ycsbs_own_throughput(scenario_run):
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        campaign = _campaign(work, "redis", storage_class)
+        rows = _rows(campaign / "apps.csv")
+        summary = json.loads((campaign / "summary.json").read_text())
+        page = (work / "doc" / "source" / "test_results" / campaign.name / "index.rst").read_text()
+        for step in summary["steps"]:
+            raw = campaign / "steps" / step["step"] / "raw" / "app"
+            totals = {out.stem: _ycsb_totals(out) for out in sorted(raw.glob("c*.out"))}
+            assert len(totals) == step["concurrency"]
+            for row in (r for r in rows if r["step"] == step["step"]):
+                total = totals[row["consumer"]][(row["iteration"], row["phase"])]
+                assert float(row["ops_per_s"]) == float(total["OPS"])
+                assert float(row["latency_p95_ms"]) == int(total["95th(us)"]) / 1000
+                assert row["failed_operations"] == "0"
+            runs = [float(t[("1", "run")]["OPS"]) for t in totals.values()]
+            assert all(int(t[("1", "run")]["Count"]) == 5000 for t in totals.values())
+            assert step["app"]["run_ops_s"] == pytest.approx(sum(runs), abs=0.05)
+            assert f"     - {step['app']['run_ops_s']:.1f}\n" in page
 
 
 def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):

@@ -1,12 +1,17 @@
-"""The application workloads (git, build: harness/tools/apps) on a Kubernetes target: each
-consumer of a step is a project, a namespace of its own (noted in created.json before it
-is made) with a PVC of the class and one pod (the applications' image) that generates the
-workload's source into a scratch volume (an emptyDir, untimed), reports ready, and on
-volperf's start signal, given to every project's pod at once, runs the workload's script
-on the PVC. A project's run ends with its script's last line, seen in the pod's followed
-log (pod_end.py), or with its pod's end. The pods' logs (the script's lines) come back to
-raw/app/<consumer>.out, what volperf saw of each PVC and pod (bound and ready times,
-phase, reason) to raw/app/projects.json.
+"""The application workloads (git, build, redis: harness/tools/apps) on a Kubernetes
+target: each consumer of a step is a project, a namespace of its own (noted in
+created.json before it is made) with a PVC of the class and one pod (the applications'
+image) that generates the workload's source into a scratch volume (an emptyDir, untimed),
+reports ready, and on volperf's start signal, given to every project's pod at once, runs
+the workload's script on the PVC. A project's run ends with its script's last line, seen
+in the pod's followed log (pod_end.py), or with its pod's end. The pods' logs (the
+script's lines) come back to raw/app/<consumer>.out, what volperf saw of each PVC and pod
+(bound and ready times, phase, reason) to raw/app/projects.json.
+
+redis has two pods: the application, a redis-server with its data on the PVC (pod
+"server"), and its load generator, volperf-ycsb in pod "app" (no PVC), which learns the
+server's address (pod IP and port: the testbed has no cluster DNS) from the start signal;
+the server's log comes back to raw/app/<consumer>.server.log.
 
 Namespaces are created and deleted at the workload's pace (at most so many a minute) or
 all at once; each is deleted after the step whatever happened, and the step ends once
@@ -23,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget
+from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget, RedisWorkload
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
@@ -48,6 +53,7 @@ DATA = "/data"  # the PVC
 READY = f"{SCRATCH}/ready"
 START = f"{SCRATCH}/start"
 CONTAINER = "app"
+SERVER = "server"  # redis: the application's pod, beside its load generator's ("app")
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
 DELETERS = 8
@@ -80,7 +86,7 @@ class K8sAppTarget:
             self._create(step, workload, store, projects, seen, stop)
             if not stop.is_set():
                 waited = self._wait(step, workload, projects, seen, stop, tick)
-            self._collect(projects, seen, raw)
+            self._collect(projects, seen, raw, isinstance(workload, RedisWorkload))
         finally:
             atomic_write_json(raw / PROJECTS_FILE, record)
             self._delete(workload, projects, seen)
@@ -119,6 +125,8 @@ class K8sAppTarget:
                 self.core.create_namespaced_persistent_volume_claim(
                     namespace, self._claim(workload, labels)
                 )
+                if isinstance(workload, RedisWorkload):
+                    self.core.create_namespaced_pod(namespace, self._server(workload, labels))
                 self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
             except Exception as exc:  # a quota, a policy: the API's answer, and go on
                 seen[consumer]["error"] = _not_created(exc)
@@ -135,43 +143,66 @@ class K8sAppTarget:
             },
         }
 
+    def _container(self, name: str, script: str, probe: str, mounts: list[str]) -> dict[str, Any]:
+        """One of the applications' containers: ``script`` under sh, ready when ``probe``
+        succeeds, the volumes named mounted where they go."""
+        paths = {"data": DATA, "scripts": SCRIPTS, "scratch": SCRATCH}
+        return {
+            "name": name,
+            "image": self.options.app_image,
+            "imagePullPolicy": self.options.image_pull_policy,
+            "command": ["/bin/sh", "-c", script],
+            "env": [{"name": "HOME", "value": "/tmp"}],
+            "readinessProbe": {"exec": {"command": ["/bin/sh", "-c", probe]}, "periodSeconds": 1},
+            "volumeMounts": [{"name": m, "mountPath": paths[m]} for m in mounts],
+        }
+
+    def _server(self, workload: RedisWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        """redis: the application's own pod, its data on the PVC."""
+        serve = " ".join(command.serve(SCRIPTS, workload, f"{DATA}/redis"))
+        ping = f'[ "$(redis-cli -p {command.REDIS_PORT} ping)" = PONG ]'
+        container = self._container(SERVER, serve, ping, ["data", "scripts"])
+        container["ports"] = [{"containerPort": command.REDIS_PORT}]
+        return {
+            "metadata": {"name": SERVER, "labels": labels},
+            "spec": {
+                "restartPolicy": "Never",
+                "terminationGracePeriodSeconds": 5,
+                "containers": [container],
+                "volumes": [
+                    {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+                    {"name": "scripts", "configMap": {"name": "app-scripts"}},
+                ],
+            },
+        }
+
     def _pod(self, workload: AppWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        """The workload's own pod; redis its load generator, without the PVC, told the
+        server's address by the start signal."""
         source = f"{SCRATCH}/{command.source_key(workload)}"
         generate = " ".join(command.generate(SCRIPTS, workload, source))
-        run = " ".join(command.run(SCRIPTS, workload, source, f"{DATA}/work"))
+        redis = isinstance(workload, RedisWorkload)
+        work, server = (f"{SCRATCH}/work", f'"$(cat {START})"') if redis else (f"{DATA}/work", None)
+        run = " ".join(command.run(SCRIPTS, workload, source, work, server=server))
         said = f"{SCRATCH}/source.out"
         script = (
             f"{generate} >{said} 2>&1 || {{ cat {said}; exit 2; }}; cat {said}; touch {READY}; "
             f"while [ ! -e {START} ]; do sleep 0.05; done; exec {run}"
         )
+        mounts = ["scripts", "scratch"] if redis else ["data", "scripts", "scratch"]
+        volumes = [
+            {"name": "scripts", "configMap": {"name": "app-scripts"}},
+            {"name": "scratch", "emptyDir": {}},
+        ]
+        if not redis:
+            volumes.append({"name": "data", "persistentVolumeClaim": {"claimName": "data"}})
         return {
             "metadata": {"name": CONTAINER, "labels": labels},
             "spec": {
                 "restartPolicy": "Never",
                 "terminationGracePeriodSeconds": 5,
-                "containers": [
-                    {
-                        "name": CONTAINER,
-                        "image": self.options.app_image,
-                        "imagePullPolicy": self.options.image_pull_policy,
-                        "command": ["/bin/sh", "-c", script],
-                        "env": [{"name": "HOME", "value": "/tmp"}],
-                        "readinessProbe": {
-                            "exec": {"command": ["/bin/sh", "-c", f"test -e {READY}"]},
-                            "periodSeconds": 1,
-                        },
-                        "volumeMounts": [
-                            {"name": "data", "mountPath": DATA},
-                            {"name": "scripts", "mountPath": SCRIPTS},
-                            {"name": "scratch", "mountPath": SCRATCH},
-                        ],
-                    }
-                ],
-                "volumes": [
-                    {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
-                    {"name": "scripts", "configMap": {"name": "app-scripts"}},
-                    {"name": "scratch", "emptyDir": {}},
-                ],
+                "containers": [self._container(CONTAINER, script, f"test -e {READY}", mounts)],
+                "volumes": volumes,
             },
         }
 
@@ -193,6 +224,8 @@ class K8sAppTarget:
         limit = self.options.pod_timeout + command.timeout_s(workload)
         pending = {c for c in projects if not seen[c].get("error")}  # made, all of it
         ready: set[str] = set()
+        servers: dict[str, str] = {}  # redis: each ready server's address
+        served = isinstance(workload, RedisWorkload)
         signalled = False
         last_lines = LastLines(self.core, CONTAINER, DONE)
         while pending:
@@ -212,6 +245,14 @@ class K8sAppTarget:
                 if consumer not in pending:
                     continue
                 entry = seen[consumer]
+                if pod.metadata.name == SERVER:
+                    if problem := self._server_state(pod, entry, started):
+                        entry["error"] = problem
+                        pending.discard(consumer)
+                    elif is_ready(pod):
+                        entry.setdefault("server_ready_ms", now_ms)
+                        servers[consumer] = f"{pod.status.pod_ip}:{command.REDIS_PORT}"
+                    continue
                 entry["phase"] = pod.status.phase
                 if pod.status.phase in ("Succeeded", "Failed"):
                     pending.discard(consumer)
@@ -229,10 +270,16 @@ class K8sAppTarget:
                 if reason in WAITING_FAILURES or late:
                     entry["error"] = stuck(self.core, pod, reason, waited, claim="data")
                     pending.discard(consumer)
-            if not signalled and pending and pending <= ready:
+            if (
+                not signalled
+                and pending
+                and pending <= ready
+                and (not served or pending <= set(servers))
+            ):
                 signalled = True
                 pods = {c: (projects[c], CONTAINER) for c in sorted(pending)}
-                signal_start(self.core, pods, CONTAINER, START, seen, stop)
+                told = servers if served else None
+                signal_start(self.core, pods, CONTAINER, START, seen, stop, told)
                 for consumer, (namespace, pod) in pods.items():
                     last_lines.follow(consumer, namespace, pod)
             if time.monotonic() - started > limit:
@@ -244,12 +291,31 @@ class K8sAppTarget:
             time.sleep(POLL_S)
         return "done"
 
-    def _collect(self, projects: dict[str, str], seen: dict[str, dict[str, Any]], raw: Any) -> None:
-        """Each pod's log (the source's line, then the phases) as raw/app/<consumer>.out."""
+    def _server_state(self, pod: Any, entry: dict[str, Any], started: float) -> str:
+        """Why a project's redis server will not serve, or ''."""
+        if pod.status.phase in ("Succeeded", "Failed"):
+            return f"its redis server's pod ended {pod.status.phase} before the run"
+        reason = waiting_reason(pod)
+        waited = time.monotonic() - started
+        if reason in WAITING_FAILURES or (
+            pod.status.phase == "Pending" and waited > self.options.pod_timeout
+        ):
+            return f"its redis server's pod: {stuck(self.core, pod, reason, waited, claim='data')}"
+        return ""
+
+    def _collect(
+        self, projects: dict[str, str], seen: dict[str, dict[str, Any]], raw: Any, served: bool
+    ) -> None:
+        """Each pod's log (the source's line, then the phases) as raw/app/<consumer>.out;
+        a redis server's as <consumer>.server.log."""
         for consumer, namespace in projects.items():
             with contextlib.suppress(Exception):  # a pod never made: its error says why
                 log = self.core.read_namespaced_pod_log(CONTAINER, namespace)
                 (raw / f"{consumer}.out").write_text(log, encoding="utf-8")
+            if served:
+                with contextlib.suppress(Exception):  # a pod never made: its error says why
+                    log = self.core.read_namespaced_pod_log(SERVER, namespace)
+                    (raw / f"{consumer}.server.log").write_text(log, encoding="utf-8")
             if seen[consumer].get("phase") == "Failed" and not seen[consumer].get("error"):
                 with contextlib.suppress(Exception):
                     pod = self.core.read_namespaced_pod(CONTAINER, namespace)

@@ -4,6 +4,7 @@ lets ready pods begin their measured work together (a file made in each at once)
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import tempfile
 import threading
@@ -37,19 +38,25 @@ def signal_start(
     path: str,
     seen: dict[str, dict[str, Any]],
     stop: threading.Event,
+    contents: dict[str, str] | None = None,
 ) -> None:
-    """``path`` made in every pod at once (consumer -> (namespace, pod)); each consumer's
-    entry gets when (signalled_ms) and, if the exec failed, why (signal_error)."""
+    """``path`` made in every pod at once (consumer -> (namespace, pod)), holding the
+    consumer's line of ``contents`` if given (written aside, then moved: whole when it
+    appears); each consumer's entry gets when (signalled_ms) and, if the exec failed,
+    why (signal_error)."""
     directory = Path(tempfile.mkdtemp(prefix="volperf-signal-"))
 
     def touch(consumer: str) -> None:
         namespace, name = pods[consumer]
+        make = f"touch {path}"
+        if contents is not None:
+            make = f"echo {shlex.quote(contents[consumer])} >{path}.part && mv {path}.part {path}"
         result = exec_in_pod(
             core,
             namespace,
             name,
             container,
-            ["/bin/sh", "-c", f"touch {path}"],
+            ["/bin/sh", "-c", make],
             directory / f"{consumer}.out",
             directory / f"{consumer}.err",
             SIGNAL_TIMEOUT_S,

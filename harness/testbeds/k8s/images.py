@@ -4,9 +4,10 @@ and cached as OCI archives that `ctr images import` takes:
 - registry.local/pause:3.10 — a static C program that sleeps until signalled;
 - registry.local/fio:3.33 — busybox-static (sh, mkdir, rm …) plus this host's fio and the
   shared libraries it loads;
-- registry.local/apps:bookworm — the application workloads' (git, build): busybox-static
-  (sh, awk, tar, gzip, df …) plus this host's git (its builtins under /usr/lib/git-core;
-  no scripts, no remote helpers) and make, with their libraries;
+- registry.local/apps:bookworm-2 — the application workloads' (git, build, redis):
+  busybox-static (sh, awk, tar, gzip, df …) plus this host's git (its builtins under
+  /usr/lib/git-core; no scripts, no remote helpers), make, redis-server and redis-cli, with
+  their libraries, and volperf's YCSB client (harness/tools/ycsb, static);
 - registry.local/mariadb-sysbench:bookworm and registry.local/postgresql-pgbench:bookworm —
   Debian bookworm minbase with mariadb-server and sysbench, or postgresql-15 (pgbench
   included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, default
@@ -34,6 +35,8 @@ from pathlib import Path
 from harness.host.process import BuildTimeout, run_build
 from harness.testbeds import TestbedError
 from harness.testbeds.mounts import unmount_under
+from harness.tools.apps.command import YCSB
+from harness.tools.ycsb.build import YcsbBuildError, ensure_ycsb
 
 REGISTRY = "registry.local"
 PAUSE = f"{REGISTRY}/pause:3.10"
@@ -42,7 +45,7 @@ GIT_CORE = Path("/usr/lib/git-core")
 MARIADB = f"{REGISTRY}/mariadb-sysbench:bookworm"
 POSTGRESQL = f"{REGISTRY}/postgresql-pgbench:bookworm"
 SUITE = "bookworm"
-APPS = f"{REGISTRY}/apps:{SUITE}"  # this host's git and make: bookworm's
+APPS = f"{REGISTRY}/apps:{SUITE}-2"  # this host's git, make and redis: bookworm's
 DEBOOTSTRAP_TIMEOUT_S = 1800
 
 Say = Callable[[str], None]
@@ -153,10 +156,19 @@ def build_fio(root: Path, say: Say) -> None:
 
 def build_apps(root: Path, say: Say) -> None:
     busybox_root(root, "applications'")
-    make = shutil.which("make")
-    if not (GIT_CORE / "git").exists() or make is None:
-        raise TestbedError("the applications' image needs git and make (tools/debian-packages.txt)")
-    copy_program(root, Path(make))
+    programs = [shutil.which(name) for name in ("make", "redis-server", "redis-cli")]
+    if not (GIT_CORE / "git").exists() or None in programs:
+        raise TestbedError(
+            "the applications' image needs git, make and redis-server (tools/debian-packages.txt)"
+        )
+    for program in programs:
+        copy_program(root, Path(str(program)))
+    try:
+        ycsb = ensure_ycsb(say)
+    except YcsbBuildError as exc:
+        raise TestbedError(f"the applications' image: {exc}") from None
+    (root / "usr" / "local" / "bin").mkdir(parents=True)
+    shutil.copy2(ycsb, root / "usr" / "local" / "bin" / YCSB)
     copy_program(root, GIT_CORE / "git")
     (root / "usr" / "bin").mkdir(parents=True, exist_ok=True)
     (root / "usr" / "bin" / "git").symlink_to(GIT_CORE / "git")

@@ -11,6 +11,7 @@ from harness.core.units import size_bytes
 
 FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh", "redis.sh")
 YCSB = "volperf-ycsb"  # the YCSB client (harness/tools/ycsb), on PATH in the image
+REDIS_PORT = 6379  # a redis server in a pod of its own
 
 
 def scripts() -> dict[str, str]:
@@ -51,15 +52,23 @@ def run(
     source: Path | str,
     work: Path | str,
     ycsb: Path | str = YCSB,
+    server: str | None = None,
 ) -> list[str]:
-    """Every iteration's phases in ``work``, timed."""
+    """Every iteration's phases in ``work``, timed; redis against a server of its own,
+    or the one at ``server`` (host:port)."""
     argv = ["sh", f"{folder}/{workload.tool}.sh", "run", str(source), str(work)]
     argv.append(str(workload.iterations))
     if isinstance(workload, BuildWorkload):
         argv.append(str(workload.jobs))
     if isinstance(workload, RedisWorkload):
         argv += [str(ycsb), workload.appendfsync, str(workload.client_threads)]
+        argv += [server] if server else []
     return argv
+
+
+def serve(folder: Path | str, workload: RedisWorkload, data: Path | str) -> list[str]:
+    """A redis server with its data in ``data``, on TCP port REDIS_PORT."""
+    return ["sh", f"{folder}/redis.sh", "serve", str(data), workload.appendfsync, str(REDIS_PORT)]
 
 
 def record_bytes(workload: RedisWorkload) -> int:

@@ -5,13 +5,17 @@
 #
 #   redis.sh generate PROPS WORKLOAD RECORDS OPERATIONS FIELD_LENGTH
 #       the YCSB properties of core workload WORKLOAD (a, b, c or f)
-#   redis.sh run PROPS WORKDIR ITERATIONS YCSB APPENDFSYNC THREADS
-#       each iteration: the database emptied (untimed), then load and run
+#   redis.sh run PROPS WORKDIR ITERATIONS YCSB APPENDFSYNC THREADS [HOST:PORT]
+#       each iteration: load (the database emptied, then YCSB's load) and run; against a
+#       redis-server of its own with its data in WORKDIR/redis, on a Unix socket, or
+#       against the server at HOST:PORT (in another pod; APPENDFSYNC is then its own)
+#   redis.sh serve DATADIR APPENDFSYNC PORT
+#       a redis-server with its data in DATADIR, on TCP PORT (in a pod of its own)
 #
 # Phases timed and printed as phases.sh says; after each, go-ycsb's measurements as one
 # line of its JSON:
 #   volperf-app measurements iteration=I phase=P [{"Operation":"TOTAL","OPS":"9665.1",...}]
-# The server is shut down at the end (its append-only file stays in WORKDIR/redis).
+# A server of its own is shut down at the end (its append-only file stays in WORKDIR/redis).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/phases.sh"
@@ -43,13 +47,34 @@ PROPS
     echo "volperf-app source records=$records operations=$operations field_length=$length"
 }
 
-cli() { redis-cli -s "$socket" "$@"; }
+# Either server appends each write to its file in its data folder and fsyncs it as
+# APPENDFSYNC says, and takes no snapshots.
+serve() {
+    mkdir -p "$1" || exit 2
+    exec redis-server --appendonly yes --appendfsync "$2" --save "" --dir "$1" \
+        --port "$3" --bind 0.0.0.0 --protected-mode no
+}
+
+cli() {
+    if [ -n "$address" ]; then
+        redis-cli -h "${address%:*}" -p "${address##*:}" "$@"
+    else
+        redis-cli -s "$socket" "$@"
+    fi
+}
+
+# a phase's commands: load empties the database first (its records, a past iteration's)
+ycsb() {
+    if [ "$1" = load ]; then cli flushall >/dev/null || return 1; fi
+    if [ -n "$address" ]; then network=tcp to=$address; else network=unix to=$socket; fi
+    "$client" "$1" -P "$props" -p threadcount="$threads" \
+        -p redis.network="$network" -p redis.addr="$to" \
+        -p outputstyle=json -p measurement.output_file="$measures"
+}
 
 measured() {
     rm -f "$measures"
-    phase "$1" "$2" "$ycsb" "$2" -P "$props" -p threadcount="$threads" \
-        -p redis.network=unix -p redis.addr="$socket" \
-        -p outputstyle=json -p measurement.output_file="$measures"
+    phase "$1" "$2" ycsb "$2"
     ok=$?
     if [ -s "$measures" ]; then
         echo "volperf-app measurements iteration=$1 phase=$2 $(cat "$measures")"
@@ -58,22 +83,17 @@ measured() {
 }
 
 one_iteration() {
-    cli flushall >/dev/null && measured "$1" load && measured "$1" run
+    measured "$1" load && measured "$1" run
 }
 
-run() {
-    props=$1 ycsb=$4 appendfsync=$5 threads=$6
-    begin "$2"
-    scratch=${TMPDIR:-/tmp}
-    socket=$scratch/volperf-redis.$$.sock
-    measures=$scratch/volperf-ycsb.$$.json
+own_server() {
     mkdir -p "$work/redis" || exit 2
-    redis-server --port 0 --unixsocket "$socket" --dir "$work/redis" --appendonly yes \
-        --appendfsync "$appendfsync" --save "" --logfile "$scratch/volperf-redis.$$.log" &
-    server=$!
+    redis-server --appendonly yes --appendfsync "$appendfsync" --save "" --dir "$work/redis" \
+        --port 0 --unixsocket "$socket" --logfile "$scratch/volperf-redis.$$.log" &
+    pid=$!
     waited=0
     until [ "$(cli ping 2>/dev/null)" = PONG ]; do
-        if ! kill -0 "$server" 2>/dev/null || [ "$waited" -ge 600 ]; then
+        if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 600 ]; then
             said=$(tail -n 2 "$scratch/volperf-redis.$$.log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
             echo "volperf-app error iteration=1 phase=load: redis-server did not start: $said"
             exit 2
@@ -81,10 +101,21 @@ run() {
         sleep 0.05
         waited=$((waited + 1))
     done
+}
+
+run() {
+    props=$1 client=$4 appendfsync=$5 threads=$6 address=${7:-}
+    begin "$2"
+    scratch=${TMPDIR:-/tmp}
+    socket=$scratch/volperf-redis.$$.sock
+    measures=$scratch/volperf-ycsb.$$.json
+    [ -n "$address" ] || own_server
     iterate "$3" one_iteration
     failed_any=$?
-    cli shutdown >/dev/null 2>&1
-    wait "$server"
+    if [ -z "$address" ]; then
+        cli shutdown >/dev/null 2>&1
+        wait "$pid"
+    fi
     rm -f "$measures" "$scratch/volperf-redis.$$.log"
     return "$failed_any"
 }
@@ -92,5 +123,6 @@ run() {
 case "${1:-}" in
 generate) shift && generate "$@" ;;
 run) shift && run "$@" ;;
-*) echo "usage: $0 generate PROPS WORKLOAD RECORDS OPERATIONS FIELD_LENGTH | run PROPS WORKDIR ITERATIONS YCSB APPENDFSYNC THREADS" >&2 && exit 2 ;;
+serve) shift && serve "$@" ;;
+*) echo "usage: $0 generate PROPS WORKLOAD RECORDS OPERATIONS FIELD_LENGTH | run PROPS WORKDIR ITERATIONS YCSB APPENDFSYNC THREADS [HOST:PORT] | serve DATADIR APPENDFSYNC PORT" >&2 && exit 2 ;;
 esac
