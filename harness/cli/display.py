@@ -186,9 +186,14 @@ def summary_table(steps: list[dict[str, Any]], title: str) -> Table:
 
 def db_summary_table(steps: list[dict[str, Any]], tool: str, title: str) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ["step", *tables.DB_HEADERS[tool], "state"]:
-        table.add_column(column, justify="left" if column in ("step", "state") else "right")
-    for s, row in zip(steps, tables.db_rows(steps, tool), strict=True):
+    rows = tables.db_rows(steps, tool)
+    table.add_column("step", min_width=3)
+    for index, column in enumerate(tables.DB_HEADERS[tool]):
+        # a narrow terminal wraps the headings, never a figure
+        widest = max((len(row[index]) for row in rows), default=1)
+        table.add_column(column, justify="right", min_width=widest)
+    table.add_column("state")
+    for s, row in zip(steps, rows, strict=True):
         table.add_row(s["step"][:3], *row, s["state"])
     return table
 
