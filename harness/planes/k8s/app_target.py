@@ -246,7 +246,7 @@ class K8sAppTarget:
                     continue
                 entry = seen[consumer]
                 if pod.metadata.name == SERVER:
-                    if problem := self._server_state(pod, entry, started):
+                    if problem := self._server_state(pod, started):
                         entry["error"] = problem
                         pending.discard(consumer)
                     elif is_ready(pod):
@@ -291,10 +291,10 @@ class K8sAppTarget:
             time.sleep(POLL_S)
         return "done"
 
-    def _server_state(self, pod: Any, entry: dict[str, Any], started: float) -> str:
+    def _server_state(self, pod: Any, started: float) -> str:
         """Why a project's redis server will not serve, or ''."""
-        if pod.status.phase in ("Succeeded", "Failed"):
-            return f"its redis server's pod ended {pod.status.phase} before the run"
+        if pod.status.phase in ("Succeeded", "Failed"):  # its log says why
+            return f"its redis server's pod ended {pod.status.phase}"
         reason = waiting_reason(pod)
         waited = time.monotonic() - started
         if reason in WAITING_FAILURES or (
