@@ -8,13 +8,20 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+
+from harness.host.process import BuildTimeout, log_tail, run_build
 
 MIN_GO_MINOR = 23  # Kubernetes 1.32 is built with Go 1.23; go-ycsb needs no newer
 
 
 class GoMissing(RuntimeError):
     """No Go toolchain new enough: the message says what was found and where to get one."""
+
+
+class GoFailed(RuntimeError):
+    """A go command failed or ran out of time: the message quotes its log's end."""
 
 
 def cache_base() -> Path:
@@ -67,3 +74,36 @@ def go_binary(purpose: str) -> str:
         f"tools/go-toolchain.sh fetches one into {cached} (tools/test.sh runs it), "
         "or set VOLPERF_GO"
     )
+
+
+def run_go(
+    go: str,
+    args: list[str],
+    what: str,
+    log: Path,
+    say: Callable[[str], None],
+    timeout_s: float,
+    **popen: object,
+) -> None:
+    """``go ARGS`` to its end, its output appended to ``log``; GoFailed quoting the log's
+    end when it fails. Keyword arguments go to Popen (cwd, env)."""
+    with log.open("a") as out:
+        out.write(f"\n$ go {' '.join(args)}\n")
+        out.flush()
+        try:
+            done = run_build(
+                [go, *args],
+                f"building {what}",
+                say,
+                timeout_s,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                **popen,
+            )
+        except BuildTimeout as exc:
+            raise GoFailed(f"{exc}; log in {log}") from None
+    if done.returncode != 0:
+        raise GoFailed(
+            f"building {what} failed (go exited {done.returncode}): "
+            f"{log_tail(log)}; whole log in {log}"
+        )

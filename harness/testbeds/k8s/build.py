@@ -13,14 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.core.resources import package_path
 from harness.host import gotool
-from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
 KBUILD = package_path("harness.testbeds.k8s", "kbuild")
@@ -78,27 +76,12 @@ def go_environment() -> dict[str, str]:
 
 
 def _go(args: list[str], cwd: Path, log: Path, what: str, say: Say) -> None:
-    with log.open("a") as out:
-        out.write(f"\n$ go {' '.join(args)}\n")
-        out.flush()
-        try:
-            done = run_build(
-                [go_binary(), *args],
-                f"building {what}",
-                say,
-                BUILD_TIMEOUT_S,
-                cwd=cwd,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=go_environment(),
-            )
-        except BuildTimeout as exc:
-            raise TestbedError(f"{exc}; log in {log}") from None
-    if done.returncode != 0:
-        raise TestbedError(
-            f"building {what} failed (go exited {done.returncode}): "
-            f"{log_tail(log)}; whole log in {log}"
+    try:
+        gotool.run_go(
+            go_binary(), args, what, log, say, BUILD_TIMEOUT_S, cwd=cwd, env=go_environment()
         )
+    except gotool.GoFailed as exc:
+        raise TestbedError(str(exc)) from None
 
 
 def ensure_binaries(say: Say) -> Path:

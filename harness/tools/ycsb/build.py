@@ -8,13 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.core.resources import package_path
 from harness.host import gotool
-from harness.host.process import BuildTimeout, log_tail, run_build
 
 SOURCE = package_path("harness.tools.ycsb", "go")
 FILES = ("go.mod", "go.sum", "main.go")
@@ -64,25 +62,20 @@ def ensure_ycsb(say: Callable[[str], None]) -> Path:
         "GOTOOLCHAIN": "local",
     }
     partial = folder / f"{NAME}.partial"
-    with log.open("w") as out:
-        try:
-            done = run_build(
-                [go, "build", "-trimpath", "-ldflags", "-s -w", "-o", str(partial), "."],
-                f"building {NAME}",
-                say,
-                BUILD_TIMEOUT_S,
-                cwd=work,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=environment,
-            )
-        except BuildTimeout as exc:
-            raise YcsbBuildError(f"{exc}; log in {log}") from None
-    if done.returncode != 0:
-        raise YcsbBuildError(
-            f"building {NAME} failed (go exited {done.returncode}): {log_tail(log)}; "
-            f"whole log in {log}"
+    log.unlink(missing_ok=True)
+    try:
+        gotool.run_go(
+            go,
+            ["build", "-trimpath", "-ldflags", "-s -w", "-o", str(partial), "."],
+            NAME,
+            log,
+            say,
+            BUILD_TIMEOUT_S,
+            cwd=work,
+            env=environment,
         )
+    except gotool.GoFailed as exc:
+        raise YcsbBuildError(str(exc)) from None
     partial.replace(binary)
     shutil.rmtree(work)
     return binary
