@@ -41,6 +41,10 @@ SHIPPED = [
     "harness/tools/ycsb/go/go.mod",
     "harness/tools/ycsb/go/go.sum",
     "harness/tools/ycsb/go/main.go",
+    "harness/tools/nats/go/go.mod",
+    "harness/tools/nats/go/go.sum",
+    "harness/tools/nats/go/tools.go",
+    "harness/tools/apps/broker.sh",
     "k8s_scenarios/test_fio_pvc.py",
 ]
 

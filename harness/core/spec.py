@@ -470,7 +470,40 @@ class RedisWorkload(_Strict):
     )
 
 
-AppWorkload = GitWorkload | BuildWorkload | RedisWorkload  # they time their own phases
+class BrokerWorkload(_Strict):
+    """A message broker persisting to the storage under test: every consumer runs its own
+    NATS server (nats-server with JetStream) whose stream keeps its messages in files on
+    that storage (fsynced before each is acknowledged with ``sync: always``, else NATS's
+    default: every 2 minutes); NATS's own benchmark client (`nats bench`) publishes
+    ``messages`` messages of ``message_size`` bytes from ``clients`` publishers, waiting
+    for each batch's acknowledgements, then ``clients`` consumers read and acknowledge
+    them all; each phase timed, its messages per second and publishing latencies as nats
+    bench measured them; ``iterations`` times, each making the stream anew. On Kubernetes
+    the server has a pod of its own on the PVC and the clients the second."""
+
+    tool: Literal["broker"] = Field(description="broker")
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
+    messages: int = Field(10_000, ge=1, le=1_000_000_000, description="messages per iteration")
+    message_size: int = Field(1024, ge=1, le=8 * 2**20, description="bytes of each message")
+    clients: int = Field(
+        2, ge=1, le=1024, description="publishers, then consumers, per consumer (project)"
+    )
+    sync: Literal["always", "default"] = Field(
+        "always",
+        description="when the server fsyncs its stream's files: before acknowledging each "
+        "write, or NATS's default (every 2 minutes)",
+    )
+    iterations: int = Field(1, ge=1, le=1000, description="publish and consume rounds")
+    pace: ProjectPace = Field(
+        default_factory=ProjectPace,
+        description="k8s target: how fast projects (namespaces) are created and deleted",
+    )
+
+
+# they time their own phases
+AppWorkload = GitWorkload | BuildWorkload | RedisWorkload | BrokerWorkload
 
 
 class RallyWorkload(_Strict):
@@ -515,6 +548,7 @@ WORKLOAD_MODELS: dict[str, type[_Strict]] = {
     "git": GitWorkload,
     "build": BuildWorkload,
     "redis": RedisWorkload,
+    "broker": BrokerWorkload,
 }
 
 
@@ -677,9 +711,10 @@ class K8sTarget(_Strict):
         "registry.local/postgresql-pgbench:bookworm", description="PostgreSQL 15 with pgbench"
     )
     app_image: str = Field(
-        "registry.local/apps:bookworm-2",
-        description="the application workloads' image (git, build, redis): sh, awk, tar, "
-        "gzip, df, sync -f, git, make, redis-server, redis-cli and volperf-ycsb on PATH",
+        "registry.local/apps:bookworm-3",
+        description="the application workloads' image (git, build, redis, broker): sh, awk, "
+        "tar, gzip, df, sync -f, git, make, redis-server, redis-cli, volperf-ycsb, "
+        "nats-server and nats on PATH",
     )
     image_pull_policy: Literal["Never", "IfNotPresent", "Always"] = Field(
         "IfNotPresent", description="imagePullPolicy of volperf's pods"

@@ -25,21 +25,23 @@ SOURCE_OUT = "source.out"
 PROJECTS_FILE = "projects.json"  # Kubernetes: what volperf saw of each project's PVC and pod
 APPS_CSV = "apps.csv"
 APP_TOOLS = tuple(PHASES)
+THROUGHPUT_TOOLS = ("redis", "broker")  # their tool measures operations or messages per second
 
 
 @dataclass(frozen=True)
 class AppRecord:
     step: str
-    tool: str  # git, build
+    tool: str  # git, build, redis, broker
     consumer: str
     concurrency: int
     iteration: int
-    phase: str  # clone, tar, untar, rm; unpack, build, clean; load, run
+    phase: str  # clone, tar, untar, rm; unpack, build, clean; load, run; publish, consume
     seconds: float
     ok: bool
     backend: str = ""
     repeat: int = 1
-    # redis: go-ycsb's TOTAL of the phase (the operations that succeeded) and its errors
+    # redis: go-ycsb's TOTAL of the phase (the operations that succeeded) and its errors;
+    # broker: nats bench's messages, messages/s and publishing latencies
     operations: int | None = None
     ops_per_s: float | None = None
     latency_avg_ms: float | None = None
@@ -81,7 +83,8 @@ def phase_figures(records: list[AppRecord], phases: tuple[str, ...]) -> dict[str
 
 
 def ycsb_figures(measured: tuple[Measured, ...], iteration: int, phase: str) -> dict[str, Any]:
-    """A phase's figures in apps.csv from go-ycsb's TOTAL (empty when it measured none)."""
+    """A phase's figures in apps.csv from go-ycsb's or nats bench's TOTAL (empty when it
+    measured none)."""
     here = [m for m in measured if m.iteration == iteration and m.phase == phase]
     total = next((m for m in here if m.operation == "TOTAL"), None)
     failed = sum(m.count for m in here if m.operation.endswith("_ERROR"))
@@ -90,18 +93,26 @@ def ycsb_figures(measured: tuple[Measured, ...], iteration: int, phase: str) -> 
     return {
         "operations": total.count,
         "ops_per_s": total.ops_per_s,
-        "latency_avg_ms": total.avg_us / 1000,
-        "latency_p95_ms": total.p95_us / 1000,
-        "latency_p99_ms": total.p99_us / 1000,
+        "latency_avg_ms": _ms(total.avg_us),
+        "latency_p95_ms": _ms(total.p95_us),
+        "latency_p99_ms": _ms(total.p99_us),
         "failed_operations": failed,
     }
 
 
-def ycsb_summary(records: list[AppRecord]) -> dict[str, Any]:
+def _ms(us: float | None) -> float | None:
+    return None if us is None else round(us / 1000, 6)
+
+
+def _highest(values: list[float | None]) -> float | None:
+    return max((v for v in values if v is not None), default=None)
+
+
+def throughput_summary(tool: str, records: list[AppRecord]) -> dict[str, Any]:
     """Per phase: throughput summed over the consumers (each consumer's mean over its
     iterations) and per consumer, mean latency, the highest p95 and p99, failed operations."""
     figures: dict[str, Any] = {}
-    for name in PHASES["redis"]:
+    for name in PHASES[tool]:
         rows = [r for r in records if r.phase == name and r.ops_per_s is not None]
         by_consumer: dict[str, list[float]] = {}
         for r in rows:
@@ -113,8 +124,8 @@ def ycsb_summary(records: list[AppRecord]) -> dict[str, Any]:
         figures[f"{name}_latency_avg_ms"] = (
             round(statistics.fmean(latencies), 3) if latencies else None
         )
-        figures[f"{name}_p95_ms_max"] = max((r.latency_p95_ms or 0.0 for r in rows), default=None)
-        figures[f"{name}_p99_ms_max"] = max((r.latency_p99_ms or 0.0 for r in rows), default=None)
+        figures[f"{name}_p95_ms_max"] = _highest([r.latency_p95_ms for r in rows])
+        figures[f"{name}_p99_ms_max"] = _highest([r.latency_p99_ms for r in rows])
         figures[f"{name}_failed_operations"] = sum(
             r.failed_operations or 0 for r in records if r.phase == name
         )
@@ -207,7 +218,7 @@ def app_step(step: RawStep) -> StepParts:
         **phase_figures(records, phases),
         "failed": failed,
         "failed_consumers": failed_consumers,
-        **(ycsb_summary(records) if tool == "redis" else {}),
+        **(throughput_summary(tool, records) if tool in THROUGHPUT_TOOLS else {}),
     }
     parts.rows[APPS_CSV] = records
     return parts

@@ -54,8 +54,8 @@ Metrics = list[tuple[str, str, bool]]
 
 def app_metrics(tool: str) -> Metrics:
     """An application workload's figures: each phase's mean time, a whole iteration's,
-    and the iterations that failed (slower, more: worse); redis go-ycsb's throughput
-    first (higher: better) and its latencies."""
+    and the iterations that failed (slower, more: worse); redis go-ycsb's and the
+    broker nats bench's throughput first (higher: better) and their latencies."""
     ycsb: Metrics = []
     if tool == "redis":
         ycsb = [
@@ -65,6 +65,14 @@ def app_metrics(tool: str) -> Metrics:
             ("run_p95_ms_max", "run p95 ms (highest)", False),
             ("load_ops_s", "load ops/s (sum)", True),
             ("run_failed_operations", "failed run operations", False),
+        ]
+    if tool == "broker":
+        ycsb = [
+            ("publish_ops_s", "publish msg/s (sum)", True),
+            ("publish_ops_s_per_consumer", "publish msg/s per consumer", True),
+            ("publish_latency_avg_ms", "publish latency avg ms", False),
+            ("publish_p99_ms_max", "publish p99 ms (highest)", False),
+            ("consume_ops_s", "consume msg/s (sum)", True),
         ]
     return [
         *ycsb,

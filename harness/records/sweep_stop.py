@@ -83,6 +83,8 @@ def step_figures(
         throughput = consumers / seconds if seconds else None
         if app.get("tool") == "redis":  # YCSB operations a second, summed
             throughput = app.get("run_ops_s")
+        if app.get("tool") == "broker":  # messages published (persisted) a second, summed
+            throughput = app.get("publish_ops_s")
     elif bound:  # pvc-provision: its PVCs (bound, and their pods ready) succeed or fail
         unresolved = {(e.consumer, e.index) for e in events if e.seconds is None}
         consumers, failed = len(bound), sum(1 for e in bound if (e.consumer, e.index) in unresolved)

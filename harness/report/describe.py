@@ -35,6 +35,8 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _build(w)
     if tool == "redis":
         return _redis(w)
+    if tool == "broker":
+        return _broker(w)
     return _fio(w)
 
 
@@ -71,6 +73,27 @@ def _redis(w: dict[str, Any]) -> str:
             f"{w.get('iterations')} iteration(s), each load phase emptying the database first",
             _paced(w.get("pace") or {}, "projects"),
             "throughput and latencies as go-ycsb measured them",
+        ]
+    )
+
+
+def _broker(w: dict[str, Any]) -> str:
+    sync = (
+        "fsynced before each write is acknowledged"
+        if w.get("sync") == "always"
+        else "fsynced when NATS's default interval (2 minutes) says"
+    )
+    return _join(
+        [
+            "broker: each consumer runs its own NATS server (nats-server v2.15.2, JetStream) "
+            f"whose stream keeps its messages in files on its own volume or folder, {sync}; "
+            f"nats bench (natscli v0.5.0) publishes {w.get('messages')} messages of "
+            f"{w.get('message_size')} bytes from {w.get('clients')} publishers (asynchronous, "
+            f"acknowledged in batches of 500), then {w.get('clients')} consumers read and "
+            "acknowledge them",
+            f"{w.get('iterations')} iteration(s), each making the stream anew",
+            _paced(w.get("pace") or {}, "projects"),
+            "messages per second and publishing latencies as nats bench measured them",
         ]
     )
 
@@ -233,7 +256,7 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
         return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
-    if tool in ("pvc-provision", "git", "build", "redis"):
+    if tool in ("pvc-provision", "git", "build", "redis", "broker"):
         return None  # as long as the cluster, or the storage, takes
     if tool != "fio":
         return float(w.get("runtime") or 0)
@@ -269,6 +292,11 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
             f"redis: {w.get('iterations')} x YCSB load of {w.get('records')} records, run of "
             f"{w.get('operations')} operations (workload {w.get('workload')}), appendfsync "
             f"{w.get('appendfsync')}"
+        )
+    if tool == "broker":
+        return (
+            f"broker: {w.get('iterations')} x publish and consume {w.get('messages')} messages "
+            f"of {w.get('message_size')} bytes, {w.get('clients')} clients, sync {w.get('sync')}"
         )
     test = w.get("test", "")
     seconds = expected_seconds(w)

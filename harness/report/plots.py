@@ -24,6 +24,8 @@ CAPTIONS = {
     "app": "Each phase's mean time (stacked: a whole iteration) against the number of consumers",
     "ycsb": "YCSB operations per second, summed over the consumers (bars) and per consumer "
     "(dots), against the number of consumers",
+    "messages": "Messages per second published and consumed (nats bench), summed over the "
+    "consumers (bars) and per consumer (dots), against the number of consumers",
     "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
     "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
     "disk's IOPS and utilisation (each step's start marked and numbered)",
@@ -231,16 +233,18 @@ def app_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
     return save(fig, directory, stem)
 
 
-def ycsb_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
-    """redis: each phase's operations per second, summed over the consumers and per
-    consumer, one group per step."""
-    measured = [s for s in steps if (s.get("app") or {}).get("run_ops_s") is not None]
+def throughput_plot(
+    steps: Sequence[dict[str, Any]], directory: Path, stem: str, phases: tuple[str, str], unit: str
+) -> str | None:
+    """redis and broker: each phase's operations (messages) per second, summed over the
+    consumers and per consumer, one group per step."""
+    measured = [s for s in steps if (s.get("app") or {}).get(f"{phases[1]}_ops_s") is not None]
     if not measured:
         return None
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     places = list(range(len(measured)))
-    for offset, (phase, colour) in enumerate((("load", "tab:blue"), ("run", "tab:red"))):
+    for offset, (phase, colour) in enumerate(zip(phases, ("tab:blue", "tab:red"), strict=True)):
         at = [p + (offset - 0.5) * 0.38 for p in places]
         sums = [s["app"].get(f"{phase}_ops_s") or 0.0 for s in measured]
         each = [s["app"].get(f"{phase}_ops_s_per_consumer") or 0.0 for s in measured]
@@ -254,7 +258,7 @@ def ycsb_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> st
         ]
     )
     ax.set_xlabel("consumers")
-    ax.set_ylabel("operations/s")
+    ax.set_ylabel(unit)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize="small")
     return save(fig, directory, stem)

@@ -177,6 +177,13 @@ def method_lines(data: CampaignData) -> list[str]:
                 if "redis" in applications
                 else ""
             )
+            + (
+                " broker: the NATS server has a pod of its own with its stream's files on the "
+                "PVC, and nats bench's publishers and consumers run in the project's second "
+                "pod against the server's pod address, over the pod network."
+                if "broker" in applications
+                else ""
+            )
         )
     elif applications:
         lines.append(
@@ -188,6 +195,12 @@ def method_lines(data: CampaignData) -> list[str]:
                 " redis: each consumer's server keeps its data in its folder and its YCSB "
                 "client reaches it on a Unix socket."
                 if "redis" in applications
+                else ""
+            )
+            + (
+                " broker: each consumer's NATS server keeps its stream in its folder and nats "
+                "bench reaches it on a loopback port."
+                if "broker" in applications
                 else ""
             )
         )
@@ -321,7 +334,13 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             continue  # Rally's tables and plots have a section of their own
         if tool not in ("fio", "rally"):
             if tool == "redis":
-                made = plots.ycsb_plot(steps, out, f"{prefix}-ycsb")
+                made = plots.throughput_plot(
+                    steps, out, f"{prefix}-ycsb", ("load", "run"), "operations/s"
+                )
+            elif tool == "broker":
+                made = plots.throughput_plot(
+                    steps, out, f"{prefix}-messages", ("publish", "consume"), "messages/s"
+                )
             elif tool in APP_TOOLS:
                 made = plots.app_plot(steps, out, f"{prefix}-app")
             else:

@@ -241,11 +241,29 @@ YCSB_HEADER = [
 ]
 
 
+BROKER_HEADER = [
+    "consumers",
+    "iterations",
+    "publish s",
+    "consume s",
+    "publish msg/s sum",
+    "publish msg/s per consumer",
+    "consume msg/s sum",
+    "consume msg/s per consumer",
+    "publish latency avg ms",
+    "publish p99 ms (highest)",
+    "failed iterations",
+]
+
+
 def app_header(tool: str) -> list[str]:
     """An application workload's table: each phase's mean, a whole iteration's, failures
-    (the seed study's failed builds); redis go-ycsb's throughput and latencies instead."""
+    (the seed study's failed builds); redis go-ycsb's and the broker nats bench's
+    throughput and latencies instead."""
     if tool == "redis":
         return YCSB_HEADER
+    if tool == "broker":
+        return BROKER_HEADER
     return [
         "consumers",
         "iterations",
@@ -385,6 +403,22 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                     figure(s, "app", "run_p95_ms_max", 3),
                     figure(s, "app", "run_p99_ms_max", 3),
                     str(sum(failed_operations)) if s.get("app") else "–",
+                    figure(s, "app", "failed"),
+                ]
+            )
+        elif tool == "broker":
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    figure(s, "app", "iterations"),
+                    figure(s, "app", "publish_s", 2),
+                    figure(s, "app", "consume_s", 2),
+                    figure(s, "app", "publish_ops_s", 1),
+                    figure(s, "app", "publish_ops_s_per_consumer", 1),
+                    figure(s, "app", "consume_ops_s", 1),
+                    figure(s, "app", "consume_ops_s_per_consumer", 1),
+                    figure(s, "app", "publish_latency_avg_ms", 3),
+                    figure(s, "app", "publish_p99_ms_max", 3),
                     figure(s, "app", "failed"),
                 ]
             )

@@ -1,5 +1,5 @@
 """Local target of the application workloads that time their own phases (git, build,
-redis: harness/tools/apps) in the directory under test.
+redis, broker: harness/tools/apps) in the directory under test.
 
 A folder of the campaign's own there, ``volperf-<campaign>-apps`` (noted in created.json
 before it is made, removed at the campaign's end or by `volperf cleanup`), holds each
@@ -8,7 +8,9 @@ work folder per consumer. A step runs every consumer's script at once; their out
 to raw/app/, untouched, with the source's line (source.out) and the host's load sampled
 once a second. redis runs a redis-server of each consumer's own in its work folder, on a
 Unix socket in the consumer's temporary folder, and volperf's YCSB client
-(harness/tools/ycsb, built once per machine)."""
+(harness/tools/ycsb, built once per machine); broker a nats-server of each consumer's own
+with its stream in its work folder, on a loopback port, and `nats bench`
+(harness/tools/nats, built once per machine)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import threading
 from pathlib import Path
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec, RedisWorkload
+from harness.core.spec import AppWorkload, CampaignSpec
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.host.hoststats import device_for_path
 from harness.host.machine import tool_version
@@ -31,13 +33,17 @@ from harness.planes.local.db_target import by_consumer
 from harness.planes.local.fio_target import describe_directory
 from harness.records.app_step import APP_DIR, SOURCE_OUT, read_runs
 from harness.tools.apps import command
-from harness.tools.ycsb.build import GO_YCSB, YcsbBuildError, ensure_ycsb
+from harness.tools.gobuilt import GoProgramError
+from harness.tools.nats.build import VERSIONS as NATS_VERSIONS
+from harness.tools.nats.build import ensure_nats
+from harness.tools.ycsb.build import GO_YCSB, ensure_ycsb
 
 GENERATE_TIMEOUT_S = 1800
 PROGRAMS = {
     "git": ("git", "tar", "awk"),
     "build": ("make", "tar", "gzip", "awk"),
     "redis": ("redis-server", "redis-cli", "awk"),
+    "broker": ("awk",),  # nats-server and nats: built (harness/tools/nats)
 }
 
 
@@ -49,7 +55,7 @@ class LocalAppTarget:
         self.folder = self.path / f"volperf-{spec.name}-apps"
         self.workloads = [w for w in spec.workloads if isinstance(w, AppWorkload)]
         self.backend = spec.labels.get("backend", "local")
-        self.ycsb: Path | None = None  # redis's client, once built
+        self.clients: dict[str, Path] = {}  # redis's YCSB, the broker's NATS, once built
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         for workload in self.workloads:
@@ -59,11 +65,13 @@ class LocalAppTarget:
                         f"workload {workload.name}: {workload.tool} needs {program} "
                         "(tools/debian-packages.txt)"
                     )
-        if any(isinstance(w, RedisWorkload) for w in self.workloads):
+        builds = {"redis": ("YCSB client", ensure_ycsb), "broker": ("NATS", ensure_nats)}
+        for tool in sorted({w.tool for w in self.workloads} & set(builds)):
+            what, ensure = builds[tool]
             try:
-                self.ycsb = ensure_ycsb(lambda line: print(f"volperf: {line}", file=sys.stderr))
-            except YcsbBuildError as exc:
-                raise TargetError(f"the redis workload's YCSB client: {exc}") from None
+                self.clients[tool] = ensure(lambda line: print(f"volperf: {line}", file=sys.stderr))
+            except GoProgramError as exc:
+                raise TargetError(f"the {tool} workload's {what}: {exc}") from None
         if self.folder.exists() and str(self.folder) not in store.created():
             raise TargetError(f"{self.folder} exists and volperf did not create it")
         if "backend" not in spec.labels:
@@ -86,6 +94,8 @@ class LocalAppTarget:
         if "redis" in tools:
             versions["redis"] = tool_version(["redis-server", "--version"])
             versions["ycsb"] = f"volperf-ycsb ({GO_YCSB})"
+        if "broker" in tools:
+            versions["nats"] = NATS_VERSIONS
         return versions
 
     def run_step(
@@ -108,7 +118,11 @@ class LocalAppTarget:
             commands = [
                 Command(
                     command.run(
-                        scripts, workload, source, self.folder / c.name, self.ycsb or command.YCSB
+                        scripts,
+                        workload,
+                        source,
+                        self.folder / c.name,
+                        self.clients.get(workload.tool),
                     ),
                     raw / f"{c.name}.out",
                     raw / f"{c.name}.err",

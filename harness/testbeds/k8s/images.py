@@ -4,10 +4,11 @@ and cached as OCI archives that `ctr images import` takes:
 - registry.local/pause:3.10 — a static C program that sleeps until signalled;
 - registry.local/fio:3.33 — busybox-static (sh, mkdir, rm …) plus this host's fio and the
   shared libraries it loads;
-- registry.local/apps:bookworm-2 — the application workloads' (git, build, redis):
+- registry.local/apps:bookworm-3 — the application workloads' (git, build, redis, broker):
   busybox-static (sh, awk, tar, gzip, df …) plus this host's git (its builtins under
   /usr/lib/git-core; no scripts, no remote helpers), make, redis-server and redis-cli, with
-  their libraries, and volperf's YCSB client (harness/tools/ycsb, static);
+  their libraries, volperf's YCSB client (harness/tools/ycsb) and NATS's server and bench
+  client (harness/tools/nats), static;
 - registry.local/mariadb-sysbench:bookworm and registry.local/postgresql-pgbench:bookworm —
   Debian bookworm minbase with mariadb-server and sysbench, or postgresql-15 (pgbench
   included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, default
@@ -36,7 +37,9 @@ from harness.host.process import BuildTimeout, run_build
 from harness.testbeds import TestbedError
 from harness.testbeds.mounts import unmount_under
 from harness.tools.apps.command import YCSB
-from harness.tools.ycsb.build import YcsbBuildError, ensure_ycsb
+from harness.tools.gobuilt import GoProgramError
+from harness.tools.nats.build import CLIENT, SERVER, ensure_nats
+from harness.tools.ycsb.build import ensure_ycsb
 
 REGISTRY = "registry.local"
 PAUSE = f"{REGISTRY}/pause:3.10"
@@ -45,7 +48,7 @@ GIT_CORE = Path("/usr/lib/git-core")
 MARIADB = f"{REGISTRY}/mariadb-sysbench:bookworm"
 POSTGRESQL = f"{REGISTRY}/postgresql-pgbench:bookworm"
 SUITE = "bookworm"
-APPS = f"{REGISTRY}/apps:{SUITE}-2"  # this host's git, make and redis: bookworm's
+APPS = f"{REGISTRY}/apps:{SUITE}-3"  # this host's git, make and redis: bookworm's
 DEBOOTSTRAP_TIMEOUT_S = 1800
 
 Say = Callable[[str], None]
@@ -165,10 +168,14 @@ def build_apps(root: Path, say: Say) -> None:
         copy_program(root, Path(str(program)))
     try:
         ycsb = ensure_ycsb(say)
-    except YcsbBuildError as exc:
+        nats = ensure_nats(say)
+    except GoProgramError as exc:
         raise TestbedError(f"the applications' image: {exc}") from None
-    (root / "usr" / "local" / "bin").mkdir(parents=True)
-    shutil.copy2(ycsb, root / "usr" / "local" / "bin" / YCSB)
+    local = root / "usr" / "local" / "bin"
+    local.mkdir(parents=True)
+    shutil.copy2(ycsb, local / YCSB)
+    for name in (SERVER, CLIENT):
+        shutil.copy2(nats / name, local / name)
     copy_program(root, GIT_CORE / "git")
     (root / "usr" / "bin").mkdir(parents=True, exist_ok=True)
     (root / "usr" / "bin" / "git").symlink_to(GIT_CORE / "git")

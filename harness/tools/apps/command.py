@@ -1,17 +1,26 @@
-"""The application workloads' commands: their script (git.sh, build.sh, redis.sh) under
-sh, with phases.sh and tree.awk beside it, locally or in a pod that has the files."""
+"""The application workloads' commands: their script (git.sh, build.sh, redis.sh,
+broker.sh) under sh, with phases.sh and tree.awk beside it, locally or in a pod that has
+the files."""
 
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
 
-from harness.core.spec import AppWorkload, BuildWorkload, GitWorkload, RedisWorkload
+from harness.core.spec import (
+    AppWorkload,
+    BrokerWorkload,
+    BuildWorkload,
+    GitWorkload,
+    RedisWorkload,
+)
 from harness.core.units import size_bytes
 
-FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh", "redis.sh")
+FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh", "redis.sh", "broker.sh")
 YCSB = "volperf-ycsb"  # the YCSB client (harness/tools/ycsb), on PATH in the image
-REDIS_PORT = 6379  # a redis server in a pod of its own
+NATS_DIR = "/usr/local/bin"  # nats-server and nats (harness/tools/nats) in the image
+PORTS = {"redis": 6379, "broker": 4222}  # a server in a pod of its own
+ServedWorkload = RedisWorkload | BrokerWorkload  # an application server and its clients
 
 
 def scripts() -> dict[str, str]:
@@ -25,6 +34,8 @@ def source_key(workload: AppWorkload) -> str:
     if isinstance(workload, RedisWorkload):
         w = workload
         return f"redis-{w.workload}-{w.records}-{w.operations}-{w.field_length}.properties"
+    if isinstance(workload, BrokerWorkload):
+        return f"broker-{workload.messages}-{workload.message_size}.params"
     if isinstance(workload, GitWorkload):
         repo = workload.repo
         return f"git-{repo.files}-{size_bytes(repo.file_size)}-{repo.commits}"
@@ -32,12 +43,14 @@ def source_key(workload: AppWorkload) -> str:
 
 
 def generate(folder: Path | str, workload: AppWorkload, source: Path | str) -> list[str]:
-    """Make the workload's source (a repository, a tarred tree, YCSB's properties) at
-    ``source``, untimed."""
+    """Make the workload's source (a repository, a tarred tree, YCSB's properties, the
+    broker's parameters) at ``source``, untimed."""
     script = f"{folder}/{workload.tool}.sh"
     if isinstance(workload, RedisWorkload):
         w = workload
         sizes = [w.workload, str(w.records), str(w.operations), str(w.field_length)]
+    elif isinstance(workload, BrokerWorkload):
+        sizes = [str(workload.messages), str(workload.message_size)]
     elif isinstance(workload, GitWorkload):
         repo = workload.repo
         sizes = [str(repo.files), str(size_bytes(repo.file_size)), str(repo.commits)]
@@ -51,24 +64,30 @@ def run(
     workload: AppWorkload,
     source: Path | str,
     work: Path | str,
-    ycsb: Path | str = YCSB,
+    client: Path | str | None = None,
     server: str | None = None,
 ) -> list[str]:
-    """Every iteration's phases in ``work``, timed; redis against a server of its own,
-    or the one at ``server`` (host:port)."""
+    """Every iteration's phases in ``work``, timed; redis and broker against a server of
+    their own, or the one at ``server`` (host:port). ``client``: redis's YCSB client,
+    the broker's folder of nats-server and nats (else the image's)."""
     argv = ["sh", f"{folder}/{workload.tool}.sh", "run", str(source), str(work)]
     argv.append(str(workload.iterations))
     if isinstance(workload, BuildWorkload):
         argv.append(str(workload.jobs))
     if isinstance(workload, RedisWorkload):
-        argv += [str(ycsb), workload.appendfsync, str(workload.client_threads)]
+        argv += [str(client or YCSB), workload.appendfsync, str(workload.client_threads)]
+    if isinstance(workload, BrokerWorkload):
+        argv += [str(client or NATS_DIR), workload.sync, str(workload.clients)]
+    if isinstance(workload, ServedWorkload):
         argv += [server] if server else []
     return argv
 
 
-def serve(folder: Path | str, workload: RedisWorkload, data: Path | str) -> list[str]:
-    """A redis server with its data in ``data``, on TCP port REDIS_PORT."""
-    return ["sh", f"{folder}/redis.sh", "serve", str(data), workload.appendfsync, str(REDIS_PORT)]
+def serve(folder: Path | str, workload: ServedWorkload, data: Path | str) -> list[str]:
+    """The workload's server with its data in ``data``, on its TCP port (PORTS)."""
+    sync = workload.appendfsync if isinstance(workload, RedisWorkload) else workload.sync
+    port = str(PORTS[workload.tool])
+    return ["sh", f"{folder}/{workload.tool}.sh", "serve", str(data), sync, port]
 
 
 def record_bytes(workload: RedisWorkload) -> int:
@@ -77,9 +96,12 @@ def record_bytes(workload: RedisWorkload) -> int:
 
 
 def tree_bytes(workload: AppWorkload) -> int:
-    """The size of the checked-out or unpacked tree, or of the records loaded."""
+    """The size of the checked-out or unpacked tree, of the records loaded, of the
+    messages published."""
     if isinstance(workload, RedisWorkload):
         return workload.records * record_bytes(workload)
+    if isinstance(workload, BrokerWorkload):
+        return workload.messages * workload.message_size
     tree = workload.repo if isinstance(workload, GitWorkload) else workload.source
     return tree.files * size_bytes(tree.file_size)
 
@@ -87,7 +109,10 @@ def tree_bytes(workload: AppWorkload) -> int:
 def peak_bytes(workload: AppWorkload) -> int:
     """What a consumer holds at once: git a clone, its tar and the copy; build the tree
     and about as much again of objects and archives; redis its append-only file, every
-    iteration's load and updates (a field each), twice while Redis rewrites it."""
+    iteration's load and updates (a field each), twice while Redis rewrites it; broker
+    its stream (each message with about 100 bytes of subject, headers and index)."""
+    if isinstance(workload, BrokerWorkload):
+        return 2 * workload.messages * (workload.message_size + 100)
     if isinstance(workload, RedisWorkload):
         updates = workload.operations * (workload.field_length + 64)
         return 2 * workload.iterations * (tree_bytes(workload) + updates)
@@ -96,7 +121,10 @@ def peak_bytes(workload: AppWorkload) -> int:
 
 def timeout_s(workload: AppWorkload) -> float:
     """How long a consumer's run may take: a minute per iteration, and 10 s per MiB of
-    its tree (slow storage); redis a minute and 10 ms an operation or record."""
+    its tree (slow storage); redis a minute and 10 ms an operation or record; broker a
+    minute and 10 ms a message."""
+    if isinstance(workload, BrokerWorkload):
+        return workload.iterations * (60 + workload.messages / 100)
     if isinstance(workload, RedisWorkload):
         return workload.iterations * (60 + (workload.records + workload.operations) / 100)
     return workload.iterations * (60 + 10 * tree_bytes(workload) / 2**20)

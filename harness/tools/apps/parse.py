@@ -11,6 +11,12 @@ redis adds go-ycsb's measurements of each phase, its JSON on one line:
     volperf-app measurements iteration=1 phase=run [{"Operation":"TOTAL","OPS":"9665.1",…}]
 
 An operation that failed is measured as ``<OPERATION>_ERROR``: its phase counts as failed.
+
+broker adds `nats bench`'s figures of each phase as it printed them, on one line:
+
+    volperf-app bench iteration=1 phase=publish messages=10000 NATS JetStream asynchronous
+    publisher aggregated stats: 4,658 msgs/sec ~ 4.5 MiB/sec latencies per operation min
+    100,678.28us | avg 209,091.75us | max 297,854.29us | … | P99 297,854.29us | …
 """
 
 from __future__ import annotations
@@ -23,10 +29,15 @@ PHASES = {
     "git": ("clone", "tar", "untar", "rm"),
     "build": ("unpack", "build", "clean"),
     "redis": ("load", "run"),
+    "broker": ("publish", "consume"),
 }
 PREFIX = "volperf-app "
 DONE = f"{PREFIX}done "  # the last line of a run that tried every iteration
 _FIELDS = re.compile(r"(\w+)=(\S+)")
+_NATS_RATE = re.compile(r"stats: ([\d,.]+) msgs/sec")
+_NATS_LATENCY = {  # one client: "avg: 3,704.85us"; more: "avg 209,091.75us"
+    name: re.compile(rf"{name}:? ([\d,.]+)us") for name in ("avg", "max", "P99")
+}
 
 
 class AppOutputError(ValueError):
@@ -43,7 +54,9 @@ class Phase:
 
 @dataclass(frozen=True)
 class Measured:
-    """One operation of a phase as go-ycsb measured it (TOTAL: every operation)."""
+    """One operation of a phase as go-ycsb measured it (TOTAL: every operation), or a
+    phase as nats bench measured it (TOTAL: its messages; latencies of publishing only,
+    no p95)."""
 
     iteration: int
     phase: str
@@ -51,17 +64,17 @@ class Measured:
     count: int
     ops_per_s: float
     seconds: float  # go-ycsb's "Takes(s)": from its first such operation to the end
-    avg_us: int
-    p95_us: int
-    p99_us: int
-    max_us: int
+    avg_us: float | None
+    p95_us: float | None
+    p99_us: float | None
+    max_us: float | None
 
 
 @dataclass(frozen=True)
 class AppRun:
     source: dict[str, int] = field(default_factory=dict)  # files, size … of what it made
     phases: tuple[Phase, ...] = ()
-    measured: tuple[Measured, ...] = ()  # redis: go-ycsb's figures
+    measured: tuple[Measured, ...] = ()  # redis: go-ycsb's figures; broker: nats bench's
     errors: tuple[str, ...] = ()  # each failed phase's last output lines
     finished: bool = False  # the "done" line: every iteration was tried
 
@@ -103,6 +116,33 @@ def _measured(rest: str) -> list[Measured]:
     ]
 
 
+def _nats_number(pattern: re.Pattern[str], text: str) -> float | None:
+    match = pattern.search(text)
+    return float(match.group(1).replace(",", "")) if match else None
+
+
+def _bench(rest: str) -> Measured:
+    """A bench line's phase (KeyError, ValueError when it is not one)."""
+    values = dict(_FIELDS.findall(rest))
+    count = int(values["messages"])
+    rate = _nats_number(_NATS_RATE, rest)
+    if rate is None or rate <= 0:
+        raise ValueError(rest)
+    latency = {name: _nats_number(pattern, rest) for name, pattern in _NATS_LATENCY.items()}
+    return Measured(
+        int(values["iteration"]),
+        values["phase"],
+        "TOTAL",
+        count,
+        rate,
+        round(count / rate, 3),
+        latency["avg"],
+        None,
+        latency["P99"],
+        latency["max"],
+    )
+
+
 def _failed_operations(phases: list[Phase], measured: list[Measured]) -> str:
     """Errors go-ycsb counted in a phase: the phase, failed (it said ok), and what failed."""
     failed = [m for m in measured if m.operation.endswith("_ERROR") and m.count]
@@ -132,6 +172,8 @@ def parse(text: str) -> AppRun:
                 source = {k: int(v) for k, v in _FIELDS.findall(rest)}
             elif line.startswith(DONE):
                 finished = True
+            elif rest.startswith("bench "):
+                measured.append(_bench(rest[len("bench ") :]))
             elif rest.startswith("measurements "):
                 these = _measured(rest[len("measurements ") :])
                 measured += these

@@ -123,6 +123,38 @@ def test_a_redis_step_sums_go_ycsbs_throughput_and_counts_lost_operations(tmp_pa
     )
 
 
+def test_a_broker_step_sums_nats_benchs_messages_per_second(tmp_path):
+    outputs = {"c01": "broker-run.out", "c02": "broker-one.out", "c03": "broker-no-space.out"}
+    parts = app_step(_step(tmp_path, "broker", outputs))
+    app = parts.summary["app"]
+    # read by hand: c01's two publishing rates, and c02's one, as nats bench printed them
+    c01_publish, c02_publish = [4658.0, 4897.0], [134636.0]
+    c01_consume, c02_consume = [154288.0, 170777.0], [159015.0]
+    means = [statistics.fmean(c01_publish), statistics.fmean(c02_publish)]
+    assert app["publish_ops_s"] == round(sum(means), 1)  # c03 published none
+    assert app["publish_ops_s_per_consumer"] == round(statistics.fmean(means), 1)
+    consumed = [statistics.fmean(c01_consume), statistics.fmean(c02_consume)]
+    assert app["consume_ops_s"] == round(sum(consumed), 1)
+    assert app["publish_latency_avg_ms"] == round(
+        statistics.fmean([209.09175, 204.12767, 3.70485]), 3
+    )
+    assert app["publish_p99_ms_max"] == 297.85429  # c01's first iteration
+    assert app["publish_p95_ms_max"] is None  # nats bench gives none
+    assert app["consume_latency_avg_ms"] is None
+    assert (app["iterations"], app["failed"], app["failed_consumers"]) == (3, 1, 1)
+    rows = [r for r in parts.rows[APPS_CSV] if r.consumer == "c01"]
+    assert [(r.phase, r.operations, r.ops_per_s) for r in rows] == [
+        ("publish", 10000, 4658.0),
+        ("consume", 10000, 154288.0),
+        ("publish", 10000, 4897.0),
+        ("consume", 10000, 170777.0),
+    ]
+    assert (
+        step_figures(parts.summary | {"concurrency": 3}, [], [], []).throughput
+        == (app["publish_ops_s"])
+    )
+
+
 def test_a_build_step_counts_its_failed_builds(tmp_path):
     outputs = {"c01": "build-run.out", "c02": "build-no-space.out"}
     app = app_step(_step(tmp_path, "build", outputs)).summary["app"]

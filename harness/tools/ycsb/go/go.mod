@@ -1,4 +1,4 @@
-module volperf/ycsb
+module volperf/volperf-ycsb
 
 go 1.23
 

@@ -1,6 +1,7 @@
 """The application workloads on the local target, run for real (git, make, tar, redis-server
-and volperf's YCSB client on this machine): a campaign of git, build and redis at 1 and 2
-consumers through the CLI, its records equal to what the scripts and go-ycsb printed, its
+and volperf's YCSB client, nats-server and nats bench on this machine): a campaign of git,
+build, redis and broker at 1 and 2 consumers through the CLI, its records equal to what the
+scripts, go-ycsb and nats bench printed, its
 page, nothing left behind; and a sweep on a small ext4 that ends where the consumers'
 clones, tars and copies no longer fit."""
 
@@ -32,6 +33,7 @@ REDIS = {
     "appendfsync": "always",
     "client_threads": 4,
 }
+BROKER = {"name": "broker", "tool": "broker", "messages": 4000, "message_size": 512, "clients": 2}
 
 
 def _spec(directory: Path, name: str, sweep: object, workloads: list[dict]) -> dict:
@@ -57,7 +59,7 @@ def _printed(path: Path) -> list[list[str]]:
 def campaign(tmp_path_factory) -> tuple[Path, Path]:
     work = tmp_path_factory.mktemp("apps-local")
     (work / "dir").mkdir()
-    spec = _spec(work / "dir", "apps-local", [1, 2], [GIT, BUILD, REDIS])
+    spec = _spec(work / "dir", "apps-local", [1, 2], [GIT, BUILD, REDIS, BROKER])
     (work / "spec.yaml").write_text(yaml.safe_dump(spec))
     run = volperf("run", "spec.yaml", "--results", "results", cwd=work)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -68,7 +70,7 @@ def campaign(tmp_path_factory) -> tuple[Path, Path]:
 def test_each_step_is_done_and_nothing_is_left_behind(campaign):
     work, root = campaign
     states = [json.loads(p.read_text())["state"] for p in sorted(root.glob("steps/*/status.json"))]
-    assert states == ["done"] * 6
+    assert states == ["done"] * 8
     assert list((work / "dir").iterdir()) == []  # the sources and the work folders
     assert json.loads((root / "created.json").read_text()) == {}
 
@@ -77,7 +79,7 @@ def test_apps_csv_holds_what_the_scripts_printed(campaign):
     _, root = campaign
     with (root / "apps.csv").open() as handle:
         rows = list(csv.DictReader(handle))
-    phases = {"git": 4, "build": 3, "redis": 2}
+    phases = {"git": 4, "build": 3, "redis": 2, "broker": 2}
     for step in sorted(root.glob("steps/*")):
         for out in sorted((step / "raw" / "app").glob("c*.out")):
             mine = [
@@ -102,8 +104,11 @@ def test_the_summary_and_the_page_give_the_mean_iteration(campaign):
     page = (source / "test_results" / "apps-local" / "index.rst").read_text()
     assert "git: per step" in page and "build: per step" in page
     assert "w1-app.png" in page and "w2-app.png" in page and "w3-ycsb.png" in page
+    assert "w4-messages.png" in page and "broker: per step" in page
     for step in (
-        s for s in summary["steps"] if s["concurrency"] == 2 and s["app"]["tool"] != "redis"
+        s
+        for s in summary["steps"]
+        if s["concurrency"] == 2 and s["app"]["tool"] not in ("redis", "broker")
     ):
         outputs = sorted((root / "steps" / step["step"] / "raw" / "app").glob("c*.out"))
         printed = [_printed(out) for out in outputs]
@@ -114,8 +119,11 @@ def test_the_summary_and_the_page_give_the_mean_iteration(campaign):
         assert f"     - {step['app']['iteration_s']:.2f}\n" in page
     for step in (s for s in summary["steps"] if s["app"]["tool"] == "redis"):
         assert f"     - {step['app']['run_ops_s']:.1f}\n" in page  # its sum over consumers
-    git, build, redis = (s["app"]["source"] for s in summary["steps"][::2])
+    for step in (s for s in summary["steps"] if s["app"]["tool"] == "broker"):
+        assert f"     - {step['app']['publish_ops_s']:.1f}\n" in page
+    git, build, redis, broker = (s["app"]["source"] for s in summary["steps"][::2])
     assert redis == {"records": 2000, "operations": 5000, "field_length": 100}
+    assert broker == {"messages": 4000, "size": 512}
     assert git["commits"] == 3 and git["pack_kib"] > 0 and build["tar_kib"] > 0
 
 
@@ -181,4 +189,53 @@ def test_redis_figures_are_go_ycsbs_own(campaign):
         assert step["app"]["run_ops_s"] == pytest.approx(sum(run_means), abs=0.05)
         assert step["app"]["run_ops_s_per_consumer"] == pytest.approx(
             statistics.fmean(run_means), abs=0.05
+        )
+
+
+def _bench(path: Path) -> dict[tuple[str, str], tuple[int, float, float | None]]:
+    """nats bench's messages, messages/s and mean latency (µs) of each (iteration, phase),
+    read from its lines by hand."""
+    figures = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("volperf-app bench "):
+            where = dict(p.split("=", 1) for p in line.split()[2:5])
+            rate = line.split("stats: ", 1)[1].split(" msgs/sec")[0].replace(",", "")
+            latency = None
+            if "avg" in line:
+                after = line.split("avg", 1)[1].lstrip(": ")
+                latency = float(after.split("us")[0].replace(",", ""))
+            figures[(where["iteration"], where["phase"])] = (
+                int(where["messages"]),
+                float(rate),
+                latency,
+            )
+    return figures
+
+
+def test_broker_figures_are_nats_benchs_own(campaign):
+    _, root = campaign
+    with (root / "apps.csv").open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r["tool"] == "broker"]
+    summary = json.loads((root / "summary.json").read_text())
+    for step in (s for s in summary["steps"] if s["app"]["tool"] == "broker"):
+        outputs = sorted((root / "steps" / step["step"] / "raw" / "app").glob("c*.out"))
+        assert len(outputs) == step["concurrency"]
+        publish_means = []
+        for out in outputs:
+            figures = _bench(out)
+            assert len(figures) == 4  # 2 iterations of publish and consume
+            mine = [r for r in rows if r["step"] == step["step"] and r["consumer"] == out.stem]
+            assert len(mine) == 4
+            for row in mine:
+                messages, rate, latency_us = figures[(row["iteration"], row["phase"])]
+                assert (int(row["operations"]), float(row["ops_per_s"])) == (messages, rate)
+                if row["phase"] == "publish":
+                    assert float(row["latency_avg_ms"]) == pytest.approx(latency_us / 1000)
+                else:
+                    assert row["latency_avg_ms"] == "" and latency_us is None
+            assert all(m == 4000 for m, _, _ in figures.values())
+            publish_means.append(statistics.fmean(figures[(i, "publish")][1] for i in "12"))
+        assert step["app"]["publish_ops_s"] == pytest.approx(sum(publish_means), abs=0.05)
+        assert step["app"]["publish_ops_s_per_consumer"] == pytest.approx(
+            statistics.fmean(publish_means), abs=0.05
         )

@@ -1,5 +1,5 @@
 """The application workloads' output parsed, on real runs (fixtures/apps/capture.sh,
-capture-redis.sh)."""
+capture-redis.sh, capture-broker.sh)."""
 
 from __future__ import annotations
 
@@ -134,3 +134,63 @@ def test_a_broken_measurements_line_is_named():
         parse('volperf-app measurements iteration=1 phase=run [{"Operation":"TOTAL"}]\n')
     with pytest.raises(AppOutputError, match="line 1"):
         parse("volperf-app measurements iteration=1 phase=run [not json\n")
+
+
+def _bench_lines(name: str) -> list[dict[str, str]]:
+    """nats bench's figures as the fixture prints them, read with regular expressions."""
+    return [
+        {
+            "iteration": i,
+            "phase": p,
+            "messages": n,
+            "rate": rate.replace(",", ""),
+            "avg": (re.search(r"avg:? ([\d,.]+)us", rest) or [None, ""])[1].replace(",", ""),
+            "p99": (re.search(r"P99:? ([\d,.]+)us", rest) or [None, ""])[1].replace(",", ""),
+        }
+        for i, p, n, rate, rest in re.findall(
+            r"bench iteration=(\d) phase=(\w+) messages=(\d+) .*?stats: ([\d,]+) msgs/sec(.*)",
+            _read(name),
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", ["broker-run.out", "broker-one.out"])
+def test_a_broker_run_has_nats_benchs_figures_of_each_phase(name: str):
+    run = parse(_read(name))
+    iterations = 2 if name == "broker-run.out" else 1
+    assert [(p.iteration, p.phase, p.ok) for p in run.phases] == [
+        (i, n, True) for i in range(1, iterations + 1) for n in PHASES["broker"]
+    ]
+    assert [p.seconds for p in run.phases] == _printed(name)
+    assert run.finished and run.failed_iterations() == 0 and run.errors == ()
+    printed = _bench_lines(name)
+    assert len(printed) == 2 * iterations
+    for m, line in zip(run.measured, printed, strict=True):
+        assert (str(m.iteration), m.phase, str(m.count)) == (
+            line["iteration"],
+            line["phase"],
+            line["messages"],
+        )
+        assert (m.operation, m.ops_per_s) == ("TOTAL", float(line["rate"]))
+        assert m.avg_us == (float(line["avg"]) if line["avg"] else None)
+        assert m.p99_us == (float(line["p99"]) if line["p99"] else None)
+        assert m.p95_us is None  # nats bench gives P90 and P99
+    publish = [m for m in run.measured if m.phase == "publish"]
+    assert all(m.avg_us and m.p99_us and m.max_us for m in publish)  # publishing's latencies
+    assert all(m.avg_us is None for m in run.measured if m.phase == "consume")
+    assert parse(_read("broker-generate.out")).source == {"messages": 10000, "size": 1024}
+
+
+def test_a_broker_whose_stream_does_not_fit_fails_saying_so():
+    run = parse(_read("broker-no-space.out"))
+    assert [(p.phase, p.ok) for p in run.phases] == [("publish", False)]
+    assert run.failed_iterations() == 1 and run.measured == ()
+    assert run.errors[0].startswith("iteration=1 phase=publish: ")
+    assert "insufficient storage resources available" in run.errors[0]
+
+
+def test_a_broken_bench_line_is_named():
+    with pytest.raises(AppOutputError, match="line 2"):
+        parse("\nvolperf-app bench iteration=1 phase=publish messages=10 no figures here\n")
+    with pytest.raises(AppOutputError, match="line 1"):
+        parse("volperf-app bench iteration=1 phase=publish stats: 5 msgs/sec\n")

@@ -1,0 +1,120 @@
+#!/bin/sh
+# volperf's broker workload: a NATS server of its own (nats-server with JetStream, its
+# stream's file store in WORKDIR, fsynced as SYNC says) under NATS's own benchmark client
+# (`nats bench`, natscli): producers publish persistent messages, consumers read and
+# acknowledge them; run by sh on the local target and in each project's pod on Kubernetes.
+#
+#   broker.sh generate PARAMS MESSAGES SIZE
+#       the run's parameters: MESSAGES messages of SIZE bytes per iteration
+#   broker.sh run PARAMS WORKDIR ITERATIONS NATSDIR SYNC CLIENTS [HOST:PORT]
+#       each iteration: publish (the stream made anew, then CLIENTS publishers with
+#       asynchronous acknowledgements) and consume (CLIENTS consumers of a durable
+#       consumer, each message acknowledged); against a nats-server of its own with its
+#       store in WORKDIR/broker on a loopback port, or the one at HOST:PORT (in another
+#       pod; SYNC is then its own). NATSDIR holds nats-server and nats.
+#   broker.sh serve DATADIR SYNC PORT
+#       a nats-server with its store in DATADIR, on TCP PORT (in a pod of its own)
+#
+# SYNC: always (every write fsynced before it is acknowledged) or default (NATS's own:
+# every 2 minutes). Phases timed and printed as phases.sh says; after each, nats bench's
+# figures as it printed them, on one line:
+#   volperf-app bench iteration=I phase=P messages=M NATS JetStream ... stats: 4,792 msgs/sec ...
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/phases.sh"
+
+STREAM=volperf
+SUBJECT=volperf.bench
+
+generate() {
+    mkdir -p "$(dirname "$1")" || exit 2
+    echo "messages=$2 size=$3" >"$1" || exit 2
+    echo "volperf-app source messages=$2 size=$3"
+}
+
+config() { # STORE LISTEN SYNC
+    if [ "$3" = always ]; then sync="sync_interval: always"; else sync=""; fi
+    printf 'listen: "%s"\njetstream {\n  store_dir: "%s"\n  %s\n}\n' "$2" "$1" "$sync"
+}
+
+serve() {
+    mkdir -p "$1" || exit 2
+    config "$1" "0.0.0.0:$3" "$2" >"$1/volperf-nats.conf" || exit 2
+    exec nats-server -c "$1/volperf-nats.conf"
+}
+
+bench() {
+    if [ "$1" = publish ]; then
+        "$nats" stream rm "$STREAM" --force >/dev/null 2>&1 # a past iteration's
+        set -- js pub async "$SUBJECT" --create --storage file --maxbytes "$((2 * messages * size))B" \
+            --size "${size}B"
+    else
+        set -- js consume
+    fi
+    "$nats" bench "$@" --stream "$STREAM" --msgs "$messages" --clients "$clients" \
+        --no-progress >"$figures" 2>&1
+    ok=$?
+    cat "$figures"
+    return "$ok"
+}
+
+measured() {
+    rm -f "$figures"
+    phase "$1" "$2" bench "$2"
+    ok=$?
+    said=$(grep -E 'stats: |latencies per operation' "$figures" 2>/dev/null | tr -s ' \n' '  ')
+    if [ "$ok" -eq 0 ] && [ -n "$said" ]; then
+        echo "volperf-app bench iteration=$1 phase=$2 messages=$messages $said"
+    fi
+    return "$ok"
+}
+
+one_iteration() {
+    measured "$1" publish && measured "$1" consume
+}
+
+own_server() {
+    mkdir -p "$work/broker" || exit 2
+    server_log=$scratch/volperf-nats.$$.log
+    config "$work/broker" "127.0.0.1:-1" "$sync_mode" >"$scratch/volperf-nats.$$.conf" || exit 2
+    nats-server -c "$scratch/volperf-nats.$$.conf" -l "$server_log" &
+    pid=$!
+    waited=0
+    until address=$(sed -n 's/.*Listening for client connections on \([0-9.:]*\).*/\1/p' "$server_log" 2>/dev/null) &&
+        [ -n "$address" ]; do
+        if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 600 ]; then
+            said=$(tail -n 2 "$server_log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
+            echo "volperf-app error iteration=1 phase=publish: nats-server did not start: $said"
+            exit 2
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
+}
+
+run() {
+    . "$1" 2>/dev/null || { echo "broker.sh: cannot read $1" >&2 && exit 2; }
+    nats=$4/nats sync_mode=$5 clients=$6 address=${7:-}
+    PATH=$4:$PATH
+    begin "$2"
+    scratch=${TMPDIR:-/tmp}
+    figures=$scratch/volperf-nats-bench.$$.out
+    own=
+    [ -n "$address" ] || { own_server && own=yes; }
+    export NATS_URL="nats://$address"
+    iterate "$3" one_iteration
+    failed_any=$?
+    if [ -n "$own" ]; then
+        kill "$pid" 2>/dev/null
+        wait "$pid"
+    fi
+    rm -f "$figures" "$scratch/volperf-nats.$$.conf" "${server_log:-}"
+    return "$failed_any"
+}
+
+case "${1:-}" in
+generate) shift && generate "$@" ;;
+run) shift && run "$@" ;;
+serve) shift && serve "$@" ;;
+*) echo "usage: $0 generate PARAMS MESSAGES SIZE | run PARAMS WORKDIR ITERATIONS NATSDIR SYNC CLIENTS [HOST:PORT] | serve DATADIR SYNC PORT" >&2 && exit 2 ;;
+esac
