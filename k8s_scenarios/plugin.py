@@ -50,6 +50,13 @@ SCALES = {  # consumers per step and their work, by --scale
             "client_threads": 4,
             "iterations": 1,
         },
+        "broker": {
+            "messages": 4000,
+            "message_size": 1024,
+            "clients": 2,
+            "sync": "always",
+            "iterations": 1,
+        },
     },
     "reference": {
         "fio_sweep": [2, 4, 10, 20, 40],
@@ -97,6 +104,15 @@ SCALES = {  # consumers per step and their work, by --scale
             "client_threads": 16,
             "iterations": 3,
         },
+        # the seed study's AMQ projects: persistent messages of 1 KiB, each fsynced before
+        # it is acknowledged, 4 producers and 4 consumers, a million messages, 3 rounds
+        "broker": {
+            "messages": 1_000_000,
+            "message_size": 1024,
+            "clients": 4,
+            "sync": "always",
+            "iterations": 3,
+        },
     },
 }
 
@@ -142,9 +158,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--app-image",
-        default="registry.local/apps:bookworm-2",
-        help="the git, build and redis scenarios': sh, awk, tar, gzip, df, sync -f, git, make, "
-        "redis-server, redis-cli and volperf-ycsb",
+        default="registry.local/apps:bookworm-3",
+        help="the git, build, redis and broker scenarios': sh, awk, tar, gzip, df, sync -f, "
+        "git, make, redis-server, redis-cli, volperf-ycsb, nats-server and nats",
     )
     group.addoption(
         "--pod-timeout",
@@ -234,8 +250,9 @@ class ScenarioOptions:
         return outcome
 
     def run_projects(self, scenario: str, storage_class: str, workload: dict[str, Any]) -> Any:
-        """An application scenario (git, build, redis): its projects grown by the scale's sweep
-        at its pace; every iteration of every step that ran to its end succeeded."""
+        """An application scenario (git, build, redis, broker): its projects grown by the
+        scale's sweep at its pace; every iteration of every step that ran to its end
+        succeeded."""
         workload = {**workload, "name": scenario, "pace": self.scale["app_pace"]}
         outcome = self.run(scenario, storage_class, [workload], self.scale["app_sweep"])
         ran = [r for r in outcome.results if r.summary["state"] == "done"]

@@ -2,7 +2,8 @@
 at small scale on both StorageClasses: a campaign per scenario and class (fio.csv rows =
 each pod's own fio output; PVC provisioning events; sysbench and pgbench TPS per pod
 from the tools' own output; io-pause, replacement and recovery per deleted pod; git and
-build phase times per project from each pod's own lines), each campaign's page and a
+build phase times per project from each pod's own lines, redis's and the broker's
+throughput from go-ycsb's and nats bench's own figures), each campaign's page and a
 StorageClass comparison page per scenario, built by Sphinx.
 
 A second test SIGKILLs a scenario's pytest while its StatefulSet is up and shows that
@@ -33,7 +34,17 @@ from tests.harness.helpers import doc_source_copy, fio_json, volperf
 
 REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
-SCENARIOS = ("fio", "provision", "sysbench", "pgbench", "failover", "git", "build", "redis")
+SCENARIOS = (
+    "fio",
+    "provision",
+    "sysbench",
+    "pgbench",
+    "failover",
+    "git",
+    "build",
+    "redis",
+    "broker",
+)
 
 
 def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
@@ -256,7 +267,10 @@ def _app_printed(out: Path) -> list[tuple[str, str, float]]:
     return found
 
 
-@pytest.mark.parametrize("tool, timed", [("git", "clone"), ("build", "build"), ("redis", "run")])
+@pytest.mark.parametrize(
+    "tool, timed",
+    [("git", "clone"), ("build", "build"), ("redis", "run"), ("broker", "publish")],
+)
 def test_application_projects_report_what_each_pod_printed(scenario_run, k8s_testbed, tool, timed):
     from kubernetes import client
 
@@ -326,6 +340,49 @@ def test_redis_projects_give_go_ycsbs_own_throughput(scenario_run):
             assert all(int(t[("1", "run")]["Count"]) == 5000 for t in totals.values())
             assert step["app"]["run_ops_s"] == pytest.approx(sum(runs), abs=0.05)
             assert f"     - {step['app']['run_ops_s']:.1f}\n" in page
+
+
+def _bench_figures(out: Path) -> dict[tuple[str, str], tuple[int, float]]:
+    """nats bench's messages and messages/s of each (iteration, phase) in a pod's log,
+    read here on their own."""
+    figures = {}
+    for line in out.read_text().splitlines():
+        if line.startswith("volperf-app bench "):
+            where = dict(part.split("=", 1) for part in line.split()[2:5])
+            rate = re.search(r"stats: ([\d,]+) msgs/sec", line)
+            assert rate, line
+            figures[(where["iteration"], where["phase"])] = (
+                int(where["messages"]),
+                float(rate.group(1).replace(",", "")),
+            )
+    return figures
+
+
+def test_broker_projects_give_nats_benchs_own_throughput(scenario_run):
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        campaign = _campaign(work, "broker", storage_class)
+        rows = _rows(campaign / "apps.csv")
+        summary = json.loads((campaign / "summary.json").read_text())
+        page = (work / "doc" / "source" / "test_results" / campaign.name / "index.rst").read_text()
+        for step in summary["steps"]:
+            raw = campaign / "steps" / step["step"] / "raw" / "app"
+            figures = {out.stem: _bench_figures(out) for out in sorted(raw.glob("c*.out"))}
+            assert len(figures) == step["concurrency"]
+            step_rows = [r for r in rows if r["step"] == step["step"]]
+            assert len(step_rows) == 2 * step["concurrency"]  # publish and consume
+            for row in step_rows:
+                messages, rate = figures[row["consumer"]][(row["iteration"], row["phase"])]
+                assert (int(row["operations"]), float(row["ops_per_s"])) == (4000, rate)
+                assert messages == 4000
+            published = [f[("1", "publish")][1] for f in figures.values()]
+            consumed = [f[("1", "consume")][1] for f in figures.values()]
+            assert step["app"]["publish_ops_s"] == pytest.approx(sum(published), abs=0.05)
+            assert step["app"]["consume_ops_s"] == pytest.approx(sum(consumed), abs=0.05)
+            assert f"     - {step['app']['publish_ops_s']:.1f}\n" in page
+            servers = sorted(raw.glob("c*.server.log"))
+            assert len(servers) == step["concurrency"]
+            assert all("JetStream" in log.read_text() for log in servers)
 
 
 def test_pages_and_storage_class_comparisons_build(scenario_run, tmp_path):

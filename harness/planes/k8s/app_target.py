@@ -1,4 +1,4 @@
-"""The application workloads (git, build, redis: harness/tools/apps) on a Kubernetes
+"""The application workloads (git, build, redis, broker: harness/tools/apps) on a Kubernetes
 target: each consumer of a step is a project, a namespace of its own (noted in
 created.json before it is made) with a PVC of the class and one pod (the applications'
 image) that generates the workload's source into a scratch volume (an emptyDir, untimed),
@@ -8,10 +8,11 @@ in the pod's followed log (pod_end.py), or with its pod's end. The pods' logs (t
 script's lines) come back to raw/app/<consumer>.out, what volperf saw of each PVC and pod
 (bound and ready times, phase, reason) to raw/app/projects.json.
 
-redis has two pods: the application, a redis-server with its data on the PVC (pod
-"server"), and its load generator, volperf-ycsb in pod "app" (no PVC), which learns the
-server's address (pod IP and port: the testbed has no cluster DNS) from the start signal;
-the server's log comes back to raw/app/<consumer>.server.log.
+redis and broker have two pods: the application, a redis-server or a nats-server with its
+data on the PVC (pod "server"), and its load generator, volperf-ycsb or nats bench in pod
+"app" (no PVC), which learns the server's address (pod IP and port: the testbed has no
+cluster DNS) from the start signal; the server's log comes back to
+raw/app/<consumer>.server.log.
 
 Namespaces are created and deleted at the workload's pace (at most so many a minute) or
 all at once; each is deleted after the step whatever happened, and the step ends once
@@ -28,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget, RedisWorkload
+from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
@@ -53,7 +54,7 @@ DATA = "/data"  # the PVC
 READY = f"{SCRATCH}/ready"
 START = f"{SCRATCH}/start"
 CONTAINER = "app"
-SERVER = "server"  # redis: the application's pod, beside its load generator's ("app")
+SERVER = "server"  # redis, broker: the application's pod, beside its load generator's ("app")
 POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
 DELETERS = 8
@@ -86,7 +87,7 @@ class K8sAppTarget:
             self._create(step, workload, store, projects, seen, stop)
             if not stop.is_set():
                 waited = self._wait(step, workload, projects, seen, stop, tick)
-            self._collect(projects, seen, raw, isinstance(workload, RedisWorkload))
+            self._collect(projects, seen, raw, isinstance(workload, command.ServedWorkload))
         finally:
             atomic_write_json(raw / PROJECTS_FILE, record)
             self._delete(workload, projects, seen)
@@ -125,7 +126,7 @@ class K8sAppTarget:
                 self.core.create_namespaced_persistent_volume_claim(
                     namespace, self._claim(workload, labels)
                 )
-                if isinstance(workload, RedisWorkload):
+                if isinstance(workload, command.ServedWorkload):
                     self.core.create_namespaced_pod(namespace, self._server(workload, labels))
                 self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
             except Exception as exc:  # a quota, a policy: the API's answer, and go on
@@ -157,12 +158,12 @@ class K8sAppTarget:
             "volumeMounts": [{"name": m, "mountPath": paths[m]} for m in mounts],
         }
 
-    def _server(self, workload: RedisWorkload, labels: dict[str, str]) -> dict[str, Any]:
-        """redis: the application's own pod, its data on the PVC."""
-        serve = " ".join(command.serve(SCRIPTS, workload, f"{DATA}/redis"))
-        ping = f'[ "$(redis-cli -p {command.REDIS_PORT} ping)" = PONG ]'
-        container = self._container(SERVER, serve, ping, ["data", "scripts"])
-        container["ports"] = [{"containerPort": command.REDIS_PORT}]
+    def _server(self, workload: command.ServedWorkload, labels: dict[str, str]) -> dict[str, Any]:
+        """redis, broker: the application's own pod, its data on the PVC."""
+        serve = " ".join(command.serve(SCRIPTS, workload, f"{DATA}/{workload.tool}"))
+        probe = command.server_ready(workload)
+        container = self._container(SERVER, serve, probe, ["data", "scripts"])
+        container["ports"] = [{"containerPort": command.PORTS[workload.tool]}]
         return {
             "metadata": {"name": SERVER, "labels": labels},
             "spec": {
@@ -177,24 +178,26 @@ class K8sAppTarget:
         }
 
     def _pod(self, workload: AppWorkload, labels: dict[str, str]) -> dict[str, Any]:
-        """The workload's own pod; redis its load generator, without the PVC, told the
-        server's address by the start signal."""
+        """The workload's own pod; redis's and the broker's their load generator, without
+        the PVC, told the server's address by the start signal."""
         source = f"{SCRATCH}/{command.source_key(workload)}"
         generate = " ".join(command.generate(SCRIPTS, workload, source))
-        redis = isinstance(workload, RedisWorkload)
-        work, server = (f"{SCRATCH}/work", f'"$(cat {START})"') if redis else (f"{DATA}/work", None)
+        served = isinstance(workload, command.ServedWorkload)
+        work, server = (
+            (f"{SCRATCH}/work", f'"$(cat {START})"') if served else (f"{DATA}/work", None)
+        )
         run = " ".join(command.run(SCRIPTS, workload, source, work, server=server))
         said = f"{SCRATCH}/source.out"
         script = (
             f"{generate} >{said} 2>&1 || {{ cat {said}; exit 2; }}; cat {said}; touch {READY}; "
             f"while [ ! -e {START} ]; do sleep 0.05; done; exec {run}"
         )
-        mounts = ["scripts", "scratch"] if redis else ["data", "scripts", "scratch"]
+        mounts = ["scripts", "scratch"] if served else ["data", "scripts", "scratch"]
         volumes = [
             {"name": "scripts", "configMap": {"name": "app-scripts"}},
             {"name": "scratch", "emptyDir": {}},
         ]
-        if not redis:
+        if not served:
             volumes.append({"name": "data", "persistentVolumeClaim": {"claimName": "data"}})
         return {
             "metadata": {"name": CONTAINER, "labels": labels},
@@ -224,8 +227,8 @@ class K8sAppTarget:
         limit = self.options.pod_timeout + command.timeout_s(workload)
         pending = {c for c in projects if not seen[c].get("error")}  # made, all of it
         ready: set[str] = set()
-        servers: dict[str, str] = {}  # redis: each ready server's address
-        served = isinstance(workload, RedisWorkload)
+        servers: dict[str, str] = {}  # redis, broker: each ready server's address
+        served = isinstance(workload, command.ServedWorkload)
         signalled = False
         last_lines = LastLines(self.core, CONTAINER, DONE)
         while pending:
@@ -246,12 +249,13 @@ class K8sAppTarget:
                     continue
                 entry = seen[consumer]
                 if pod.metadata.name == SERVER:
-                    if problem := self._server_state(pod, started):
+                    if problem := self._server_state(workload.tool, pod, started):
                         entry["error"] = problem
                         pending.discard(consumer)
                     elif is_ready(pod):
                         entry.setdefault("server_ready_ms", now_ms)
-                        servers[consumer] = f"{pod.status.pod_ip}:{command.REDIS_PORT}"
+                        port = command.PORTS[workload.tool]
+                        servers[consumer] = f"{pod.status.pod_ip}:{port}"
                     continue
                 entry["phase"] = pod.status.phase
                 if pod.status.phase in ("Succeeded", "Failed"):
@@ -291,23 +295,24 @@ class K8sAppTarget:
             time.sleep(POLL_S)
         return "done"
 
-    def _server_state(self, pod: Any, started: float) -> str:
-        """Why a project's redis server will not serve, or ''."""
+    def _server_state(self, tool: str, pod: Any, started: float) -> str:
+        """Why a project's redis or broker server will not serve, or ''."""
         if pod.status.phase in ("Succeeded", "Failed"):  # its log says why
-            return f"its redis server's pod ended {pod.status.phase}"
+            return f"its {tool} server's pod ended {pod.status.phase}"
         reason = waiting_reason(pod)
         waited = time.monotonic() - started
         if reason in WAITING_FAILURES or (
             pod.status.phase == "Pending" and waited > self.options.pod_timeout
         ):
-            return f"its redis server's pod: {stuck(self.core, pod, reason, waited, claim='data')}"
+            why = stuck(self.core, pod, reason, waited, claim="data")
+            return f"its {tool} server's pod: {why}"
         return ""
 
     def _collect(
         self, projects: dict[str, str], seen: dict[str, dict[str, Any]], raw: Any, served: bool
     ) -> None:
         """Each pod's log (the source's line, then the phases) as raw/app/<consumer>.out;
-        a redis server's as <consumer>.server.log."""
+        a redis or broker server's as <consumer>.server.log."""
         for consumer, namespace in projects.items():
             with contextlib.suppress(Exception):  # a pod never made: its error says why
                 log = self.core.read_namespaced_pod_log(CONTAINER, namespace)

@@ -90,6 +90,15 @@ def serve(folder: Path | str, workload: ServedWorkload, data: Path | str) -> lis
     return ["sh", f"{folder}/{workload.tool}.sh", "serve", str(data), sync, port]
 
 
+def server_ready(workload: ServedWorkload) -> str:
+    """A shell test that succeeds once the workload's server answers on its port: Redis's
+    PING, or JetStream's account information."""
+    port = PORTS[workload.tool]
+    if isinstance(workload, RedisWorkload):
+        return f'[ "$(redis-cli -p {port} ping)" = PONG ]'
+    return f"nats --server nats://127.0.0.1:{port} account info >/dev/null"
+
+
 def record_bytes(workload: RedisWorkload) -> int:
     """A YCSB record as Redis keeps it: its 10 fields, their names and its key."""
     return 10 * (workload.field_length + 8) + 24
