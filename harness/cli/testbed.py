@@ -89,7 +89,7 @@ def testbed() -> None:
     "--static-pvs",
     type=click.IntRange(1, 480),
     help="k8s: pre-made local PVs of the local-static class, one a PVC (the node holds "
-    "500 pods): 260 for 250 namespaces  [default: the number it was made with, else 32]",
+    "500 pods): 260 for 250 namespaces  [default: the number it was made with, else 40]",
 )
 def up(
     name: str,

@@ -39,7 +39,7 @@ from harness.testbeds.mounts import unmount_under
 
 MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
-STATIC_PVS = 32  # enough for every scenario at small scale; `up` again makes used ones anew
+STATIC_PVS = 40  # enough for every scenario at small scale; `up` again makes used ones anew
 STATIC_PV_SIZE = "2Gi"
 DAEMON_ORDER = (
     "etcd",
