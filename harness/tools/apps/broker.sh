@@ -77,19 +77,15 @@ own_server() {
     mkdir -p "$work/broker" || exit 2
     server_log=$scratch/volperf-nats.$$.log
     config "$work/broker" "127.0.0.1:-1" "$sync_mode" >"$scratch/volperf-nats.$$.conf" || exit 2
-    nats-server -c "$scratch/volperf-nats.$$.conf" -l "$server_log" &
+    nats-server -c "$scratch/volperf-nats.$$.conf" >"$server_log" 2>&1 &
     pid=$!
-    waited=0
-    until address=$(sed -n 's/.*Listening for client connections on \([0-9.:]*\).*/\1/p' "$server_log" 2>/dev/null) &&
-        [ -n "$address" ]; do
-        if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 600 ]; then
-            said=$(tail -n 2 "$server_log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
-            echo "volperf-app error iteration=1 phase=publish: nats-server did not start: $said"
-            exit 2
-        fi
-        sleep 0.05
-        waited=$((waited + 1))
-    done
+    await_server "$pid" "$server_log" nats-server publish listening
+}
+
+# the port the server chose, from its log
+listening() {
+    address=$(sed -n 's/.*Listening for client connections on \([0-9.:]*\).*/\1/p' "$server_log" 2>/dev/null) &&
+        [ -n "$address" ]
 }
 
 run() {
@@ -99,6 +95,7 @@ run() {
     begin "$2"
     scratch=${TMPDIR:-/tmp}
     figures=$scratch/volperf-nats-bench.$$.out
+    trap 'rm -f "$figures" "$scratch/volperf-nats.$$.conf" "$scratch/volperf-nats.$$.log"' EXIT
     own=
     [ -n "$address" ] || { own_server && own=yes; }
     export NATS_URL="nats://$address"
@@ -108,7 +105,6 @@ run() {
         kill "$pid" 2>/dev/null
         wait "$pid"
     fi
-    rm -f "$figures" "$scratch/volperf-nats.$$.conf" "${server_log:-}"
     return "$failed_any"
 }
 

@@ -12,6 +12,10 @@
 # by &&, so a failed phase ends its iteration), then ends the output with
 #   volperf-app done iterations=N
 # (without that line the run was stopped) and returns 1 if any phase failed.
+# `await_server PID LOG WHAT PHASE CHECK...` waits (up to 30 s) until CHECK succeeds; if
+# the server PID ends first, or never answers, it prints the server's last two log lines
+# as PHASE's error of iteration 1 and exits 2:
+#   volperf-app error iteration=1 phase=P: WHAT did not start: LINE / LINE
 
 now() { read -r up _ </proc/uptime && echo "$up"; }
 
@@ -40,6 +44,21 @@ phase() {
         failed=1
         return 1
     fi
+}
+
+await_server() {
+    server=$1 server_log=$2 what=$3 first=$4
+    shift 4
+    waited=0
+    until "$@"; do
+        if ! kill -0 "$server" 2>/dev/null || [ "$waited" -ge 600 ]; then
+            said=$(tail -n 2 "$server_log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
+            echo "volperf-app error iteration=1 phase=$first: $what did not start: $said"
+            exit 2
+        fi
+        sleep 0.05
+        waited=$((waited + 1))
+    done
 }
 
 iterate() {

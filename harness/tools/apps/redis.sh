@@ -89,19 +89,12 @@ one_iteration() {
 own_server() {
     mkdir -p "$work/redis" || exit 2
     redis-server --appendonly yes --appendfsync "$appendfsync" --save "" --dir "$work/redis" \
-        --port 0 --unixsocket "$socket" --logfile "$scratch/volperf-redis.$$.log" &
+        --port 0 --unixsocket "$socket" >"$scratch/volperf-redis.$$.log" 2>&1 &
     pid=$!
-    waited=0
-    until [ "$(cli ping 2>/dev/null)" = PONG ]; do
-        if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 600 ]; then
-            said=$(tail -n 2 "$scratch/volperf-redis.$$.log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
-            echo "volperf-app error iteration=1 phase=load: redis-server did not start: $said"
-            exit 2
-        fi
-        sleep 0.05
-        waited=$((waited + 1))
-    done
+    await_server "$pid" "$scratch/volperf-redis.$$.log" redis-server load answers
 }
+
+answers() { [ "$(cli ping 2>/dev/null)" = PONG ]; }
 
 run() {
     props=$1 client=$4 appendfsync=$5 threads=$6 address=${7:-}
@@ -109,6 +102,7 @@ run() {
     scratch=${TMPDIR:-/tmp}
     socket=$scratch/volperf-redis.$$.sock
     measures=$scratch/volperf-ycsb.$$.json
+    trap 'rm -f "$measures" "$scratch/volperf-redis.$$.log"' EXIT
     [ -n "$address" ] || own_server
     iterate "$3" one_iteration
     failed_any=$?
@@ -116,7 +110,6 @@ run() {
         cli shutdown >/dev/null 2>&1
         wait "$pid"
     fi
-    rm -f "$measures" "$scratch/volperf-redis.$$.log"
     return "$failed_any"
 }
 
