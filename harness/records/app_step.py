@@ -1,10 +1,10 @@
-"""Records of the application workloads that time their own phases (git, build, redis):
-apps.csv (one row per consumer, iteration and phase, as the workload's script printed it;
-redis's rows also carry go-ycsb's figures of the phase) and the step's figures under
-``app``: each phase's mean and slowest time, the mean time of a whole iteration (the seed
-study's "time"), the iterations that failed (its "failed builds"); redis's throughput
-summed over the consumers and per consumer, and its latencies; on Kubernetes each
-project's PVC-bound time as an event."""
+"""Records of the application workloads that time their own phases (git, build, redis,
+broker): apps.csv (one row per consumer, iteration and phase, as the workload's script
+printed it; redis's rows also carry go-ycsb's figures of the phase, the broker's nats
+bench's) and the step's figures under ``app``: each phase's mean and slowest time, the
+mean time of a whole iteration (the seed study's "time"), the iterations that failed (its
+"failed builds"); redis's and the broker's throughput summed over the consumers and per
+consumer, and their latencies; on Kubernetes each project's PVC-bound time as an event."""
 
 from __future__ import annotations
 
@@ -82,7 +82,9 @@ def phase_figures(records: list[AppRecord], phases: tuple[str, ...]) -> dict[str
     return figures
 
 
-def ycsb_figures(measured: tuple[Measured, ...], iteration: int, phase: str) -> dict[str, Any]:
+def throughput_figures(
+    measured: tuple[Measured, ...], iteration: int, phase: str
+) -> dict[str, Any]:
     """A phase's figures in apps.csv from go-ycsb's or nats bench's TOTAL (empty when it
     measured none)."""
     here = [m for m in measured if m.iteration == iteration and m.phase == phase]
@@ -195,7 +197,7 @@ def app_step(step: RawStep) -> StepParts:
                 p.ok,
                 step.backend,
                 repeat,
-                **ycsb_figures(run.measured, p.iteration, p.phase),
+                **throughput_figures(run.measured, p.iteration, p.phase),
             )
             for p in run.phases
         ]
