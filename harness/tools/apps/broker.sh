@@ -95,7 +95,10 @@ run() {
     begin "$2"
     scratch=${TMPDIR:-/tmp}
     figures=$scratch/volperf-nats-bench.$$.out
-    trap 'rm -f "$figures" "$scratch/volperf-nats.$$.conf" "$scratch/volperf-nats.$$.log"' EXIT
+    # nats keeps its contexts and plugins under these: here, not in the user's home
+    XDG_CONFIG_HOME=$scratch/volperf-nats.$$.home XDG_DATA_HOME=$scratch/volperf-nats.$$.home
+    export XDG_CONFIG_HOME XDG_DATA_HOME
+    trap 'rm -rf "$figures" "$scratch/volperf-nats.$$".*' EXIT
     own=
     [ -n "$address" ] || { own_server && own=yes; }
     export NATS_URL="nats://$address"

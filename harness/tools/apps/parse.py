@@ -63,7 +63,7 @@ class Measured:
     operation: str  # TOTAL, INSERT, READ, UPDATE, READ_MODIFY_WRITE, <OPERATION>_ERROR …
     count: int
     ops_per_s: float
-    seconds: float  # go-ycsb's "Takes(s)": from its first such operation to the end
+    seconds: float  # go-ycsb's "Takes(s)" (its first such operation to the end); nats: count / rate
     avg_us: float | None
     p95_us: float | None
     p99_us: float | None

@@ -56,3 +56,31 @@ def test_a_server_that_does_not_start_fails_the_first_phase_saying_why(tool, tmp
         f"{server}: cannot open its store\n"
     )
     assert list(scratch.iterdir()) == []
+
+
+def test_a_broker_run_leaves_nothing_behind_but_its_work_folder(tmp_path):
+    from harness.tools.nats.build import ensure_nats
+
+    nats = ensure_nats(print)
+    scratch, home = tmp_path / "scratch", tmp_path / "home"
+    scratch.mkdir()
+    home.mkdir()
+    params = tmp_path / "params"
+    generate = ["sh", str(APPS / "broker.sh"), "generate", str(params), "200", "64"]
+    subprocess.run(generate, check=True)
+    environment = {**os.environ, "TMPDIR": str(scratch), "HOME": str(home)}
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        environment.pop(name, None)
+    run = [str(params), str(tmp_path / "work"), "1", str(nats), "default", "1"]
+    done = subprocess.run(
+        ["sh", str(APPS / "broker.sh"), "run", *run],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith("volperf-app done iterations=1\n")
+    assert list(scratch.iterdir()) == [] and list(home.iterdir()) == []  # nats's own files too
+    assert [p.name for p in (tmp_path / "work").iterdir()] == ["broker"]  # the stream's store
