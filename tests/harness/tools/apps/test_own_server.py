@@ -62,15 +62,19 @@ def test_a_broker_run_leaves_nothing_behind_but_its_work_folder(tmp_path):
     from harness.tools.nats.build import ensure_nats
 
     nats = ensure_nats(print)
+    # nats finds the user's folders from the passwd entry, or from these when they are set
     scratch, home = tmp_path / "scratch", tmp_path / "home"
     scratch.mkdir()
     home.mkdir()
     params = tmp_path / "params"
     generate = ["sh", str(APPS / "broker.sh"), "generate", str(params), "200", "64"]
     subprocess.run(generate, check=True)
-    environment = {**os.environ, "TMPDIR": str(scratch), "HOME": str(home)}
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
-        environment.pop(name, None)
+    environment = {
+        **os.environ,
+        "TMPDIR": str(scratch),
+        "XDG_CONFIG_HOME": str(home),
+        "XDG_DATA_HOME": str(home),
+    }
     run = [str(params), str(tmp_path / "work"), "1", str(nats), "default", "1"]
     done = subprocess.run(
         ["sh", str(APPS / "broker.sh"), "run", *run],
