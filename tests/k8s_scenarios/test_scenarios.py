@@ -338,7 +338,7 @@ def test_redis_projects_give_go_ycsbs_own_throughput(scenario_run):
                 assert row["failed_operations"] == "0"
             runs = [float(t[("1", "run")]["OPS"]) for t in totals.values()]
             assert all(int(t[("1", "run")]["Count"]) == 5000 for t in totals.values())
-            assert step["app"]["run_ops_s"] == pytest.approx(sum(runs), abs=0.05)
+            assert step["app"]["run_ops_s"] == round(sum(runs), 1)
             assert f"     - {step['app']['run_ops_s']:.1f}\n" in page
 
 
@@ -377,8 +377,8 @@ def test_broker_projects_give_nats_benchs_own_throughput(scenario_run):
                 assert messages == 4000
             published = [f[("1", "publish")][1] for f in figures.values()]
             consumed = [f[("1", "consume")][1] for f in figures.values()]
-            assert step["app"]["publish_ops_s"] == pytest.approx(sum(published), abs=0.05)
-            assert step["app"]["consume_ops_s"] == pytest.approx(sum(consumed), abs=0.05)
+            assert step["app"]["publish_ops_s"] == round(sum(published), 1)
+            assert step["app"]["consume_ops_s"] == round(sum(consumed), 1)
             assert f"     - {step['app']['publish_ops_s']:.1f}\n" in page
             servers = sorted(raw.glob("c*.server.log"))
             assert len(servers) == step["concurrency"]

@@ -186,10 +186,9 @@ def test_redis_figures_are_go_ycsbs_own(campaign):
                 assert row["failed_operations"] == "0"
             assert sum(int(t["Count"]) for (i, p), t in totals.items() if p == "run") == 10000
             run_means.append(statistics.fmean(float(totals[(i, "run")]["OPS"]) for i in "12"))
-        assert step["app"]["run_ops_s"] == pytest.approx(sum(run_means), abs=0.05)
-        assert step["app"]["run_ops_s_per_consumer"] == pytest.approx(
-            statistics.fmean(run_means), abs=0.05
-        )
+        # the summary's rounding of the same sums (a tolerance of 0.05 fails on a .x5)
+        assert step["app"]["run_ops_s"] == round(sum(run_means), 1)
+        assert step["app"]["run_ops_s_per_consumer"] == round(statistics.fmean(run_means), 1)
 
 
 def _bench(path: Path) -> dict[tuple[str, str], tuple[int, float, float | None]]:
@@ -235,7 +234,7 @@ def test_broker_figures_are_nats_benchs_own(campaign):
                     assert row["latency_avg_ms"] == "" and latency_us is None
             assert all(m == 4000 for m, _, _ in figures.values())
             publish_means.append(statistics.fmean(figures[(i, "publish")][1] for i in "12"))
-        assert step["app"]["publish_ops_s"] == pytest.approx(sum(publish_means), abs=0.05)
-        assert step["app"]["publish_ops_s_per_consumer"] == pytest.approx(
-            statistics.fmean(publish_means), abs=0.05
+        assert step["app"]["publish_ops_s"] == round(sum(publish_means), 1)
+        assert step["app"]["publish_ops_s_per_consumer"] == round(
+            statistics.fmean(publish_means), 1
         )
