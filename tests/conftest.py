@@ -170,7 +170,7 @@ def runner_stopped(openstack_testbed: OpenStackTestbedInfo) -> Iterator[str]:
 
 def host_leftovers(state: Path) -> list[str]:
     """What a Kubernetes testbed could leave on the host: processes naming its state dir,
-    mounts under it, its bridge, kubepods cgroups."""
+    mounts under it, loop devices on its files, its bridge, kubepods cgroups."""
     from harness.testbeds.k8s.configs import BRIDGE
 
     left = [f"process: {line[:120]}" for line in openstack_processes(state)]
@@ -182,6 +182,13 @@ def host_leftovers(state: Path) -> list[str]:
     left += [
         f"cgroup: {p}" for p in [cgroups / "kubepods", *cgroups.glob("*/kubepods")] if p.exists()
     ]
+    loops = subprocess.run(
+        ["losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    left += [f"loop device: {line}" for line in loops if str(state) in line]
     return left
 
 

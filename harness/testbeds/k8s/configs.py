@@ -288,15 +288,17 @@ def local_pv(
     size: str,
     labels: dict[str, str] | None = None,
     node: str = NODE,
+    volume_mode: str = "Filesystem",
 ) -> dict[str, Any]:
-    """A local PV on a folder of the node, kept when its claim goes (Retain: Released)."""
+    """A local PV on a folder of the node (``volume_mode`` Block: on a block device of
+    the node), kept when its claim goes (Retain: Released)."""
     on_node = {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
     return {
         "metadata": {"name": name, "labels": labels or {}},
         "spec": {
             "capacity": {"storage": size},
             "accessModes": ["ReadWriteOnce"],
-            "volumeMode": "Filesystem",
+            "volumeMode": volume_mode,
             "persistentVolumeReclaimPolicy": "Retain",
             "storageClassName": storage_class,
             "local": {"path": str(folder)},

@@ -2,13 +2,17 @@
 from Debian; kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and
 local-path-provisioner built from the Go module proxy (build.py); certificates made here
 (certs.py); images built here (images.py) and imported into containerd; StorageClasses
-`local-path` (dynamic) and `local-static` (pre-made local PVs). Everything lives in one
+`local-path` (dynamic), `local-static` (pre-made local PVs) and `local-block` (pre-made
+local PVs of volume mode Block, each a loop device on a file of the state dir, where the
+kernel has loop devices). Everything lives in one
 state dir and listens on 127.0.0.1 from one base port. Follows the trial bring-up in
 ../shared/testbeds/kubernetes.notes.txt. On cgroup v1 a throttle rule no disk reaches on
 the kubepods blkio cgroup makes the kernel count each pod's block I/O (count_block_io).
 
 `down` stops the pods' processes (by the kubepods cgroups), the daemons (by pid file and
-command line), unmounts what is mounted under the state dir, and deletes the bridge and
+command line), detaches the loop devices on files under the state dir (the block PVs' and
+those the kubelet attaches to map them into pods), unmounts what is mounted under the
+state dir, and deletes the bridge and
 the kubepods cgroups: nothing of the cluster is left on the host.
 """
 
@@ -28,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.host import loopdev
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError
 from harness.testbeds.daemons import Daemon, running, stop_started
@@ -41,6 +46,9 @@ MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
 STATIC_PVS = 40  # enough for every scenario at small scale; `up` again makes used ones anew
 STATIC_PV_SIZE = "2Gi"
+BLOCK_PVS = 6  # the local-block class: fio in Block mode, one a PVC
+BLOCK_PV_GIB = 1  # a sparse file each: space is taken only where fio writes
+BLOCK_PV_SIZE = f"{BLOCK_PV_GIB}Gi"
 DAEMON_ORDER = (
     "etcd",
     "containerd",
@@ -166,6 +174,7 @@ class K8sTestbed:
         stopped += stop_started(daemons, before)
         if new & {"containerd", "kubelet"}:
             kill_shims(str(self.state))
+            loopdev.detach_under(self.state)
             unmount_under(self.state)
             remove_kubepods_cgroups()
         if not bridge_there:
@@ -268,8 +277,9 @@ class K8sTestbed:
         return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or [])
 
     def _apply_storage(self) -> None:
-        """StorageClasses local-path (dynamic) and local-static (pre-made PVs), and what
-        the provisioner needs in the cluster (its namespace, account, ConfigMap)."""
+        """StorageClasses local-path (dynamic), local-static and local-block (pre-made
+        PVs), and what the provisioner needs in the cluster (its namespace, account,
+        ConfigMap)."""
         from kubernetes import client
         from kubernetes.client.exceptions import ApiException
 
@@ -294,6 +304,7 @@ class K8sTestbed:
         for name, provisioner in (
             ("local-path", "rancher.io/local-path"),
             ("local-static", "kubernetes.io/no-provisioner"),
+            ("local-block", "kubernetes.io/no-provisioner"),
         ):
             create(
                 storage.create_storage_class,
@@ -307,48 +318,93 @@ class K8sTestbed:
         self.refresh_static_pvs()
 
     def refresh_static_pvs(self) -> list[str]:
-        """Make the static local PVs that are missing, and again those released by a PVC
-        (their data wiped): the class can be used over and over."""
+        """Make the pre-made PVs that are missing, and again those released by a PVC
+        (their data wiped): the classes can be used over and over. local-block's only
+        where the kernel has loop devices."""
+        made = self._refresh_pvs("volperf-static", self.static_pvs, self._folder_pv)
+        if loopdev.available():
+            made += self._refresh_pvs("volperf-block", BLOCK_PVS, self._block_pv)
+        return made
+
+    def _folder_pv(self, name: str) -> dict[str, Any]:
+        folder = self.state / "data" / "pv" / name
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        labels = {"volperf-static": "true"}
+        return configs.local_pv(name, folder, "local-static", STATIC_PV_SIZE, labels)
+
+    def block_image(self, name: str) -> Path:
+        return self.state / "data" / "block" / f"{name}.img"
+
+    def _block_device(self, name: str) -> str | None:
+        """The loop device on the PV's file, if attached."""
+        image = self.block_image(name)
+        loops = loopdev.backed_under(image.parent)
+        return next((loop.device for loop in loops if loop.backing_file == str(image)), None)
+
+    def _block_pv(self, name: str) -> dict[str, Any]:
+        """A new empty sparse file, a loop device on it, a Block PV on the device."""
+        device = self._block_device(name)
+        if device is not None:
+            loopdev.detach(device)
+        image = self.block_image(name)
+        image.parent.mkdir(parents=True, exist_ok=True)
+        image.unlink(missing_ok=True)
+        with image.open("wb") as sparse:
+            sparse.truncate(BLOCK_PV_GIB * 2**30)
+        device = loopdev.attach(image)
+        labels = {"volperf-block": "true"}
+        return configs.local_pv(
+            name, Path(device), "local-block", BLOCK_PV_SIZE, labels, volume_mode="Block"
+        )
+
+    def _stale(self, label: str, pv: Any) -> bool:
+        """A PV to make again: released by its claim, or (a block PV not in use) whose
+        loop device is gone (`down` detached it)."""
+        if pv.status.phase == "Released":
+            return True
+        return (
+            label == "volperf-block"
+            and pv.status.phase != "Bound"
+            and self._block_device(pv.metadata.name) != pv.spec.local.path
+        )
+
+    def _refresh_pvs(
+        self, label: str, count: int, make: Callable[[str], dict[str, Any]]
+    ) -> list[str]:
         from kubernetes import client
 
         core = client.CoreV1Api(self.client())
+        selector = f"{label}=true"
         existing = {
             pv.metadata.name: pv
-            for pv in core.list_persistent_volume(label_selector="volperf-static=true").items
+            for pv in core.list_persistent_volume(label_selector=selector).items
         }
-        names = [f"volperf-static-{index:02d}" for index in range(1, self.static_pvs + 1)]
-        released = [n for n in names if n in existing and existing[n].status.phase == "Released"]
-        for name in released:  # all at once, then one wait: hundreds at scale
+        names = [f"{label}-{index:02d}" for index in range(1, count + 1)]
+        stale = [n for n in names if n in existing and self._stale(label, existing[n])]
+        for name in stale:  # all at once, then one wait: hundreds at scale
             core.delete_persistent_volume(name)
 
         def deleted() -> bool:
             left = {p.metadata.name for p in core.list_persistent_volume().items}
-            return not left.intersection(released)
+            return not left.intersection(stale)
 
-        if released:
-            self._wait(f"{len(released)} released PVs deleted", deleted, 120)
+        if stale:
+            self._wait(f"{len(stale)} released PVs deleted", deleted, 120)
         made = []
         for name in names:
-            if name in existing and name not in released:
+            if name in existing and name not in stale:
                 continue
-            folder = self.state / "data" / "pv" / name
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True)
-            core.create_persistent_volume(
-                configs.local_pv(
-                    name, folder, "local-static", STATIC_PV_SIZE, {"volperf-static": "true"}
-                )
-            )
+            core.create_persistent_volume(make(name))
             made.append(name)
 
         def available() -> bool:  # the PV controller moves new PVs from Pending
             phases = {
-                pv.status.phase
-                for pv in core.list_persistent_volume(label_selector="volperf-static=true").items
+                pv.status.phase for pv in core.list_persistent_volume(label_selector=selector).items
             }
             return phases <= {"Available", "Bound"}
 
-        self._wait("the static PVs Available", available, 60)
+        self._wait(f"the {label} PVs Available", available, 60)
         return made
 
     # status / down
@@ -383,6 +439,9 @@ class K8sTestbed:
                 say(f"stopped {name}")
                 stopped.append(name)
         kill_shims(str(self.state))
+        detached = loopdev.detach_under(self.state)
+        if detached:
+            say(f"detached {detached} loop devices on files under {self.state}")
         unmounted = unmount_under(self.state)
         if unmounted:
             say(f"unmounted {unmounted} mounts under {self.state}")
@@ -396,8 +455,14 @@ class K8sTestbed:
     def usage(self) -> list[str]:
         return [
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
-            "StorageClasses: local-path (dynamic, rancher local-path-provisioner) and "
-            f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE})",
+            "StorageClasses: local-path (dynamic, rancher local-path-provisioner), "
+            f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE}) and "
+            + (
+                f"local-block ({BLOCK_PVS} pre-made local PVs of {BLOCK_PV_SIZE} in Block mode, "
+                "each a loop device on a sparse file)"
+                if loopdev.available()
+                else "local-block (no PVs: this kernel has no loop devices)"
+            ),
             "images (imagePullPolicy: Never): " + ", ".join(image.name for image in images.IMAGES),
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",
         ]

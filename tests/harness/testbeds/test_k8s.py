@@ -1,7 +1,7 @@
 """`volperf testbed up|status|down k8s` for real: a single-node Kubernetes from the Go
 module proxy's builds and Debian's etcd/containerd/runc/CNI, with the local images and
-both StorageClasses; fio in a pod on a PVC of each class; down leaves nothing (checked by
-the session fixture)."""
+its StorageClasses; fio in a pod on a PVC of each class (local-block's a raw device);
+down leaves nothing, loop devices included (checked by the session fixture)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.host import loopdev
 from harness.testbeds.k8s.images import FIO
-from harness.testbeds.k8s.testbed import COUNTING_BPS, STATIC_PVS, disk_of
+from harness.testbeds.k8s.testbed import BLOCK_PVS, COUNTING_BPS, STATIC_PVS, disk_of
 from tests.harness.helpers import volperf
 
 
@@ -31,7 +32,7 @@ def _status(k8s_testbed) -> dict:
     return json.loads(done.stdout)
 
 
-def test_up_from_nothing_is_ready_with_both_storage_classes(k8s_testbed):
+def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed):
     from kubernetes import client
 
     report = _status(k8s_testbed)
@@ -55,6 +56,16 @@ def test_up_from_nothing_is_ready_with_both_storage_classes(k8s_testbed):
     assert classes["local-static"].provisioner == "kubernetes.io/no-provisioner"
     pvs = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-static=true")
     assert len(pvs.items) == STATIC_PVS and {pv.status.phase for pv in pvs.items} == {"Available"}
+    # local-block: each PV a loop device on its own sparse file in the state dir
+    assert classes["local-block"].provisioner == "kubernetes.io/no-provisioner"
+    blocks = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-block=true")
+    loops = {loop.device: loop.backing_file for loop in loopdev.attached()}
+    assert len(blocks.items) == BLOCK_PVS
+    for pv in blocks.items:
+        assert pv.spec.volume_mode == "Block" and pv.spec.storage_class_name == "local-block"
+        image = k8s_testbed.state / "data" / "block" / f"{pv.metadata.name}.img"
+        assert loops[pv.spec.local.path] == str(image)
+        assert image.stat().st_size == 2**30 and image.stat().st_blocks == 0  # sparse, empty
     # cgroup v1 counts the pods' block I/O once a throttle rule is set on the volumes' disk
     rule = Path("/sys/fs/cgroup/blkio/kubepods/blkio.throttle.read_bps_device")
     assert rule.read_text().split() == [disk_of(k8s_testbed.state), str(COUNTING_BPS)]
@@ -70,10 +81,11 @@ def _wait(what: str, check, timeout: float = 120):
     raise AssertionError(f"{what}: not within {timeout} s")
 
 
-@pytest.mark.parametrize("storage_class", ["local-path", "local-static"])
+@pytest.mark.parametrize("storage_class", ["local-path", "local-static", "local-block"])
 def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
     from kubernetes import client
 
+    block = storage_class == "local-block"
     api = k8s_testbed.api()
     core = client.CoreV1Api(api)
     namespace = f"volperf-test-{storage_class}"
@@ -86,13 +98,21 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
                 "spec": {
                     "accessModes": ["ReadWriteOnce"],
                     "storageClassName": storage_class,
+                    "volumeMode": "Block" if block else "Filesystem",
                     "resources": {"requests": {"storage": "1Gi"}},
                 },
             },
         )
+        filename = "/dev/probe" if block else "/data/probe"
         command = (
-            "fio --name=probe --filename=/data/probe --size=16M --rw=randwrite "
-            "--bs=4k --runtime=1 --time_based --output-format=json"
+            f"fio --name=probe --filename={filename} --size=16M --rw=randwrite "
+            "--bs=4k --direct=1 --runtime=1 --time_based --output-format=json "
+            "--output=/tmp/fio.json && cat /tmp/fio.json"
+        )  # stderr apart: on a raw device fio warns it may not drop the device's cache
+        data = (
+            {"volumeDevices": [{"name": "data", "devicePath": "/dev/probe"}]}
+            if block
+            else {"volumeMounts": [{"name": "data", "mountPath": "/data"}]}
         )
         core.create_namespaced_pod(
             namespace,
@@ -106,7 +126,7 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
                             "image": FIO,
                             "imagePullPolicy": "Never",
                             "command": ["/bin/sh", "-c", command],
-                            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                            **data,
                         }
                     ],
                     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}],
@@ -123,6 +143,9 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
         assert output["jobs"][0]["write"]["iops"] > 0
         claim = core.read_namespaced_persistent_volume_claim("data", namespace)
         assert claim.status.phase == "Bound" and claim.spec.storage_class_name == storage_class
+        if block:  # fio wrote the loop device, which wrote its sparse file
+            image = k8s_testbed.state / "data" / "block" / f"{claim.spec.volume_name}.img"
+            assert image.stat().st_blocks * 512 >= 2**20
     finally:
         core.delete_namespace(namespace)
     _wait(

@@ -2,10 +2,12 @@
 before anything is made, naming the classes there are; a pod whose image cannot be had
 ends its step within pod_timeout with the pod's phase, reason and events in its row (its
 node samplers' failure in the step's notes), and the step's namespace is gone; a PVC that
-never binds and a database pod that crash-loops end their steps the same way."""
+never binds and a database pod that crash-loops end their steps the same way. volume_mode
+Block is refused by a class that cannot make raw devices and measured on local-block."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -14,6 +16,7 @@ from harness.campaign.run import run_campaign
 from harness.core.spec import validate
 from harness.planes.base import TargetError
 from harness.planes.k8s.target import KubernetesTarget
+from tests.harness.helpers import fio_json
 
 
 def _spec(k8s_testbed, name: str, **target):
@@ -127,4 +130,38 @@ def test_block_volume_mode_on_a_class_without_it_quotes_the_provisioner(k8s_test
     assert result.summary["state"] == "failed"
     [row] = result.records
     assert "does not support block volume provisioning" in row.error.split("PVC events:")[1]
+    assert json.loads((outcome.store.root / "created.json").read_text()) == {}
+
+
+def test_block_volume_mode_on_local_block_measures_the_raw_devices(k8s_testbed, tmp_path):
+    """Each pod's PVC is a loop device of the testbed handed to fio as a raw device: the
+    rows are each pod's own fio JSON, its job file names the device, the PVCs were
+    Block-mode ones of local-block, and nothing is left."""
+    from kubernetes import client
+
+    spec = _spec(k8s_testbed, "block-raw", volume_mode="Block", storage_class="local-block")
+    outcome = run_campaign(spec, tmp_path, KubernetesTarget)
+    assert [r.summary["state"] for r in outcome.results] == ["done"]
+    with (outcome.store.root / "fio.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["consumer"] for r in rows] == ["c01"]
+    for row in rows:
+        pods = outcome.store.raw_dir(row["step"]) / "pods"
+        assert "filename=/dev/volperf-data" in (pods / f"{row['consumer']}.job").read_text()
+        job = fio_json(pods / f"{row['consumer']}.out")["jobs"][0]
+        assert job["job options"]["filename"] == "/dev/volperf-data"
+        assert (
+            float(row["write_iops"]) == pytest.approx(job["write"]["iops"])
+            and job["write"]["iops"] > 0
+        )
+        assert row["backend"] == "k8s:local-block" and not row["error"]
+    pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
+        label_selector="volperf-block=true"
+    )
+    claimed = [
+        pv
+        for pv in pvs.items
+        if pv.spec.claim_ref and pv.spec.claim_ref.namespace.startswith("volperf-block-raw")
+    ]
+    assert len(claimed) == 1 and claimed[0].spec.volume_mode == "Block"
     assert json.loads((outcome.store.root / "created.json").read_text()) == {}
