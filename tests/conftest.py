@@ -58,12 +58,13 @@ def ceph_daemons(conf: Path) -> list[str]:
 
 @pytest.fixture(scope="session")
 def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
-    """A real single-node Ceph from nothing (`volperf testbed up ceph`), purged at the end;
-    the end checks that no image, daemon or file of it is left."""
+    """A real single-node Ceph from nothing (`volperf testbed up ceph --cephfs`: the k8s
+    testbed's ceph-fs class uses its CephFS), purged at the end; the end checks that no
+    image, daemon or file of it is left."""
     work = tmp_path_factory.mktemp("ceph-testbed")
     state = work / "state"
     started = time.monotonic()
-    bring_up_or_fail("ceph", state, "--mon-port", str(CEPH_TEST_MON_PORT), cwd=work)
+    bring_up_or_fail("ceph", state, "--cephfs", "--mon-port", str(CEPH_TEST_MON_PORT), cwd=work)
     info = CephTestbedInfo(state, state / "ceph.conf", time.monotonic() - started)
     yield info
     with info.access().pool_io() as ioctx:
@@ -193,15 +194,25 @@ def host_leftovers(state: Path) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def k8s_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[K8sTestbedInfo]:
+def k8s_testbed(
+    tmp_path_factory: pytest.TempPathFactory, ceph_testbed: CephTestbedInfo
+) -> Iterator[K8sTestbedInfo]:
     """A real single-node Kubernetes from nothing but the cached builds and images (made
-    if missing: about 8 minutes of Go on 2 cores), purged at the end, which checks that
-    nothing of it is left on the host."""
+    if missing: about 8 minutes of Go on 2 cores), its class ceph-fs on the Ceph
+    testbed's CephFS, purged at the end, which checks that nothing of it is left on the
+    host."""
     work = tmp_path_factory.mktemp("k8s-testbed")
     state = work / "state"
     started = time.monotonic()
     up = bring_up_or_fail(
-        "k8s", state, "--base-port", str(K8S_TEST_BASE_PORT), cwd=work, timeout=3600
+        "k8s",
+        state,
+        "--base-port",
+        str(K8S_TEST_BASE_PORT),
+        "--ceph-state",
+        str(ceph_testbed.state),
+        cwd=work,
+        timeout=3600,
     )
     info = K8sTestbedInfo(
         state, state / "admin.kubeconfig", time.monotonic() - started, up.stdout + up.stderr

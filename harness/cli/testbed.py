@@ -37,13 +37,14 @@ def _testbed(
     ceph_state: Path | None = None,
     base_port: int | None = None,
     static_pvs: int | None = None,
+    cephfs: bool = False,
 ) -> CephTestbed | OpenStackTestbed | K8sTestbed:
     if name == "k8s":
-        return K8sTestbed(state or default_state_dir(name), base_port, static_pvs)
+        return K8sTestbed(state or default_state_dir(name), base_port, static_pvs, ceph_state)
     if name == "openstack":
         return OpenStackTestbed(state or default_state_dir(name), ceph_state, base_port)
     ports = Ports.from_mon_port(mon_port) if mon_port else None
-    return CephTestbed(state or default_state_dir(name), osds=osds, ports=ports)
+    return CephTestbed(state or default_state_dir(name), osds=osds, ports=ports, cephfs=cephfs)
 
 
 def _say(line: str) -> None:
@@ -77,7 +78,14 @@ def testbed() -> None:
     "--ceph-state",
     type=click.Path(path_type=Path, file_okay=False),
     help="openstack: the Ceph testbed Cinder uses (brought up if it is not running)  "
-    "[default: the default ceph state dir]",
+    "[default: the default ceph state dir]; k8s: a Ceph testbed whose CephFS, mounted "
+    "with ceph-fuse, backs the class ceph-fs (brought up, CephFS added, if need be; "
+    "kept by the testbed)  [default: none, no ceph-fs]",
+)
+@click.option(
+    "--cephfs",
+    is_flag=True,
+    help="ceph: add an MDS and the CephFS `volperf` (kept by the testbed once added)",
 )
 @click.option(
     "--base-port",
@@ -100,10 +108,18 @@ def up(
     ceph_state: Path | None,
     base_port: int | None,
     static_pvs: int | None,
+    cephfs: bool,
 ) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
     bed = _testbed(
-        name, state, int(osds) if osds else None, mon_port, ceph_state, base_port, static_pvs
+        name,
+        state,
+        int(osds) if osds else None,
+        mon_port,
+        ceph_state,
+        base_port,
+        static_pvs,
+        cephfs,
     )
     started = time.monotonic()
     # Ctrl-C (or kill -INT) stops a bring-up cleanly even where the shell started volperf

@@ -1,5 +1,7 @@
 """A real single-node Ceph (Debian's pacific packages): one mon, one mgr and 1 or 3
 BlueStore OSDs on sparse files, cephx, loopback only, every file under one state dir.
+With CephFS (`up --cephfs`, kept by the testbed once asked): one MDS and the file system
+`volperf`, and a client `client.k8s` that may mount it (the k8s testbed's ceph-fs class).
 
 No systemd, cephadm or containers: the daemons are started by hand the way the trial
 bring-up in ../shared/testbeds/ceph.notes.txt did it, and stopped by their pid files.
@@ -31,13 +33,17 @@ SECOND_POOL = "volumes2"  # its second backend (type `ceph2`): the target of a r
 BACKUP_POOL = "backups"  # cinder-backup's Ceph driver
 POOLS = (POOL, SECOND_POOL, BACKUP_POOL)
 CINDER_USER = "cinder"
+FS_NAME = "volperf"  # CephFS, with --cephfs
+FS_POOLS = ("cephfs_metadata", "cephfs_data")
+FS_USER = "k8s"  # may read and write all of FS_NAME
+MDS = "mds.a"
 PG_COUNT = 32
 OSD_BLOCK_BYTES = 10 << 30  # sparse: only what is written takes disk space
 OSD_MEMORY_TARGET = 1 << 30
 TCMALLOC = Path("/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4")
 COMMAND_TIMEOUT_S = 120
 READY_TIMEOUT_S = 300
-PACKAGES = "ceph-mon ceph-mgr ceph-osd ceph-common python3-rados python3-rbd"
+PACKAGES = "ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse ceph-common python3-rados python3-rbd"
 
 Progress = Callable[[str], None]
 
@@ -104,6 +110,10 @@ keyring = {state}/mon/$cluster-$id/keyring
 mgr data = {state}/mgr/$cluster-$id
 keyring = {state}/mgr/$cluster-$id/keyring
 
+[mds]
+mds data = {state}/mds/$cluster-$id
+keyring = {state}/mds/$cluster-$id/keyring
+
 [osd]
 osd data = {state}/osd/$cluster-$id
 keyring = {state}/osd/$cluster-$id/keyring
@@ -132,12 +142,26 @@ def readiness(status: dict[str, Any]) -> tuple[bool, str]:
     others = ", ".join(f"{n} {s}" for s, n in sorted(states.items()) if s != "active+clean")
     if others:
         words += f" ({others})"
+    fsmap = status.get("fsmap", {})
+    ranks = fsmap.get("by_rank", [])
+    if fsmap.get("max"):  # a file system: its rank served
+        active = sum(rank.get("status") == "up:active" for rank in ranks)
+        words += f", MDS {active}/{fsmap['max']} active"
+        if active < fsmap["max"]:
+            return False, words
     return health == "HEALTH_OK" and total > 0 and clean == total, words
 
 
 class CephTestbed:
-    def __init__(self, state: Path, osds: int | None = None, ports: Ports | None = None):
-        """``osds``: 1 or 3 for a new testbed (default 1); an existing one keeps its own."""
+    def __init__(
+        self,
+        state: Path,
+        osds: int | None = None,
+        ports: Ports | None = None,
+        cephfs: bool = False,
+    ):
+        """``osds``: 1 or 3 for a new testbed (default 1); an existing one keeps its own.
+        ``cephfs``: add an MDS and the file system (kept once a testbed has them)."""
         if osds not in (None, 1, 3):
             raise TestbedError(f"--osds {osds}: the Ceph testbed runs 1 or 3 OSDs")
         self.state = state.resolve()
@@ -145,6 +169,12 @@ class CephTestbed:
         self.osds = osds or int(self.recorded().get("osds", 1))
         self.ports = ports or Ports()
         self.conf = self.state / "ceph.conf"
+        self.cephfs = cephfs or bool(self.recorded().get("cephfs"))
+
+    @property
+    def fs_keyring(self) -> Path:
+        """client.k8s's keyring: it may mount the whole of FS_NAME."""
+        return self.state / f"ceph.client.{FS_USER}.keyring"
 
     # what is there
     @property
@@ -159,6 +189,7 @@ class CephTestbed:
 
     def daemons(self) -> list[Daemon]:
         names = ["mon.a", "mgr.x"] + [f"osd.{i}" for i in range(self.osds)]
+        names += [MDS] if self.cephfs else []
         # and any other daemon with a pid file here, so that down never leaves one running
         names += sorted({p.stem for p in (self.state / "run").glob("*.pid")} - set(names))
         return [Daemon(n, self.state / "run" / f"{n}.pid", str(self.conf)) for n in names]
@@ -227,6 +258,8 @@ class CephTestbed:
                 self._create(say)
             self._start_daemons(say)
             self._ensure_pool_and_user(say)
+            if self.cephfs:
+                self._ensure_cephfs(say)
             status = self.wait_ready(timeout_s, say)
         except BaseException:
             stopped = stop_started(self.daemons(), before)
@@ -322,6 +355,8 @@ class CephTestbed:
             kind, ident = daemon.name.split(".")
             if kind == "mgr":
                 self._make_mgr_key()
+            if kind == "mds":
+                self._make_mds_key()
             if kind == "osd":
                 self._make_osd(int(ident))
             self.run(f"ceph-{kind}", "-i", ident, **self._daemon_env(kind))
@@ -363,6 +398,39 @@ class CephTestbed:
             "allow *",
         )
         _write_secret(keyring, key)
+
+    def _make_mds_key(self) -> None:
+        keyring = self.state / "mds/ceph-a/keyring"
+        if keyring.exists():
+            return
+        keyring.parent.mkdir(parents=True, exist_ok=True)
+        conf = self.conf.read_text()
+        if "[mds]" not in conf:  # a testbed made before it had CephFS
+            fsid = self.recorded().get("fsid", "")
+            mds = ceph_conf(self.state, fsid, self.osds, self.ports).split("[mds]")[1]
+            self.conf.write_text(conf + "\n[mds]" + mds.split("\n[")[0])
+        caps = ("mon", "allow profile mds", "osd", "allow rwx", "mds", "allow *")
+        _write_secret(keyring, self.run("ceph", "auth", "get-or-create", MDS, *caps))
+
+    def _ensure_cephfs(self, say: Progress) -> None:
+        """The file system (its two pools), no standby MDS asked for (one host), and
+        client.k8s; the testbed's record keeps that it has CephFS."""
+        filesystems = json.loads(self.run("ceph", "fs", "ls", "-f", "json"))
+        if FS_NAME not in {fs["name"] for fs in filesystems}:
+            pools = json.loads(self.run("ceph", "osd", "pool", "ls", "-f", "json"))
+            for pool in FS_POOLS:
+                if pool not in pools:
+                    self.run("ceph", "osd", "pool", "create", pool, str(PG_COUNT), str(PG_COUNT))
+            self.run("ceph", "fs", "new", FS_NAME, *FS_POOLS)
+            self.run("ceph", "fs", "set", FS_NAME, "standby_count_wanted", "0")
+            say(f"CephFS {FS_NAME} created (pools {', '.join(FS_POOLS)})")
+        if not self.fs_keyring.exists():
+            given = self.run("ceph", "fs", "authorize", FS_NAME, f"client.{FS_USER}", "/", "rw")
+            _write_secret(self.fs_keyring, given)
+            say(f"user client.{FS_USER} may mount {FS_NAME}")
+        record = self.recorded()
+        if not record.get("cephfs"):
+            self.marker.write_text(json.dumps({**record, "cephfs": True}))
 
     def _make_osd(self, number: int) -> None:
         data = self.state / f"osd/ceph-{number}"
@@ -483,11 +551,17 @@ class CephTestbed:
         return report
 
     def usage(self) -> Sequence[str]:
-        return [
+        lines = [
             f"export CEPH_CONF={self.conf}",
             "ceph -s; rbd ls volumes",
             f"volperf run rbd --ceph-conf {self.conf} --ceph-user {CINDER_USER} --pool {POOL}",
         ]
+        if self.cephfs:
+            lines.append(
+                f"CephFS {FS_NAME}: ceph-fuse -c {self.conf} --id {FS_USER} "
+                f"--keyring {self.fs_keyring} MOUNTPOINT"
+            )
+        return lines
 
 
 def _write_secret(path: Path, text: str) -> None:

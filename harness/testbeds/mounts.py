@@ -17,3 +17,10 @@ def unmount_under(folder: Path) -> int:
     for point in sorted(set(points), key=len, reverse=True):
         subprocess.run(["umount", "-l", point], capture_output=True, check=False)
     return len(set(points))
+
+
+def mounted(point: Path) -> bool:
+    """Whether something is mounted on ``point``."""
+    wanted = str(point.resolve())
+    lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    return any(line.split()[4].replace("\\040", " ") == wanted for line in lines)

@@ -28,6 +28,7 @@ CNI_BIN = "/usr/lib/cni"
 LPP_NAMESPACE = "local-path-storage"
 LPP_CONFIGMAP = "local-path-config"
 LPP_ACCOUNT = "local-path-provisioner-service-account"
+CEPH_FS_CLASS = "ceph-fs"
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,16 @@ class Layout:
 
     def kubeconfig(self, client: str) -> Path:
         return self.path(f"{client}.kubeconfig")
+
+    @property
+    def cephfs_mount(self) -> Path:
+        """Where ceph-fuse mounts the Ceph testbed's CephFS (with --ceph-state)."""
+        return self.path("mnt", "ceph-fs")
+
+    @property
+    def cephfs_volumes(self) -> Path:
+        """The ceph-fs class's volumes: a folder of its own in CephFS, made by `up`."""
+        return self.cephfs_mount / "volperf-k8s-volumes"
 
 
 def containerd_config(layout: Layout) -> str:
@@ -267,6 +278,21 @@ def kubelet_command(layout: Layout, bin_dir: Path) -> list[str]:
     ]
 
 
+def ceph_fuse_command(layout: Layout, conf: Path, user: str, keyring: Path) -> list[str]:
+    """ceph-fuse in the foreground (its pid is the daemon's), the whole CephFS."""
+    return [
+        "ceph-fuse",
+        "-f",
+        "-c",
+        str(conf),
+        "--id",
+        user,
+        "--keyring",
+        str(keyring),
+        str(layout.cephfs_mount),
+    ]
+
+
 def lpp_command(layout: Layout, bin_dir: Path) -> list[str]:
     return [
         str(bin_dir / "local-path-provisioner"),
@@ -307,17 +333,26 @@ def local_pv(
     }
 
 
-def lpp_files(layout: Layout) -> dict[str, str]:
+def lpp_files(layout: Layout, shared: Path | None = None) -> dict[str, str]:
     """config.json and the helper pod: volumes under data/local-path, made and removed by a
-    pod of the local fio image (the default, busybox, cannot be pulled here)."""
-    config = {
-        "nodePathMap": [
-            {
-                "node": "DEFAULT_PATH_FOR_NON_LISTED_NODES",
-                "paths": [str(layout.path("data", "local-path"))],
-            }
-        ]
-    }
+    pod of the local fio image (the default, busybox, cannot be pulled here). ``shared``:
+    a file system mounted on every node, where the class ceph-fs's volumes go (the
+    provisioner's sharedFileSystemPath: they carry no node affinity)."""
+    node_paths = [
+        {
+            "node": "DEFAULT_PATH_FOR_NON_LISTED_NODES",
+            "paths": [str(layout.path("data", "local-path"))],
+        }
+    ]
+    config: dict[str, Any] = {"nodePathMap": node_paths}
+    if shared is not None:  # one config per class, the top level's node paths empty
+        config = {
+            "nodePathMap": [],
+            "storageClassConfigs": {
+                "local-path": {"nodePathMap": node_paths},
+                CEPH_FS_CLASS: {"sharedFileSystemPath": str(shared)},
+            },
+        }
     helper = {
         "apiVersion": "v1",
         "kind": "Pod",

@@ -35,12 +35,13 @@ from typing import Any
 from harness.host import loopdev
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError
+from harness.testbeds.ceph import FS_USER, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
 from harness.testbeds.k8s.certs import clients, make_pki, write_kubeconfig
-from harness.testbeds.k8s.configs import BRIDGE, NODE, NODE_IP, POD_CIDR, Layout
-from harness.testbeds.mounts import unmount_under
+from harness.testbeds.k8s.configs import BRIDGE, CEPH_FS_CLASS, NODE, NODE_IP, POD_CIDR, Layout
+from harness.testbeds.mounts import mounted, unmount_under
 
 MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
@@ -56,6 +57,7 @@ DAEMON_ORDER = (
     "kube-controller-manager",
     "kube-scheduler",
     "kubelet",
+    "ceph-fuse",  # with a Ceph testbed only
     "local-path-provisioner",
 )
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -65,15 +67,25 @@ Progress = Callable[[str], None]
 
 
 class K8sTestbed:
-    def __init__(self, state: Path, base_port: int | None = None, static_pvs: int | None = None):
+    def __init__(
+        self,
+        state: Path,
+        base_port: int | None = None,
+        static_pvs: int | None = None,
+        ceph_state: Path | None = None,
+    ):
         """``static_pvs``: the local-static class's pre-made PVs (default the number the
-        testbed was made with, else STATIC_PVS); more for the scale runs, one a PVC."""
+        testbed was made with, else STATIC_PVS); more for the scale runs, one a PVC.
+        ``ceph_state``: a Ceph testbed whose CephFS backs the class ceph-fs (kept by the
+        testbed once given)."""
         self.state = state
         self.marker = state / MARKER
         record = self._load()
         port = record.get("base_port") or base_port or configs.DEFAULT_BASE_PORT
         self.layout = Layout(state, int(port))
         self.static_pvs = static_pvs or int(record.get("static_pvs") or STATIC_PVS)
+        given = record.get("ceph_state") or ceph_state
+        self.ceph_state = Path(given).resolve() if given else None
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -88,9 +100,8 @@ class K8sTestbed:
     # processes
     def daemons(self) -> list[Daemon]:
         run = self.state / "run"
-        return [
-            Daemon(name, run / f"{name}.pid", str(self.state), group=True) for name in DAEMON_ORDER
-        ]
+        names = [n for n in DAEMON_ORDER if n != "ceph-fuse" or self.ceph_state]
+        return [Daemon(name, run / f"{name}.pid", str(self.state), group=True) for name in names]
 
     def _daemon(self, name: str) -> Daemon:
         return next(d for d in self.daemons() if d.name == name)
@@ -130,14 +141,23 @@ class K8sTestbed:
         started = time.monotonic()
         before = running(self.daemons())
         bridge_there = Path("/sys/class/net", BRIDGE).exists()
+        ceph = CephTestbed(self.ceph_state, cephfs=True) if self.ceph_state else None
+        ceph_before = running(ceph.daemons()) if ceph else set()
         try:
-            self._start_all(bin_dir, archives, timeout)
+            if ceph and not (ceph.recorded().get("cephfs") and ceph.status()["ready"]):
+                say(f"bringing up the Ceph testbed in {ceph.state} with CephFS (class ceph-fs)")
+                ceph.up(say, timeout)
+            self._start_all(bin_dir, archives, timeout, ceph)
         except BaseException:
             self._stop_started(before, bridge_there, say)
+            if ceph:
+                stop_started(ceph.daemons(), ceph_before)  # a Ceph that ran stays
             raise
         say(f"Kubernetes ready in {time.monotonic() - started:.0f} s")
 
-    def _start_all(self, bin_dir: Path, archives: list[Path], timeout: float) -> None:
+    def _start_all(
+        self, bin_dir: Path, archives: list[Path], timeout: float, ceph: CephTestbed | None
+    ) -> None:
         self._prepare()
         layout = self.layout
         make_bridge(BRIDGE, f"{NODE_IP}/{POD_CIDR.split('/')[1]}")
@@ -158,8 +178,24 @@ class K8sTestbed:
         self._start("kubelet", configs.kubelet_command(layout, bin_dir))
         self._wait(f"node {NODE} Ready", self._node_ready, timeout, "kubelet")
         count_block_io(self.state)
+        if ceph:
+            self._mount_cephfs(ceph, timeout)
         self._apply_storage()
         self._start("local-path-provisioner", configs.lpp_command(layout, bin_dir))
+
+    def _mount_cephfs(self, ceph: CephTestbed, timeout: float) -> None:
+        """ceph-fuse mounts the whole CephFS on the node; the class's volumes go in a
+        folder of their own there."""
+        mount = self.layout.cephfs_mount
+        mount.mkdir(parents=True, exist_ok=True)
+        command = configs.ceph_fuse_command(self.layout, ceph.conf, FS_USER, ceph.fs_keyring)
+        self._start("ceph-fuse", command)
+        self._wait(f"CephFS mounted on {mount}", lambda: mounted(mount), timeout, "ceph-fuse")
+        self.layout.cephfs_volumes.mkdir(exist_ok=True)
+
+    def _lpp_files(self) -> dict[str, str]:
+        shared = self.layout.cephfs_volumes if self.ceph_state else None
+        return configs.lpp_files(self.layout, shared)
 
     def _stop_started(self, before: set[str], bridge_there: bool, say: Progress) -> None:
         """After a failed bring-up: stop what it started, and if that includes the
@@ -195,8 +231,14 @@ class K8sTestbed:
                 "base_port": layout.base_port,
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }
-        if record.get("static_pvs", STATIC_PVS) != self.static_pvs or not self.marker.exists():
+        ceph = str(self.ceph_state) if self.ceph_state else None
+        if (
+            record.get("static_pvs", STATIC_PVS) != self.static_pvs
+            or record.get("ceph_state") != ceph
+            or not self.marker.exists()
+        ):
             record["static_pvs"] = self.static_pvs
+            record["ceph_state"] = ceph
             self.marker.write_text(json.dumps(record))
         for sub in (
             "run",
@@ -219,7 +261,7 @@ class K8sTestbed:
             "etc/cni/net.d/10-volperf.conflist": configs.cni_config(layout),
             "etc/kubelet-config.yaml": configs.kubelet_config(layout),
         }
-        files |= {f"etc/local-path/{k}": v for k, v in configs.lpp_files(layout).items()}
+        files |= {f"etc/local-path/{k}": v for k, v in self._lpp_files().items()}
         for name, text in files.items():
             (self.state / name).write_text(text)
 
@@ -299,20 +341,23 @@ class K8sTestbed:
         create(
             core.create_namespaced_config_map,
             configs.LPP_NAMESPACE,
-            {"metadata": {"name": configs.LPP_CONFIGMAP}, "data": configs.lpp_files(self.layout)},
+            {"metadata": {"name": configs.LPP_CONFIGMAP}, "data": self._lpp_files()},
         )
-        for name, provisioner in (
+        classes = [
             ("local-path", "rancher.io/local-path"),
             ("local-static", "kubernetes.io/no-provisioner"),
             ("local-block", "kubernetes.io/no-provisioner"),
-        ):
+        ]
+        if self.ceph_state:
+            classes.append((CEPH_FS_CLASS, "rancher.io/local-path"))
+        for name, provisioner in classes:
             create(
                 storage.create_storage_class,
                 {
                     "metadata": {"name": name, "labels": {"volperf": "testbed"}},
                     "provisioner": provisioner,
                     "volumeBindingMode": "WaitForFirstConsumer",
-                    "reclaimPolicy": "Delete" if name == "local-path" else "Retain",
+                    "reclaimPolicy": "Delete" if provisioner.startswith("rancher") else "Retain",
                 },
             )
         self.refresh_static_pvs()
@@ -434,7 +479,11 @@ class K8sTestbed:
         killed = kill_pod_processes()
         if killed:
             say(f"killed {killed} pod processes")
-        for name in reversed(DAEMON_ORDER):
+        volumes = self.layout.cephfs_volumes
+        if purge and mounted(self.layout.cephfs_mount) and volumes.exists():
+            shutil.rmtree(volumes)  # the ceph-fs class's volumes: this testbed's own folder
+            say(f"removed {volumes} (CephFS of the Ceph testbed in {self.ceph_state})")
+        for name in reversed(daemons):
             if name != "kubelet" and daemons[name].stop():
                 say(f"stopped {name}")
                 stopped.append(name)
@@ -453,16 +502,22 @@ class K8sTestbed:
         return stopped
 
     def usage(self) -> list[str]:
+        classes = [
+            "local-path (dynamic, rancher local-path-provisioner)",
+            f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE})",
+            f"local-block ({BLOCK_PVS} pre-made local PVs of {BLOCK_PV_SIZE} in Block mode, "
+            "each a loop device on a sparse file)"
+            if loopdev.available()
+            else "local-block (no PVs: this kernel has no loop devices)",
+        ]
+        if self.ceph_state:
+            classes.append(
+                f"{CEPH_FS_CLASS} (dynamic, on the CephFS of the Ceph testbed in "
+                f"{self.ceph_state}, mounted with ceph-fuse on {self.layout.cephfs_mount})"
+            )
         return [
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
-            "StorageClasses: local-path (dynamic, rancher local-path-provisioner), "
-            f"local-static ({self.static_pvs} pre-made local PVs of {STATIC_PV_SIZE}) and "
-            + (
-                f"local-block ({BLOCK_PVS} pre-made local PVs of {BLOCK_PV_SIZE} in Block mode, "
-                "each a loop device on a sparse file)"
-                if loopdev.available()
-                else "local-block (no PVs: this kernel has no loop devices)"
-            ),
+            "StorageClasses: " + ", ".join(classes[:-1]) + " and " + classes[-1],
             "images (imagePullPolicy: Never): " + ", ".join(image.name for image in images.IMAGES),
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",
         ]

@@ -27,6 +27,16 @@ def test_ready_needs_health_ok_and_every_pg_active_clean():
     assert readiness({}) == (False, "?, OSDs 0/0 up, PGs 0/0 active+clean")
 
 
+def test_with_cephfs_ready_needs_its_rank_served_by_an_active_mds():
+    assert readiness(ceph_status("status-cephfs-active")) == (
+        True,
+        "HEALTH_OK, OSDs 1/1 up, PGs 161/161 active+clean, MDS 1/1 active",
+    )
+    ready, words = readiness(ceph_status("status-cephfs-no-mds"))  # the MDS killed
+    assert not ready
+    assert words.startswith("HEALTH_ERR, OSDs 1/1 up,") and words.endswith(", MDS 0/1 active")
+
+
 def test_conf_keeps_files_under_the_state_dir_and_daemons_on_loopback(tmp_path: Path):
     text = ceph_conf(tmp_path, "fsid-1", 3, Ports.from_mon_port(21000))
     assert "mon host = [v2:127.0.0.1:21000,v1:127.0.0.1:21001]" in text

@@ -1,12 +1,14 @@
 """`volperf testbed up|status|down k8s` for real: a single-node Kubernetes from the Go
 module proxy's builds and Debian's etcd/containerd/runc/CNI, with the local images and
-its StorageClasses; fio in a pod on a PVC of each class (local-block's a raw device);
+its StorageClasses (ceph-fs on the Ceph testbed's CephFS through ceph-fuse); fio in a pod
+on a PVC of each class (local-block's a raw device, ceph-fs's a folder in CephFS);
 down leaves nothing, loop devices included (checked by the session fixture)."""
 
 from __future__ import annotations
 
 import json
 import stat
+import subprocess
 import time
 from pathlib import Path
 
@@ -44,6 +46,7 @@ def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed):
         "kube-controller-manager",
         "kube-scheduler",
         "kubelet",
+        "ceph-fuse",
         "local-path-provisioner",
     }
     assert f"export KUBECONFIG={k8s_testbed.kubeconfig}" in k8s_testbed.up_output
@@ -54,6 +57,8 @@ def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed):
     classes = {sc.metadata.name: sc for sc in client.StorageV1Api(api).list_storage_class().items}
     assert classes["local-path"].provisioner == "rancher.io/local-path"
     assert classes["local-static"].provisioner == "kubernetes.io/no-provisioner"
+    assert classes["ceph-fs"].provisioner == "rancher.io/local-path"
+    assert classes["ceph-fs"].reclaim_policy == "Delete"
     pvs = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-static=true")
     assert len(pvs.items) == STATIC_PVS and {pv.status.phase for pv in pvs.items} == {"Available"}
     # local-block: each PV a loop device on its own sparse file in the state dir
@@ -71,6 +76,10 @@ def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed):
     assert rule.read_text().split() == [disk_of(k8s_testbed.state), str(COUNTING_BPS)]
 
 
+def _mounts() -> list[str]:
+    return subprocess.run(["mount"], capture_output=True, text=True, check=True).stdout.splitlines()
+
+
 def _wait(what: str, check, timeout: float = 120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -81,7 +90,7 @@ def _wait(what: str, check, timeout: float = 120):
     raise AssertionError(f"{what}: not within {timeout} s")
 
 
-@pytest.mark.parametrize("storage_class", ["local-path", "local-static", "local-block"])
+@pytest.mark.parametrize("storage_class", ["local-path", "local-static", "local-block", "ceph-fs"])
 def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
     from kubernetes import client
 
@@ -146,6 +155,14 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
         if block:  # fio wrote the loop device, which wrote its sparse file
             image = k8s_testbed.state / "data" / "block" / f"{claim.spec.volume_name}.img"
             assert image.stat().st_blocks * 512 >= 2**20
+        if storage_class == "ceph-fs":  # a folder in CephFS, bound to no node
+            pv = core.read_persistent_volume(claim.spec.volume_name)
+            assert pv.spec.node_affinity is None
+            mount = k8s_testbed.state / "mnt" / "ceph-fs"
+            folder = Path(pv.spec.host_path.path)
+            assert folder.parent == mount / "volperf-k8s-volumes"
+            assert (folder / "probe").stat().st_size == 16 * 2**20
+            assert any(f"ceph-fuse on {mount} type fuse.ceph-fuse" in line for line in _mounts())
     finally:
         core.delete_namespace(namespace)
     _wait(
