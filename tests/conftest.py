@@ -171,18 +171,18 @@ def runner_stopped(openstack_testbed: OpenStackTestbedInfo) -> Iterator[str]:
 
 def host_leftovers(state: Path) -> list[str]:
     """What a Kubernetes testbed could leave on the host: processes naming its state dir,
-    mounts under it, loop devices on its files, its bridge, kubepods cgroups."""
-    from harness.testbeds.k8s.configs import BRIDGE
+    mounts under it, loop devices on its files, its nodes' bridges, kubepods cgroups and
+    the second node's cgroup root."""
+    from harness.testbeds.k8s.configs import NODES
 
     left = [f"process: {line[:120]}" for line in openstack_processes(state)]
     mounts = Path("/proc/self/mountinfo").read_text().splitlines()
     left += [f"mount: {m.split()[4]}" for m in mounts if m.split()[4].startswith(str(state))]
-    if Path("/sys/class/net", BRIDGE).exists():
-        left.append(f"bridge {BRIDGE}")
+    left += [f"bridge {n.bridge}" for n in NODES if Path("/sys/class/net", n.bridge).exists()]
     cgroups = Path("/sys/fs/cgroup")
-    left += [
-        f"cgroup: {p}" for p in [cgroups / "kubepods", *cgroups.glob("*/kubepods")] if p.exists()
-    ]
+    kubepods = [cgroups / "kubepods", *cgroups.glob("*/kubepods")]
+    roots = [p for n in NODES if n.cgroup_root for p in cgroups.glob(f"*/{n.cgroup_root}")]
+    left += [f"cgroup: {p}" for p in [*kubepods, *roots] if p.exists()]
     loops = subprocess.run(
         ["losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"],
         capture_output=True,

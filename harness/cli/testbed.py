@@ -38,9 +38,11 @@ def _testbed(
     base_port: int | None = None,
     static_pvs: int | None = None,
     cephfs: bool = False,
+    nodes: int | None = None,
 ) -> CephTestbed | OpenStackTestbed | K8sTestbed:
     if name == "k8s":
-        return K8sTestbed(state or default_state_dir(name), base_port, static_pvs, ceph_state)
+        state = state or default_state_dir(name)
+        return K8sTestbed(state, base_port, static_pvs, ceph_state, nodes)
     if name == "openstack":
         return OpenStackTestbed(state or default_state_dir(name), ceph_state, base_port)
     ports = Ports.from_mon_port(mon_port) if mon_port else None
@@ -91,13 +93,19 @@ def testbed() -> None:
     "--base-port",
     type=click.IntRange(1024, 65000),
     help="openstack: first of its ten loopback ports  [default: 21000]; k8s: first "
-    "of its seven  [default: 23000]",
+    "of its nine  [default: 23000]",
 )
 @click.option(
     "--static-pvs",
     type=click.IntRange(1, 480),
     help="k8s: pre-made local PVs of the local-static class, one a PVC (the node holds "
     "500 pods): 260 for 250 namespaces  [default: the number it was made with, else 40]",
+)
+@click.option(
+    "--nodes",
+    type=click.IntRange(1, 2),
+    help="k8s: nodes, each its own kubelet and containerd on this machine; fewer than "
+    "the testbed has removes the others  [default: the number it has, else 1]",
 )
 def up(
     name: str,
@@ -109,6 +117,7 @@ def up(
     base_port: int | None,
     static_pvs: int | None,
     cephfs: bool,
+    nodes: int | None,
 ) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
     bed = _testbed(
@@ -120,6 +129,7 @@ def up(
         base_port,
         static_pvs,
         cephfs,
+        nodes,
     )
     started = time.monotonic()
     # Ctrl-C (or kill -INT) stops a bring-up cleanly even where the shell started volperf

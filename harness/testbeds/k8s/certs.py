@@ -184,3 +184,27 @@ def write_kubeconfig(path: Path, pki: Path, client: str, server: str) -> None:
     }
     path.touch(mode=0o600)
     path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def make_node_pki(pki: Path, node_pki: Path, node: str, node_ip: str) -> None:
+    """Another node's kubelet certificates, signed by the testbed's CA (pki/), in its own
+    folder with the CA's certificate: its serving certificate for ``node_ip`` and its
+    client certificate as system:node:``node`` (once: existing files are kept)."""
+    if (node_pki / "kubelet.crt").exists():
+        return
+    node_pki.mkdir(parents=True, exist_ok=True)
+    node_pki.chmod(0o700)
+    ca_key = serialization.load_pem_private_key((pki / "ca.key").read_bytes(), None)
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+    ca_cert = x509.load_pem_x509_certificate((pki / "ca.crt").read_bytes())
+    (node_pki / "ca.crt").write_bytes((pki / "ca.crt").read_bytes())
+    issued = (
+        ("kubelet-serving", _name("kubelet-serving"), ExtendedKeyUsageOID.SERVER_AUTH),
+        ("kubelet", _name(f"system:node:{node}", "system:nodes"), ExtendedKeyUsageOID.CLIENT_AUTH),
+    )
+    for stem, subject, usage in issued:
+        key = ec.generate_private_key(ec.SECP256R1())
+        _write_key(node_pki / f"{stem}.key", key)
+        names = ["127.0.0.1", "localhost", node, node_ip] if stem == "kubelet-serving" else None
+        cert = _sign(subject, key, ca_cert.subject, ca_key, usages=[usage], names=names)
+        _write_cert(node_pki / f"{stem}.crt", cert)

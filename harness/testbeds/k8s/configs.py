@@ -32,6 +32,29 @@ CEPH_FS_CLASS = "ceph-fs"
 
 
 @dataclass(frozen=True)
+class Node:
+    """A node of the testbed: its own kubelet and containerd, pod bridge and subnet, and
+    cgroup root, all on this machine. The first node's files are the state dir's own."""
+
+    name: str
+    ip: str  # its bridge's address: the node's InternalIP
+    pod_cidr: str
+    bridge: str
+    cgroup_root: str  # the kubelet's cgroupRoot, made by `up`; "" for the host's root
+    suffix: str  # of its daemons' and ports' names: "" for the first node
+
+    def home(self, state: Path) -> Path:
+        return state / self.name.removeprefix("volperf-") if self.suffix else state
+
+
+NODES = (
+    Node(NODE, NODE_IP, POD_CIDR, BRIDGE, "", ""),
+    # a second node, routed to the first through the host (forwarding between bridges)
+    Node("volperf-node-2", "10.244.4.1", "10.244.4.0/22", "volperf1", "volperf-node-2", "-2"),
+)
+
+
+@dataclass(frozen=True)
 class Layout:
     state: Path
     base_port: int
@@ -46,6 +69,8 @@ class Layout:
             "kubelet-healthz",
             "controller-manager",
             "scheduler",
+            "kubelet-2",
+            "kubelet-healthz-2",
         )
         return {name: self.base_port + i for i, name in enumerate(names)}
 
@@ -112,7 +137,12 @@ state = "{s}/run/containerd"
 """
 
 
-def cni_config(layout: Layout) -> str:
+def node_layout(layout: Layout, node: Node) -> Layout:
+    """The paths of a node's own files (its containerd, kubelet, certificates)."""
+    return Layout(node.home(layout.state), layout.base_port)
+
+
+def cni_config(layout: Layout, node: Node = NODES[0]) -> str:
     return json.dumps(
         {
             "cniVersion": "0.4.0",
@@ -120,12 +150,12 @@ def cni_config(layout: Layout) -> str:
             "plugins": [
                 {
                     "type": "bridge",
-                    "bridge": BRIDGE,
+                    "bridge": node.bridge,
                     "isGateway": True,
                     "ipMasq": False,
                     "ipam": {
                         "type": "host-local",
-                        "ranges": [[{"subnet": POD_CIDR}]],
+                        "ranges": [[{"subnet": node.pod_cidr}]],
                         "routes": [{"dst": "0.0.0.0/0"}],
                         "dataDir": str(layout.path("data", "cni-ipam")),
                     },
@@ -137,15 +167,15 @@ def cni_config(layout: Layout) -> str:
     )
 
 
-def kubelet_config(layout: Layout) -> str:
+def kubelet_config(layout: Layout, node: Node = NODES[0]) -> str:
     pki = layout.pki
-    config = {
+    config: dict[str, Any] = {
         "apiVersion": "kubelet.config.k8s.io/v1beta1",
         "kind": "KubeletConfiguration",
-        "address": NODE_IP,
-        "port": layout.ports["kubelet"],
+        "address": node.ip,
+        "port": layout.ports[f"kubelet{node.suffix}"],
         "healthzBindAddress": "127.0.0.1",
-        "healthzPort": layout.ports["kubelet-healthz"],
+        "healthzPort": layout.ports[f"kubelet-healthz{node.suffix}"],
         "readOnlyPort": 0,
         "authentication": {
             "anonymous": {"enabled": False},
@@ -173,6 +203,8 @@ def kubelet_config(layout: Layout) -> str:
         "staticPodPath": "",
         "maxPods": MAX_PODS,
     }
+    if node.cgroup_root:  # its pods under a cgroup of its own, apart from the first node's
+        config["cgroupRoot"] = f"/{node.cgroup_root}"
     return yaml.safe_dump(config)
 
 
@@ -266,14 +298,14 @@ def scheduler_command(layout: Layout, bin_dir: Path) -> list[str]:
     ]
 
 
-def kubelet_command(layout: Layout, bin_dir: Path) -> list[str]:
+def kubelet_command(layout: Layout, bin_dir: Path, node: Node = NODES[0]) -> list[str]:
     return [
         str(bin_dir / "kubelet"),
         f"--config={layout.path('etc', 'kubelet-config.yaml')}",
         f"--kubeconfig={layout.kubeconfig('kubelet')}",
         f"--root-dir={layout.path('data', 'kubelet')}",
-        f"--hostname-override={NODE}",
-        f"--node-ip={NODE_IP}",
+        f"--hostname-override={node.name}",
+        f"--node-ip={node.ip}",
         f"--cert-dir={layout.path('data', 'kubelet-pki')}",
     ]
 

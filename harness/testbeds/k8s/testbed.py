@@ -39,8 +39,8 @@ from harness.testbeds.ceph import FS_USER, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
-from harness.testbeds.k8s.certs import clients, make_pki, write_kubeconfig
-from harness.testbeds.k8s.configs import BRIDGE, CEPH_FS_CLASS, NODE, NODE_IP, POD_CIDR, Layout
+from harness.testbeds.k8s.certs import clients, make_node_pki, make_pki, write_kubeconfig
+from harness.testbeds.k8s.configs import CEPH_FS_CLASS, NODE, NODES, Layout, Node
 from harness.testbeds.mounts import mounted, unmount_under
 
 MARKER = "testbed.json"
@@ -57,6 +57,8 @@ DAEMON_ORDER = (
     "kube-controller-manager",
     "kube-scheduler",
     "kubelet",
+    "containerd-2",  # with a second node only
+    "kubelet-2",
     "ceph-fuse",  # with a Ceph testbed only
     "local-path-provisioner",
 )
@@ -73,17 +75,22 @@ class K8sTestbed:
         base_port: int | None = None,
         static_pvs: int | None = None,
         ceph_state: Path | None = None,
+        nodes: int | None = None,
     ):
         """``static_pvs``: the local-static class's pre-made PVs (default the number the
         testbed was made with, else STATIC_PVS); more for the scale runs, one a PVC.
         ``ceph_state``: a Ceph testbed whose CephFS backs the class ceph-fs (kept by the
-        testbed once given)."""
+        testbed once given). ``nodes``: 1 or 2 (default the number the testbed has, else
+        1); fewer than it has removes the others."""
         self.state = state
         self.marker = state / MARKER
         record = self._load()
         port = record.get("base_port") or base_port or configs.DEFAULT_BASE_PORT
         self.layout = Layout(state, int(port))
         self.static_pvs = static_pvs or int(record.get("static_pvs") or STATIC_PVS)
+        self.nodes = nodes or int(record.get("nodes") or 1)
+        if not 1 <= self.nodes <= len(NODES):
+            raise TestbedError(f"--nodes {self.nodes}: the testbed runs 1 to {len(NODES)} nodes")
         given = record.get("ceph_state") or ceph_state
         self.ceph_state = Path(given).resolve() if given else None
 
@@ -100,7 +107,15 @@ class K8sTestbed:
     # processes
     def daemons(self) -> list[Daemon]:
         run = self.state / "run"
-        names = [n for n in DAEMON_ORDER if n != "ceph-fuse" or self.ceph_state]
+
+        def wanted(name: str) -> bool:
+            if name == "ceph-fuse":
+                return self.ceph_state is not None
+            if name.endswith("-2"):  # or left running by a testbed that had it
+                return self.nodes >= 2 or (run / f"{name}.pid").exists()
+            return True
+
+        names = [n for n in DAEMON_ORDER if wanted(n)]
         return [Daemon(name, run / f"{name}.pid", str(self.state), group=True) for name in names]
 
     def _daemon(self, name: str) -> Daemon:
@@ -140,7 +155,7 @@ class K8sTestbed:
         archives = images.ensure_images(cache_root() / "images", say)
         started = time.monotonic()
         before = running(self.daemons())
-        bridge_there = Path("/sys/class/net", BRIDGE).exists()
+        bridges_there = [Path("/sys/class/net", node.bridge).exists() for node in NODES]
         ceph = CephTestbed(self.ceph_state, cephfs=True) if self.ceph_state else None
         ceph_before = running(ceph.daemons()) if ceph else set()
         try:
@@ -148,8 +163,13 @@ class K8sTestbed:
                 say(f"bringing up the Ceph testbed in {ceph.state} with CephFS (class ceph-fs)")
                 ceph.up(say, timeout)
             self._start_all(bin_dir, archives, timeout, ceph)
+            for node in NODES[self.nodes :]:  # fewer nodes asked for than the testbed had
+                if (self.state / "run" / f"kubelet{node.suffix}.pid").exists() or node.home(
+                    self.state
+                ).exists():
+                    self.remove_node(node, say)
         except BaseException:
-            self._stop_started(before, bridge_there, say)
+            self._stop_started(before, bridges_there, say)
             if ceph:
                 stop_started(ceph.daemons(), ceph_before)  # a Ceph that ran stays
             raise
@@ -160,12 +180,8 @@ class K8sTestbed:
     ) -> None:
         self._prepare()
         layout = self.layout
-        make_bridge(BRIDGE, f"{NODE_IP}/{POD_CIDR.split('/')[1]}")
         self._start("etcd", configs.etcd_command(layout))
-        self._start("containerd", configs.containerd_command(layout))
-        self._wait("containerd", lambda: layout.socket.exists(), timeout, "containerd")
-        for archive in archives:
-            self._ctr("images", "import", "--no-unpack", str(archive))
+        self._start_runtime(NODES[0], layout, archives, timeout)
         self._start("kube-apiserver", configs.apiserver_command(layout, bin_dir))
         self._wait(
             "kube-apiserver /readyz",
@@ -177,11 +193,68 @@ class K8sTestbed:
         self._start("kube-scheduler", configs.scheduler_command(layout, bin_dir))
         self._start("kubelet", configs.kubelet_command(layout, bin_dir))
         self._wait(f"node {NODE} Ready", self._node_ready, timeout, "kubelet")
+        for node in NODES[1 : self.nodes]:
+            self._start_node(node, bin_dir, archives, timeout)
         count_block_io(self.state)
         if ceph:
             self._mount_cephfs(ceph, timeout)
         self._apply_storage()
         self._start("local-path-provisioner", configs.lpp_command(layout, bin_dir))
+
+    def _start_runtime(
+        self, node: Node, layout: Layout, archives: list[Path], timeout: float
+    ) -> None:
+        """A node's pod bridge, and its containerd with the testbed's images."""
+        make_bridge(node.bridge, f"{node.ip}/{node.pod_cidr.split('/')[1]}")
+        name = f"containerd{node.suffix}"
+        self._start(name, configs.containerd_command(layout))
+        self._wait(name, lambda: layout.socket.exists(), timeout, name)
+        for archive in archives:
+            self._ctr("images", "import", "--no-unpack", str(archive), socket=layout.socket)
+
+    def _start_node(self, node: Node, bin_dir: Path, archives: list[Path], timeout: float) -> None:
+        """Another node on this machine: its own files under the state dir, certificates,
+        containerd, pod bridge and subnet, cgroup root, and kubelet; Ready."""
+        layout = configs.node_layout(self.layout, node)
+        for sub in ("etc/containerd", "etc/cni/net.d", "data/cni-ipam"):
+            layout.path(sub).mkdir(parents=True, exist_ok=True)
+        make_node_pki(self.layout.pki, layout.pki, node.name, node.ip)
+        write_kubeconfig(layout.kubeconfig("kubelet"), layout.pki, "kubelet", self.layout.server)
+        files = {
+            "etc/containerd/config.toml": configs.containerd_config(layout),
+            "etc/cni/net.d/10-volperf.conflist": configs.cni_config(layout, node),
+            "etc/kubelet-config.yaml": configs.kubelet_config(layout, node),
+        }
+        for name, text in files.items():
+            layout.path(name).write_text(text)
+        make_cgroup_root(node.cgroup_root)
+        self._start_runtime(node, layout, archives, timeout)
+        kubelet = f"kubelet{node.suffix}"
+        self._start(kubelet, configs.kubelet_command(layout, bin_dir, node))
+        self._wait(f"node {node.name} Ready", lambda: self._node_ready(node.name), timeout, kubelet)
+
+    def remove_node(self, node: Node, say: Progress) -> None:
+        """A node gone for good: its kubelet, pods and containerd stopped, its bridge,
+        cgroups and files removed, its Node deleted (the pod GC then deletes its pods)."""
+        from kubernetes import client
+        from kubernetes.client.exceptions import ApiException
+
+        daemons = {d.name: d for d in self.daemons()}
+        for name in (f"kubelet{node.suffix}", f"containerd{node.suffix}"):
+            if name in daemons and daemons[name].stop():
+                say(f"stopped {name}")
+            if name.startswith("kubelet"):
+                kill_pod_processes((node.cgroup_root,))
+            (self.state / "run" / f"{name}.pid").unlink(missing_ok=True)  # not ours now
+        home = node.home(self.state)
+        kill_shims(str(home))
+        unmount_under(home)
+        delete_bridge(node.bridge)
+        remove_kubepods_cgroups((node.cgroup_root,))
+        with contextlib.suppress(ApiException):  # already gone (404)
+            client.CoreV1Api(self.client()).delete_node(node.name)
+        shutil.rmtree(home, ignore_errors=True)
+        say(f"node {node.name} removed")
 
     def _mount_cephfs(self, ceph: CephTestbed, timeout: float) -> None:
         """ceph-fuse mounts the whole CephFS on the node; the class's volumes go in a
@@ -197,24 +270,27 @@ class K8sTestbed:
         shared = self.layout.cephfs_volumes if self.ceph_state else None
         return configs.lpp_files(self.layout, shared)
 
-    def _stop_started(self, before: set[str], bridge_there: bool, say: Progress) -> None:
+    def _stop_started(self, before: set[str], bridges_there: list[bool], say: Progress) -> None:
         """After a failed bring-up: stop what it started, and if that includes the
         container runtime or the kubelet, the pods and host state they made as well."""
         daemons = self.daemons()
         new = running(daemons) - before
         stopped = []
-        if "kubelet" in new and self._daemon("kubelet").stop():  # first: it would start
-            stopped.append("kubelet")  # the pods again
-        if new & {"containerd", "kubelet"}:
+        for kubelet in ("kubelet", "kubelet-2"):  # first: they would start the pods again
+            if kubelet in new and self._daemon(kubelet).stop():
+                stopped.append(kubelet)
+        runtimes = {"containerd", "kubelet", "containerd-2", "kubelet-2"}
+        if new & runtimes:
             kill_pod_processes()
         stopped += stop_started(daemons, before)
-        if new & {"containerd", "kubelet"}:
+        if new & runtimes:
             kill_shims(str(self.state))
             loopdev.detach_under(self.state)
             unmount_under(self.state)
             remove_kubepods_cgroups()
-        if not bridge_there:
-            delete_bridge(BRIDGE)
+        for node, there in zip(NODES, bridges_there, strict=True):
+            if not there:
+                delete_bridge(node.bridge)
         if stopped:
             say(
                 f"bring-up failed: stopped what it started ({', '.join(stopped)}); kept for "
@@ -235,10 +311,12 @@ class K8sTestbed:
         if (
             record.get("static_pvs", STATIC_PVS) != self.static_pvs
             or record.get("ceph_state") != ceph
+            or record.get("nodes", 1) != self.nodes
             or not self.marker.exists()
         ):
             record["static_pvs"] = self.static_pvs
             record["ceph_state"] = ceph
+            record["nodes"] = self.nodes
             self.marker.write_text(json.dumps(record))
         for sub in (
             "run",
@@ -250,7 +328,7 @@ class K8sTestbed:
             "data/cni-ipam",
         ):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
-        make_pki(layout.pki, NODE, NODE_IP)
+        make_pki(layout.pki, NODES[0].name, NODES[0].ip)
         for client in clients(NODE):
             if client.name != "apiserver-kubelet":
                 write_kubeconfig(
@@ -265,8 +343,9 @@ class K8sTestbed:
         for name, text in files.items():
             (self.state / name).write_text(text)
 
-    def _ctr(self, *args: str) -> str:
-        argv = ["ctr", "--address", str(self.layout.socket), "--namespace", "k8s.io", *args]
+    def _ctr(self, *args: str, socket: Path | None = None) -> str:
+        address = socket or self.layout.socket
+        argv = ["ctr", "--address", str(address), "--namespace", "k8s.io", *args]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
         if done.returncode != 0:
             raise TestbedError(f"ctr {' '.join(args[:2])}: {done.stderr.strip()[-500:]}")
@@ -309,11 +388,11 @@ class K8sTestbed:
 
         return client.ApiClient(config.new_client_from_config(str(self.kubeconfig)).configuration)
 
-    def _node_ready(self) -> bool:
+    def _node_ready(self, name: str = NODE) -> bool:
         from kubernetes import client
 
         try:
-            node = client.CoreV1Api(self.client()).read_node(NODE)
+            node = client.CoreV1Api(self.client()).read_node(name)
         except Exception:
             return False
         return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or [])
@@ -464,7 +543,10 @@ class K8sTestbed:
             "daemons": daemons,
             "kubeconfig": str(self.kubeconfig),
             "ports": self.layout.ports,
-            "ready": ready and self._get("/readyz") == "ok" and self._node_ready(),
+            "nodes": [node.name for node in NODES[: self.nodes]],
+            "ready": ready
+            and self._get("/readyz") == "ok"
+            and all(self._node_ready(node.name) for node in NODES[: self.nodes]),
         }
 
     def down(self, purge: bool, say: Progress) -> list[str]:
@@ -474,8 +556,10 @@ class K8sTestbed:
             )
         stopped = []
         daemons = {d.name: d for d in self.daemons()}
-        if daemons["kubelet"].stop():  # first: it would start the pods again
-            stopped.append("kubelet")
+        kubelets = [name for name in daemons if name.startswith("kubelet")]
+        for name in kubelets:  # first: they would start the pods again
+            if daemons[name].stop():
+                stopped.append(name)
         killed = kill_pod_processes()
         if killed:
             say(f"killed {killed} pod processes")
@@ -484,7 +568,7 @@ class K8sTestbed:
             shutil.rmtree(volumes)  # the ceph-fs class's volumes: this testbed's own folder
             say(f"removed {volumes} (CephFS of the Ceph testbed in {self.ceph_state})")
         for name in reversed(daemons):
-            if name != "kubelet" and daemons[name].stop():
+            if name not in kubelets and daemons[name].stop():
                 say(f"stopped {name}")
                 stopped.append(name)
         kill_shims(str(self.state))
@@ -494,7 +578,8 @@ class K8sTestbed:
         unmounted = unmount_under(self.state)
         if unmounted:
             say(f"unmounted {unmounted} mounts under {self.state}")
-        delete_bridge(BRIDGE)
+        for node in NODES:
+            delete_bridge(node.bridge)
         remove_kubepods_cgroups()
         if purge and self.state.exists():
             shutil.rmtree(self.state)
@@ -515,20 +600,47 @@ class K8sTestbed:
                 f"{CEPH_FS_CLASS} (dynamic, on the CephFS of the Ceph testbed in "
                 f"{self.ceph_state}, mounted with ceph-fuse on {self.layout.cephfs_mount})"
             )
+        nodes = [f"{node.name} ({node.ip}, pods {node.pod_cidr})" for node in NODES[: self.nodes]]
         return [
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
+            "nodes: " + ", ".join(nodes) + " (local-static and local-block volumes are on the first)",
             "StorageClasses: " + ", ".join(classes[:-1]) + " and " + classes[-1],
             "images (imagePullPolicy: Never): " + ", ".join(image.name for image in images.IMAGES),
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",
         ]
 
 
-def _kubepods() -> list[Path]:
-    """The kubepods cgroup of every hierarchy (cgroup v1) or the unified one."""
-    found = [CGROUP_ROOT / "kubepods"]
+CGROUP_ROOTS = tuple(node.cgroup_root for node in NODES)  # "": the host's root
+
+
+def _kubepods(roots: tuple[str, ...] = CGROUP_ROOTS) -> list[Path]:
+    """The kubepods cgroups of the nodes' cgroup roots, in every hierarchy (cgroup v1) or
+    the unified one."""
+    found = []
+    hierarchies = [CGROUP_ROOT]
     with contextlib.suppress(OSError):
-        found += [c / "kubepods" for c in CGROUP_ROOT.iterdir() if c.is_dir()]
+        hierarchies += [c for c in CGROUP_ROOT.iterdir() if c.is_dir()]
+    for hierarchy in hierarchies:
+        found += [
+            hierarchy / root / "kubepods" if root else hierarchy / "kubepods" for root in roots
+        ]
     return [p for p in found if p.is_dir()]
+
+
+def make_cgroup_root(root: str) -> None:
+    """A node's cgroup root in every hierarchy (its kubelet wants it there); a cpuset one
+    gets its parent's CPUs and memory nodes, without which nothing can join it."""
+    hierarchies = [CGROUP_ROOT] if (CGROUP_ROOT / "cgroup.procs").exists() else []
+    with contextlib.suppress(OSError):
+        hierarchies += [
+            c for c in CGROUP_ROOT.iterdir() if c.is_dir() and (c / "cgroup.procs").exists()
+        ]
+    for hierarchy in hierarchies:
+        folder = hierarchy / root
+        folder.mkdir(exist_ok=True)
+        for name in ("cpuset.cpus", "cpuset.mems"):
+            if (folder / name).exists() and not (folder / name).read_text().strip():
+                (folder / name).write_text((hierarchy / name).read_text())
 
 
 def disk_of(path: Path) -> str | None:
@@ -562,12 +674,12 @@ def count_block_io(path: Path, limit: int = COUNTING_BPS) -> str | None:
     return disk
 
 
-def kill_pod_processes() -> int:
+def kill_pod_processes(roots: tuple[str, ...] = CGROUP_ROOTS) -> int:
     killed: set[int] = set()
     for _ in range(3):
         pids = {
             int(line)
-            for cgroup in _kubepods()
+            for cgroup in _kubepods(roots)
             for procs in cgroup.rglob("cgroup.procs")
             for line in _read_lines(procs)
         }
@@ -623,8 +735,9 @@ def delete_bridge(name: str) -> None:
         subprocess.run(["ip", "link", "delete", name], capture_output=True, check=False)
 
 
-def remove_kubepods_cgroups() -> None:
-    for cgroup in _kubepods():
+def remove_kubepods_cgroups(roots: tuple[str, ...] = CGROUP_ROOTS) -> None:
+    """The kubepods cgroups of the nodes' roots, and the roots a node had of its own."""
+    for cgroup in _kubepods(roots):
         for folder in sorted(
             (p for p in cgroup.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True
         ):
@@ -632,3 +745,9 @@ def remove_kubepods_cgroups() -> None:
                 folder.rmdir()
         with contextlib.suppress(OSError):
             cgroup.rmdir()
+    for root in filter(None, roots):
+        for own in CGROUP_ROOT.glob(f"*/{root}"):
+            with contextlib.suppress(OSError):
+                own.rmdir()
+        with contextlib.suppress(OSError):
+            (CGROUP_ROOT / root).rmdir()

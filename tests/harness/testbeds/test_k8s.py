@@ -195,3 +195,133 @@ def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
         )
         assert len(pvs.items) == more
         assert {pv.status.phase for pv in pvs.items} == {"Available"}  # the released one remade
+
+
+def _pod(core, namespace: str, name: str, node: str, command: str, claim: str | None = None):
+    spec = {
+        "restartPolicy": "Never",
+        "nodeSelector": {"kubernetes.io/hostname": node},
+        "containers": [
+            {
+                "name": "c",
+                "image": FIO,
+                "imagePullPolicy": "Never",
+                "command": ["/bin/sh", "-c", command],
+                **({"volumeMounts": [{"name": "data", "mountPath": "/data"}]} if claim else {}),
+            }
+        ],
+        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+        if claim
+        else [],
+    }
+    core.create_namespaced_pod(namespace, {"metadata": {"name": name}, "spec": spec})
+
+
+def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8s_testbed):
+    """`up --nodes 2` adds volperf-node-2 (its own kubelet, containerd, bridge, subnet and
+    cgroup root): both Ready; a pod the scheduler puts on it reaches a pod on the first
+    node; a local-static volume keeps a pod from it (node-bound, the scheduler says so).
+    `up --nodes 1` removes it: nothing of it is left, the first node untouched."""
+    from kubernetes import client
+
+    from harness.testbeds.k8s.configs import NODES
+
+    first, second = NODES
+    core = client.CoreV1Api(k8s_testbed.api())
+
+    def up(nodes: str):
+        done = volperf(
+            "testbed",
+            "up",
+            "k8s",
+            "--state",
+            str(k8s_testbed.state),
+            "--nodes",
+            nodes,
+            cwd=k8s_testbed.state.parent,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done
+
+    before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
+    up("2")
+    report = _status(k8s_testbed)
+    assert report["ready"] and report["nodes"] == [first.name, second.name]
+    running = {d["name"]: d["pid"] for d in report["daemons"] if d["pid"]}
+    assert {k: v for k, v in running.items() if k in before} == before  # the first untouched
+    assert {"containerd-2", "kubelet-2"} <= set(running)
+    addresses = {
+        n.metadata.name: [a.address for a in n.status.addresses if a.type == "InternalIP"]
+        for n in core.list_node().items
+    }
+    assert addresses == {first.name: [first.ip], second.name: [second.ip]}
+    namespace = "volperf-test-two-nodes"
+    core.create_namespace({"metadata": {"name": namespace}})
+    try:
+        _pod(
+            core,
+            namespace,
+            "server",
+            first.name,
+            "echo served > /tmp/i; busybox httpd -f -p 8080 -h /tmp",
+        )
+        address = _wait(
+            "the server's address",
+            lambda: core.read_namespaced_pod("server", namespace).status.pod_ip,
+        )
+        fetch = (
+            f"busybox wget -qO- http://{address}:8080/i && busybox grep kubepods /proc/self/cgroup"
+        )
+        _pod(core, namespace, "client", second.name, fetch)
+
+        def ended(name: str):
+            pod = core.read_namespaced_pod(name, namespace)
+            return pod.status.phase if pod.status.phase in ("Succeeded", "Failed") else None
+
+        assert _wait("the client", lambda: ended("client")) == "Succeeded"
+        said = core.read_namespaced_pod_log("client", namespace)
+        assert said.startswith("served\n") and f":/{second.cgroup_root}/kubepods/" in said
+        client_pod = core.read_namespaced_pod("client", namespace)
+        assert client_pod.spec.node_name == second.name
+        assert client_pod.status.pod_ip.startswith(second.pod_cidr.rsplit(".", 2)[0])
+        # a local-static volume is on the first node: a pod bound to the second cannot have it
+        core.create_namespaced_persistent_volume_claim(
+            namespace,
+            {
+                "metadata": {"name": "data"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": "local-static",
+                    "resources": {"requests": {"storage": "1Gi"}},
+                },
+            },
+        )
+        _pod(core, namespace, "bound", second.name, "true", claim="data")
+
+        def unschedulable():
+            events = core.list_namespaced_event(
+                namespace, field_selector="involvedObject.name=bound"
+            ).items
+            return [e.message for e in events if e.reason == "FailedScheduling"]
+
+        [message, *_] = _wait("the scheduler's refusal", unschedulable)
+        assert "volume node affinity conflict" in message or "node affinity" in message, message
+    finally:
+        core.delete_namespace(namespace)
+    _wait(
+        "the namespace gone",
+        lambda: namespace not in {n.metadata.name for n in core.list_namespace().items},
+    )
+    up("1")
+    report = _status(k8s_testbed)
+    assert report["ready"] and report["nodes"] == [first.name]
+    assert {d["name"]: d["pid"] for d in report["daemons"]} == before
+    assert [n.metadata.name for n in core.list_node().items] == [first.name]
+    assert not Path("/sys/class/net", second.bridge).exists()
+    assert not list(Path("/sys/fs/cgroup").glob(f"*/{second.cgroup_root}"))
+    assert not (k8s_testbed.state / "node-2").exists()
+    left = subprocess.run(
+        ["pgrep", "-af", str(k8s_testbed.state / "node-2")], capture_output=True, text=True
+    )
+    assert left.stdout == ""
