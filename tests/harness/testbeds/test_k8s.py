@@ -200,6 +200,7 @@ def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
 def _pod(core, namespace: str, name: str, node: str, command: str, claim: str | None = None):
     spec = {
         "restartPolicy": "Never",
+        "terminationGracePeriodSeconds": 0,  # busybox's httpd as PID 1 ignores SIGTERM
         "nodeSelector": {"kubernetes.io/hostname": node},
         "containers": [
             {
@@ -220,7 +221,8 @@ def _pod(core, namespace: str, name: str, node: str, command: str, claim: str | 
 def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8s_testbed):
     """`up --nodes 2` adds volperf-node-2 (its own kubelet, containerd, bridge, subnet and
     cgroup root): both Ready; a pod the scheduler puts on it reaches a pod on the first
-    node; a local-static volume keeps a pod from it (node-bound, the scheduler says so).
+    node; a local-static volume keeps a pod from it (node-bound, the scheduler says so);
+    a ceph-fs volume written on the first node is read on the second.
     `up --nodes 1` removes it: nothing of it is left, the first node untouched."""
     from kubernetes import client
 
@@ -307,6 +309,23 @@ def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8
 
         [message, *_] = _wait("the scheduler's refusal", unschedulable)
         assert "volume node affinity conflict" in message or "node affinity" in message, message
+        # a ceph-fs volume is in CephFS: written from the first node, read on the second
+        core.create_namespaced_persistent_volume_claim(
+            namespace,
+            {
+                "metadata": {"name": "shared"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": "ceph-fs",
+                    "resources": {"requests": {"storage": "1Gi"}},
+                },
+            },
+        )
+        _pod(core, namespace, "writer", first.name, "echo kept > /data/f", claim="shared")
+        assert _wait("the writer", lambda: ended("writer")) == "Succeeded"
+        _pod(core, namespace, "reader", second.name, "cat /data/f", claim="shared")
+        assert _wait("the reader", lambda: ended("reader")) == "Succeeded"
+        assert core.read_namespaced_pod_log("reader", namespace) == "kept\n"
     finally:
         core.delete_namespace(namespace)
     _wait(
