@@ -603,7 +603,7 @@ class K8sTestbed:
         nodes = [f"{node.name} ({node.ip}, pods {node.pod_cidr})" for node in NODES[: self.nodes]]
         return [
             f"export KUBECONFIG={self.kubeconfig}   (cluster admin; file mode 0600)",
-            "nodes: " + ", ".join(nodes) + " (local-static and local-block volumes are on the first)",
+            f"nodes: {', '.join(nodes)} (local-static and local-block volumes are on the first)",
             "StorageClasses: " + ", ".join(classes[:-1]) + " and " + classes[-1],
             "images (imagePullPolicy: Never): " + ", ".join(image.name for image in images.IMAGES),
             "no kube-proxy or cluster DNS: pod IPs work, Services do not",
