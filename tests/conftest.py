@@ -37,6 +37,7 @@ def bring_up_or_fail(
 
 
 CEPH_TEST_MON_PORT = 20500  # off the default 20100, so a developer's own testbed can run
+K8S_CEPH_MON_PORT = 24500  # the k8s testbed's own Ceph; its daemons bind 100-300 above
 OPENSTACK_TEST_BASE_PORT = 22000  # off the default 21000, likewise
 
 
@@ -56,15 +57,15 @@ def ceph_daemons(conf: Path) -> list[str]:
     return [line for line in lines if str(conf) in line and line.startswith("ceph-")]
 
 
-@pytest.fixture(scope="session")
-def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
-    """A real single-node Ceph from nothing (`volperf testbed up ceph --cephfs`: the k8s
-    testbed's ceph-fs class uses its CephFS), purged at the end; the end checks that no
-    image, daemon or file of it is left."""
-    work = tmp_path_factory.mktemp("ceph-testbed")
+def _ceph_testbed(
+    tmp_path_factory: pytest.TempPathFactory, name: str, *options: str
+) -> Iterator[CephTestbedInfo]:
+    """A real single-node Ceph from nothing (`volperf testbed up ceph`), purged at the end;
+    the end checks that no image, daemon or file of it is left."""
+    work = tmp_path_factory.mktemp(name)
     state = work / "state"
     started = time.monotonic()
-    bring_up_or_fail("ceph", state, "--cephfs", "--mon-port", str(CEPH_TEST_MON_PORT), cwd=work)
+    bring_up_or_fail("ceph", state, *options, cwd=work)
     info = CephTestbedInfo(state, state / "ceph.conf", time.monotonic() - started)
     yield info
     with info.access().pool_io() as ioctx:
@@ -74,6 +75,23 @@ def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestb
     assert not left, f"RBD images left behind: {left}"
     assert not ceph_daemons(info.conf)
     assert not state.exists()
+
+
+@pytest.fixture(scope="session")
+def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
+    """The Ceph testbed of the RBD, OpenStack and Rally tests."""
+    yield from _ceph_testbed(
+        tmp_path_factory, "ceph-testbed", "--mon-port", str(CEPH_TEST_MON_PORT)
+    )
+
+
+@pytest.fixture(scope="session")
+def k8s_ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
+    """The k8s testbed's own Ceph, with CephFS (its class ceph-fs): apart from the one
+    Cinder uses, so that neither sees the other's load or pools."""
+    yield from _ceph_testbed(
+        tmp_path_factory, "k8s-ceph-testbed", "--cephfs", "--mon-port", str(K8S_CEPH_MON_PORT)
+    )
 
 
 @dataclass(frozen=True)
@@ -195,10 +213,10 @@ def host_leftovers(state: Path) -> list[str]:
 
 @pytest.fixture(scope="session")
 def k8s_testbed(
-    tmp_path_factory: pytest.TempPathFactory, ceph_testbed: CephTestbedInfo
+    tmp_path_factory: pytest.TempPathFactory, k8s_ceph_testbed: CephTestbedInfo
 ) -> Iterator[K8sTestbedInfo]:
     """A real single-node Kubernetes from nothing but the cached builds and images (made
-    if missing: about 8 minutes of Go on 2 cores), its class ceph-fs on the Ceph
+    if missing: about 8 minutes of Go on 2 cores), its class ceph-fs on its own Ceph
     testbed's CephFS, purged at the end, which checks that nothing of it is left on the
     host."""
     work = tmp_path_factory.mktemp("k8s-testbed")
@@ -210,7 +228,7 @@ def k8s_testbed(
         "--base-port",
         str(K8S_TEST_BASE_PORT),
         "--ceph-state",
-        str(ceph_testbed.state),
+        str(k8s_ceph_testbed.state),
         cwd=work,
         timeout=3600,
     )

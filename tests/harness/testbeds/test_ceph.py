@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.testbeds.ceph import FS_POOLS, PG_COUNT, POOLS
+from harness.testbeds.ceph import PG_COUNT, POOLS
 from tests.conftest import CephTestbedInfo, ceph_daemons
 from tests.harness.helpers import volperf
 
-PGS = 1 + PG_COUNT * (len(POOLS) + len(FS_POOLS))  # Ceph's device_health_metrics has one
+PGS = 1 + PG_COUNT * len(POOLS)  # Ceph's own device_health_metrics pool has one
 
 
 def test_the_suite_testbed_is_ready_with_its_daemons(ceph_testbed: CephTestbedInfo, tmp_path: Path):
@@ -23,25 +23,18 @@ def test_the_suite_testbed_is_ready_with_its_daemons(ceph_testbed: CephTestbedIn
     assert status.returncode == 0, status.stdout + status.stderr
     report = json.loads(status.stdout)
     assert report["ready"] and report["osds"] == 1
-    assert [d["name"] for d in report["daemons"]] == ["mon.a", "mgr.x", "osd.0", "mds.a"]
+    assert [d["name"] for d in report["daemons"]] == ["mon.a", "mgr.x", "osd.0"]
     assert all(d["pid"] and d["VmRSS"] > 0 for d in report["daemons"])
-    assert report["health"] == (
-        f"HEALTH_OK, OSDs 1/1 up, PGs {PGS}/{PGS} active+clean, MDS 1/1 active"
-    )
+    assert report["health"] == f"HEALTH_OK, OSDs 1/1 up, PGs {PGS}/{PGS} active+clean"
     # keyrings are the owner's alone
-    for keyring in (
-        "keyring",
-        "ceph.client.cinder.keyring",
-        "ceph.client.k8s.keyring",
-        "mon.keyring",
-    ):
+    for keyring in ("keyring", "ceph.client.cinder.keyring", "mon.keyring"):
         assert (ceph_testbed.state / keyring).stat().st_mode & 0o077 == 0, keyring
 
 
 def test_up_again_only_checks_what_runs(ceph_testbed: CephTestbedInfo, tmp_path: Path):
     again = volperf("testbed", "up", "ceph", "--state", str(ceph_testbed.state), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert again.stderr.count("already running") == 4  # the MDS too: the testbed keeps CephFS
+    assert again.stderr.count("already running") == 3
     assert "created cluster" not in again.stderr
 
 
