@@ -164,9 +164,7 @@ class K8sTestbed:
                 ceph.up(say, timeout)
             self._start_all(bin_dir, archives, timeout, ceph)
             for node in NODES[self.nodes :]:  # fewer nodes asked for than the testbed had
-                if (self.state / "run" / f"kubelet{node.suffix}.pid").exists() or node.home(
-                    self.state
-                ).exists():
+                if node.home(self.state).exists():
                     self.remove_node(node, say)
         except BaseException:
             self._stop_started(before, bridges_there, say)
@@ -447,7 +445,7 @@ class K8sTestbed:
         where the kernel has loop devices."""
         made = self._refresh_pvs("volperf-static", self.static_pvs, self._folder_pv)
         if loopdev.available():
-            made += self._refresh_pvs("volperf-block", BLOCK_PVS, self._block_pv)
+            made += self._refresh_pvs("volperf-block", BLOCK_PVS, self._block_pv, self._block_lost)
         return made
 
     def _folder_pv(self, name: str) -> dict[str, Any]:
@@ -482,20 +480,22 @@ class K8sTestbed:
             name, Path(device), "local-block", BLOCK_PV_SIZE, labels, volume_mode="Block"
         )
 
-    def _stale(self, label: str, pv: Any) -> bool:
-        """A PV to make again: released by its claim, or (a block PV not in use) whose
-        loop device is gone (`down` detached it)."""
-        if pv.status.phase == "Released":
-            return True
+    def _block_lost(self, pv: Any) -> bool:
+        """A block PV not in use whose loop device is gone (`down` detached it)."""
         return (
-            label == "volperf-block"
-            and pv.status.phase != "Bound"
+            pv.status.phase != "Bound"
             and self._block_device(pv.metadata.name) != pv.spec.local.path
         )
 
     def _refresh_pvs(
-        self, label: str, count: int, make: Callable[[str], dict[str, Any]]
+        self,
+        label: str,
+        count: int,
+        make: Callable[[str], dict[str, Any]],
+        lost: Callable[[Any], bool] = lambda pv: False,
     ) -> list[str]:
+        """The PVs ``label``-01 … ``count`` made where missing, and again where released
+        by their claim or ``lost``."""
         from kubernetes import client
 
         core = client.CoreV1Api(self.client())
@@ -505,7 +505,11 @@ class K8sTestbed:
             for pv in core.list_persistent_volume(label_selector=selector).items
         }
         names = [f"{label}-{index:02d}" for index in range(1, count + 1)]
-        stale = [n for n in names if n in existing and self._stale(label, existing[n])]
+        stale = [
+            n
+            for n in names
+            if n in existing and (existing[n].status.phase == "Released" or lost(existing[n]))
+        ]
         for name in stale:  # all at once, then one wait: hundreds at scale
             core.delete_persistent_volume(name)
 
