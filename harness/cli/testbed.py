@@ -211,6 +211,25 @@ def down(name: str, state: Path | None, purge: bool) -> None:
     _say(f"{len(stopped)} daemon(s) stopped")
 
 
+@testbed.command("crash-node")
+@click.argument("name", type=click.Choice(["k8s"]))
+@click.argument("node")
+@state_option
+def crash_node(name: str, node: str, state: Path | None) -> None:
+    """Crash NODE of the k8s testbed, as a power loss would: its kubelet, container
+    runtime and pods killed at once (for the migration workload's failure: crash).
+    `volperf testbed up k8s` brings it back."""
+    bed = K8sTestbed(state or default_state_dir(name))
+    if not bed.marker.exists():
+        console.print(f"[red]error:[/] no Kubernetes testbed in {bed.state}", highlight=False)
+        sys.exit(1)
+    try:
+        bed.crash_node(node, _say)
+    except TestbedError as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(1)
+
+
 @testbed.command("guest-runner")
 @state_option
 @click.option(

@@ -335,6 +335,64 @@ class IoPauseWorkload(_DbWorkload):
     )
 
 
+class MigrationWorkload(_DbWorkload):
+    """Kubernetes only: the io-pause StatefulSet's MariaDB pods all start on one node under
+    sysbench (1-second reports, from client pods on the other nodes); that node then
+    fails (``drain``: cordoned, the pods evicted; ``crash``: ``crash_command`` stops it,
+    then volperf taints it out of service, as Kubernetes' non-graceful node shutdown
+    expects) and each pod's time to Running and Ready on another node, its client's
+    io-pause, and the time until all are back are recorded; rows are counted before and
+    after the move; the node is brought back at the end."""
+
+    tool: Literal["migration"] = Field(description="migration")
+    engine: Literal["mariadb"] = Field("mariadb", description="the database server: MariaDB")
+    test: Literal["read_write", "read_only", "write_only"] = Field(
+        "read_write", description="sysbench's OLTP test (oltp_read_write …)"
+    )
+    tables: int = Field(4, ge=1, le=1000, description="tables in each consumer's database")
+    table_size: int = Field(10000, ge=1, description="rows per table")
+    threads: ThreadCounts = Field(
+        [4], description="client threads of each consumer, one step per count"
+    )
+    failure: Literal["drain", "crash"] = Field(
+        description="how the node fails: drain (cordon, evict the pods) or crash "
+        "(crash_command, then the out-of-service taint)"
+    )
+    node: str | None = Field(
+        None,
+        min_length=1,
+        description="the node that fails, where the pods start; default the first Ready, "
+        "schedulable node by name",
+    )
+    crash_command: list[str] | None = Field(
+        None,
+        min_length=1,
+        description="crash: the command (run where volperf runs) that stops the node's "
+        "kubelet and containers, {node} standing for its name; e.g. volperf testbed "
+        "crash-node k8s --node {node}",
+    )
+    restore_command: list[str] | None = Field(
+        None,
+        min_length=1,
+        description="crash: the command that brings the node back at the end, {node} "
+        "standing for its name; e.g. volperf testbed up k8s",
+    )
+    before: int = Field(5, ge=2, description="seconds of load before the node fails")
+    after: int = Field(5, ge=2, description="seconds of load after all pods are back")
+    recovery_timeout: int = Field(
+        300, ge=10, description="seconds all pods may take to be Ready on another node"
+    )
+    report_interval: Literal[1] = Field(  # io-pause is read from 1-second reports
+        1, description="seconds between interval reports: always 1"
+    )
+
+    @model_validator(mode="after")
+    def _crash_commands(self) -> MigrationWorkload:
+        if self.failure == "crash" and not (self.crash_command and self.restore_command):
+            raise ValueError("failure crash needs crash_command and restore_command")
+        return self
+
+
 class ProjectPace(_Strict):
     """How fast a step's projects (a consumer's namespace and what is in it) come and go:
     at most so many a minute, as a platform team paces tenants that all arrive at once
@@ -543,6 +601,7 @@ WORKLOAD_MODELS: dict[str, type[_Strict]] = {
     "sysbench-oltp": OltpWorkload,
     "pgbench": PgbenchWorkload,
     "io-pause": IoPauseWorkload,
+    "migration": MigrationWorkload,
     "pvc-provision": PvcProvisionWorkload,
     "rally": RallyWorkload,
     "git": GitWorkload,
@@ -993,6 +1052,12 @@ class CampaignSpec(_Strict):
             raise ValueError(
                 f"workloads {', '.join(provisioning)}: pvc-provision needs the k8s target"
             )
+        migrations = [w.name for w in self.workloads if isinstance(w, MigrationWorkload)]
+        if migrations and self.target.type != "k8s":
+            raise ValueError(
+                f"workloads {', '.join(migrations)}: migration needs the k8s target "
+                "(a node fails and its pods move to another)"
+            )
         if self.target.type == "k8s":
             others = [
                 w.name for w in self.workloads if isinstance(w, FileioWorkload | RallyWorkload)
@@ -1000,7 +1065,7 @@ class CampaignSpec(_Strict):
             if others:
                 raise ValueError(
                     f"workloads {', '.join(others)}: the k8s target runs fio, "
-                    "pvc-provision, sysbench-oltp, pgbench, io-pause, git and build"
+                    "pvc-provision, sysbench-oltp, pgbench, io-pause, migration, git and build"
                 )
             histograms = [
                 w.name for w in self.workloads if isinstance(w, FioWorkload) and w.histogram_logs

@@ -1,5 +1,5 @@
-"""Records and aggregates of a database step (sysbench fileio/OLTP, pgbench, io-pause),
-derived from its raw output alone, like fio steps: `volperf reparse` rebuilds them."""
+"""Records and aggregates of a database step (sysbench fileio/OLTP, pgbench, io-pause,
+migration), derived from its raw output alone, like fio steps: `volperf reparse` rebuilds them."""
 
 from __future__ import annotations
 
@@ -91,15 +91,37 @@ def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -
     for consumer in [c["name"] for c in plan.get("consumers", [])]:
         if consumer in loads:
             result.records.append(_load_record(raw, consumer, tool, loads[consumer], base))
-        if tool == "io-pause":
+        if tool in ("io-pause", "migration"):
             _io_pause_events(raw, consumer, processes.get(consumer), kills, step_id, result)
         elif (raw / f"{consumer}.out").exists():
             sizes = {k: datasets.get(consumer, {}).get(k) for k in ("data_bytes", "memory_bytes")}
             record = _run_record(raw, consumer, tool, {**base, **sizes}, result)
             result.records.append(record)
+    if tool == "migration":
+        _migration(raw, kills, step_id, result)
     if datasets:
         result.storage = _storage(raw, workload, datasets, processes, result)
     return result
+
+
+def _migration(raw: Path, kills: list[dict[str, Any]], step_id: str, result: DbStepResult) -> None:
+    """The step's all-back event (the node's failure to the last pod Ready elsewhere: the
+    seed's figure) and a warning for rows that changed or could not be counted."""
+    if kills:
+        failed_at = min(k["killed_at"] for k in kills)
+        readies = [k["ready_at"] for k in kills if k.get("ready_at") is not None]
+        back = max(readies) - failed_at if len(readies) == len(kills) else None
+        moves = sorted({f"{k.get('old_node')} → {k.get('new_node') or '?'}" for k in kills})
+        detail = f"node {kills[0].get('old_node')} {kills[0].get('failure')}: {len(kills)} pods"
+        detail += f" ({', '.join(moves)})" + ("" if back is not None else "; not all came back")
+        event = EventRecord(step_id, "all", "all-back", 1, int(failed_at * 1000), back, detail)
+        result.events.append(event)
+    rows = read_json(raw / "rows.json") or {}
+    for consumer, counted in sorted(rows.items()):
+        before, after = counted.get("before"), counted.get("after")
+        if before is None or after is None or before != after:
+            said = f"{consumer}: {before} rows before the move, {after} after"
+            result.warnings.append(Warning("rows-changed", said))
 
 
 def _storage(
@@ -110,7 +132,8 @@ def _storage(
     result: DbStepResult,
 ) -> StorageUse:
     """The device's I/O while the clients ran, beside the data and the memory; a warning
-    when the step measured memory, not storage (io-pause measures pauses: no warning)."""
+    when the step measured memory, not storage (io-pause and migration measure pauses: no
+    warning)."""
     starts = [p["start_s"] for p in processes.values() if p.get("start_s") is not None]
     ends = [p["end_s"] for p in processes.values() if p.get("end_s") is not None]
     window, unknown = None, ""
@@ -137,7 +160,7 @@ def _storage(
                 "device-io-unknown", f"the device's own I/O during the run is unknown: {unknown}"
             )
         )
-    if use.memory_not_storage and tool != "io-pause":
+    if use.memory_not_storage and tool not in ("io-pause", "migration"):
         result.warnings.append(
             Warning("memory-not-storage", f"this step measured memory, not storage: {use.why}")
         )
@@ -227,7 +250,9 @@ def _io_pause_events(
         killed_at, ready_at = kill["killed_at"], kill.get("ready_at")
         recovery = ready_at - killed_at if ready_at is not None else None
         how = (
-            "pod deleted (grace 0), replaced by its StatefulSet on the same PVC"
+            f"node {kill.get('old_node')} {kill['failure']}: pod on {kill.get('new_node')}"
+            if "failure" in kill
+            else "pod deleted (grace 0), replaced by its StatefulSet on the same PVC"
             if "running_at" in kill
             else "SIGKILL, restart on the same data"
         )
@@ -252,7 +277,9 @@ def _io_pause_events(
                     int(kill["cycle"]),
                     int(killed_at * 1000),
                     replaced,
-                    "deletion to the replacement pod Running",
+                    "the node's failure to the pod Running elsewhere"
+                    if "failure" in kill
+                    else "deletion to the replacement pod Running",
                 )
             )
         if client_start is None or not series:

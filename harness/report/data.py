@@ -13,6 +13,7 @@ from harness.campaign.results import rebuild
 from harness.core.redact import redact
 from harness.core.store import CampaignStore
 from harness.records.compare import ComparedCampaign
+from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.records.method import CampaignMethod
 from harness.report.reference import reference_steps
@@ -28,6 +29,7 @@ class CampaignData:
     steps: list[dict[str, Any]]
     records: dict[str, list[FioConsumerRecord]] = field(default_factory=dict)
     reference: dict[str, Any] | None = None  # source of published figures
+    events: dict[str, list[EventRecord]] = field(default_factory=dict)  # by step
 
     @property
     def workloads(self) -> list[str]:
@@ -53,12 +55,14 @@ def load(store: CampaignStore) -> CampaignData:
     document = store.read_campaign()
     reference = document.get("reference")
     records: dict[str, list[FioConsumerRecord]] = {}
+    events: dict[str, list[EventRecord]] = {}
     if reference:
         steps = reference_steps(store.root, reference, document.get("spec", {}))
     else:
         results = rebuild(store)
         steps = [r.summary for r in results]
         records = {r.summary["step"]: r.records for r in results}
+        events = {r.summary["step"]: r.events for r in results}
     return CampaignData(
         name=store.name,
         store=store,
@@ -68,4 +72,5 @@ def load(store: CampaignStore) -> CampaignData:
         steps=redact(steps),
         records=records,
         reference=redact(reference) if reference else None,
+        events=events,
     )

@@ -25,6 +25,8 @@ def describe_workload(w: dict[str, Any]) -> str:
         return _pgbench(w)
     if tool == "io-pause":
         return _io_pause(w)
+    if tool == "migration":
+        return _migration(w)
     if tool == "rally":
         return _rally(w)
     if tool == "pvc-provision":
@@ -250,6 +252,27 @@ def _io_pause(w: dict[str, Any]) -> str:
     )
 
 
+def _migration(w: dict[str, Any]) -> str:
+    how = {
+        "drain": "drained (cordoned, the pods evicted)",
+        "crash": "crashed (crash_command), then tainted out of service",
+    }
+    return _join(
+        [
+            f"migration: every consumer's {w.get('engine')} pod starts on node "
+            f"{w.get('node') or 'the first Ready one by name'} under sysbench "
+            f"oltp_{w.get('test')} with 1-second reports from a client pod on another node; "
+            f"{w.get('before')} s into the load the node is {how.get(w.get('failure', ''))}, "
+            "each pod's time to Running and Ready elsewhere and its client's io-pause are "
+            "recorded, and the time until all are back",
+            f"{w.get('after')} s of load after that; the node is brought back at the end, the "
+            "rows counted before and after the move",
+            _threads(w),
+            f"{w.get('tables')} tables of {w.get('table_size')} rows",
+        ]
+    )
+
+
 def expected_seconds(w: dict[str, Any]) -> float | None:
     """How long the measured part of a step should take, for progress bars."""
     tool = w.get("tool", "fio")
@@ -257,6 +280,8 @@ def expected_seconds(w: dict[str, Any]) -> float | None:
         return None  # as long as the cloud takes
     if tool == "io-pause":
         return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
+    if tool == "migration":
+        return None  # as long as the pods take to come back
     if tool in ("pvc-provision", "git", "build", "redis", "broker"):
         return None  # as long as the cluster, or the storage, takes
     if tool != "fio":
@@ -300,6 +325,10 @@ def step_line(w: dict[str, Any], threads: int | None) -> str:
             f"of {w.get('message_size')} bytes, {w.get('clients')} clients, sync {w.get('sync')}"
         )
     test = w.get("test", "")
+    if tool == "migration":
+        return f"migration: node {w.get('node') or '(first by name)'} {w.get('failure')}, " + (
+            f"sysbench oltp_{test}, {threads} threads"
+        )
     seconds = expected_seconds(w)
     return f"{tool} {test}".strip() + f", {threads} threads, ~{seconds:.0f} s"
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.planes.rally.records import read_rally_csv
 from harness.records import stats
+from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.records.node_load import cpu_busy, disk_rates, node_samples
 from harness.tools.apps.parse import PHASES
@@ -27,6 +28,8 @@ CAPTIONS = {
     "messages": "Messages per second published and consumed (nats bench), summed over the "
     "consumers (bars) and per consumer (dots), against the number of consumers",
     "rally": "Median (solid) and 95th percentile (dashed) of each Rally action against concurrency",
+    "migration": "Each pod from its node's failure (0 s): to Running elsewhere (light), to "
+    "Ready (dark), and its client's io-pause (hatched); the dashed line: all back",
     "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
     "disk's IOPS and utilisation (each step's start marked and numbered)",
 }
@@ -206,6 +209,54 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
         ax.set_ylabel("transactions/s")
         ax.grid(True, alpha=0.3)
         ax.legend()
+    return save(fig, directory, stem)
+
+
+def migration_plot(
+    steps: Sequence[dict[str, Any]],
+    events: dict[str, list[EventRecord]],
+    directory: Path,
+    stem: str,
+) -> str | None:
+    """A timeline per step: each pod from the node's failure to Running and Ready on
+    another node, its client's io-pause, and when all were back."""
+    plt = pyplot()
+    timelines = []
+    for s in steps:
+        mine = events.get(str(s.get("step")), [])
+        failed = next((e for e in mine if e.event == "all-back"), None)
+        if failed is not None and failed.start_ms is not None:
+            timelines.append((s, mine, failed))
+    if not timelines:
+        return None
+    fig, axes = plt.subplots(len(timelines), 1, figsize=(9, 1.2 + 0.7 * len(steps)), squeeze=False)
+    for ax, (s, mine, failed) in zip([a[0] for a in axes], timelines, strict=False):
+        zero = failed.start_ms or 0
+        consumers = sorted({e.consumer for e in mine if e.consumer != "all"})
+        for row, consumer in enumerate(consumers):
+            of = {e.event: e for e in mine if e.consumer == consumer}
+            for event, colour in (("server-recovery", "tab:blue"), ("pod-replaced", "lightblue")):
+                e = of.get(event)
+                if e is not None and e.seconds is not None:
+                    ax.barh(row, e.seconds, left=0, height=0.5, color=colour)
+            pause = of.get("io-pause")
+            if pause is not None and pause.seconds and pause.start_ms is not None:
+                start = (pause.start_ms - zero) / 1000
+                ax.barh(
+                    row - 0.3,
+                    pause.seconds,
+                    left=start,
+                    height=0.2,
+                    color="none",
+                    edgecolor="tab:red",
+                    hatch="///",
+                )
+        if failed.seconds is not None:
+            ax.axvline(failed.seconds, color="black", linestyle="--", linewidth=1)
+        ax.set_yticks(range(len(consumers)), consumers)
+        ax.set_title(f"{s.get('step')}: {failed.detail}", fontsize=9)
+        ax.set_xlabel("seconds after the node failed")
+        ax.grid(True, axis="x", alpha=0.3)
     return save(fig, directory, stem)
 
 

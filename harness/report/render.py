@@ -343,6 +343,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 )
             elif tool in APP_TOOLS:
                 made = plots.app_plot(steps, out, f"{prefix}-app")
+            elif tool == "migration":
+                made = plots.migration_plot(steps, data.events, out, f"{prefix}-migration")
             else:
                 made = plots.tps_plot(steps, out, f"{prefix}-tps")
             workloads.append(

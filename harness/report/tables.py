@@ -321,6 +321,17 @@ DB_HEADERS = {
         "server recovery mean s",
         "recovery max s",
     ],
+    "migration": [
+        "consumers",
+        "threads",
+        "all back s",
+        "running elsewhere mean s",
+        "ready elsewhere mean s",
+        "ready max s",
+        "io-pause mean s",
+        "io-pause max s",
+        "never resumed",
+    ],
     **{tool: app_header(tool) for tool in PHASES},
 }
 
@@ -445,6 +456,22 @@ def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
                     str(pause.get("unresolved", "–")),
                     cell(recovery.get("mean_s"), 2),
                     cell(recovery.get("max_s"), 2),
+                ]
+            )
+        elif tool == "migration":
+            events = s.get("events") or {}
+            pause, ready = events.get("io-pause") or {}, events.get("server-recovery") or {}
+            running, back = events.get("pod-replaced") or {}, events.get("all-back") or {}
+            rows.append(
+                who
+                + [
+                    cell(back.get("max_s"), 2),
+                    cell(running.get("mean_s"), 2),
+                    cell(ready.get("mean_s"), 2),
+                    cell(ready.get("max_s"), 2),
+                    cell(pause.get("mean_s"), 1),
+                    cell(pause.get("max_s"), 1),
+                    str(pause.get("unresolved", "–")),
                 ]
             )
     return rows

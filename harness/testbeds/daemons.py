@@ -69,6 +69,16 @@ class Daemon:
             self._signal(pid, signal.SIGKILL)  # workers the leader left behind
         return True
 
+    def kill(self) -> bool:
+        """SIGKILL at once, as a crash would; True if it was running."""
+        pid = self.pid()
+        if pid is None:
+            return False
+        self._signal(pid, signal.SIGKILL)
+        while _alive(pid):
+            time.sleep(0.05)
+        return True
+
     def _signal(self, pid: int, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if self.group:

@@ -52,6 +52,8 @@ def io_pause(
         return Pause(kill_s, kill_s, None, None)
     first = after_kill[0]
     gap = next((i for i in range(first, len(series)) if series[i][1] <= 0), None)
+    if gap is None and first == len(series) - 1:  # the client ended with the kill's interval
+        return Pause(kill_s, series[first][0], None, None)
     if gap is None:  # the server came back within the interval of the kill: dips only
         end = series[min(first + 1, len(series) - 1)][0]
         lost = lost_time(series, kill_s, end, interval_s)

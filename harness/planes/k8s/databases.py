@@ -63,14 +63,9 @@ exec runuser -u postgres -- {PG_BIN}/postgres -D /data/pg -c listen_addresses='*
   -c unix_socket_directories=/run/postgresql $VOLPERF_OPTIONS
 """
 
+MARIADB_ROOT = ["--no-defaults", "--socket=/run/mysqld/mysqld.sock", "-uroot"]
 READY = {
-    "mariadb": [
-        "mariadb-admin",
-        "--no-defaults",
-        "--socket=/run/mysqld/mysqld.sock",
-        "-uroot",
-        "ping",
-    ],
+    "mariadb": ["mariadb-admin", *MARIADB_ROOT, "ping"],
     "postgresql": [f"{PG_BIN}/pg_isready", "-q", "-h", "127.0.0.1", "-U", USER],
 }
 START = {"mariadb": MARIADB_START, "postgresql": POSTGRESQL_START}
@@ -119,7 +114,8 @@ def client_container(image: str, pull_policy: str) -> dict[str, Any]:
         "name": "client",
         "image": image,
         "imagePullPolicy": pull_policy,
-        "command": ["sleep", "infinity"],
+        # sleep as PID 1 ignores SIGTERM: a drained pod would wait out its grace period
+        "command": ["/bin/sh", "-c", "trap 'exit 0' TERM; sleep infinity & wait"],
         "env": _password_env(),
         "volumeMounts": [{"name": "lua", "mountPath": LUA_DIR}],
     }
@@ -136,8 +132,12 @@ def statefulset(
     options: dict[str, str | int],
     labels: dict[str, str],
     memory_limit: str | None = None,
+    node: str | None = None,
 ) -> dict[str, Any]:
-    """``memory_limit``: the server container's (its page cache is charged to it)."""
+    """``memory_limit``: the server container's (its page cache is charged to it).
+    ``node``: the pods start on that node only, and the set updates its pods only when
+    they are deleted (OnDelete), so that ``unpinned`` lets their replacements go
+    anywhere while the first ones keep running."""
     selector = {"volperf-set": name}
     server = {
         "name": "db",
@@ -162,6 +162,18 @@ def statefulset(
     if memory_limit is not None:
         memory = {"memory": memory_limit}
         server["resources"] = {"limits": memory, "requests": memory}
+    pod_spec: dict[str, Any] = {
+        "terminationGracePeriodSeconds": 10,
+        "containers": [server, client_container(image, pull_policy)],
+        "volumes": [
+            {"name": "run", "emptyDir": {}},
+            {"name": "lua", "configMap": {"name": LUA_CONFIGMAP}},
+        ],
+    }
+    strategy = {}
+    if node is not None:
+        pod_spec["affinity"] = node_affinity("In", node)
+        strategy = {"updateStrategy": {"type": "OnDelete"}}
     return {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",
@@ -171,17 +183,8 @@ def statefulset(
             "replicas": replicas,
             "podManagementPolicy": "Parallel",
             "selector": {"matchLabels": selector},
-            "template": {
-                "metadata": {"labels": {**labels, **selector}},
-                "spec": {
-                    "terminationGracePeriodSeconds": 10,
-                    "containers": [server, client_container(image, pull_policy)],
-                    "volumes": [
-                        {"name": "run", "emptyDir": {}},
-                        {"name": "lua", "configMap": {"name": LUA_CONFIGMAP}},
-                    ],
-                },
-            },
+            **strategy,
+            "template": {"metadata": {"labels": {**labels, **selector}}, "spec": pod_spec},
             "volumeClaimTemplates": [
                 {
                     "metadata": {"name": "data", "labels": labels},
@@ -196,16 +199,37 @@ def statefulset(
     }
 
 
-def client_pod(name: str, image: str, pull_policy: str, labels: dict[str, str]) -> dict[str, Any]:
-    """A client of its own, outside the database's pod: it outlives the pod's deletion."""
-    return {
-        "metadata": {"name": name, "labels": labels},
-        "spec": {
-            "terminationGracePeriodSeconds": 0,
-            "containers": [client_container(image, pull_policy)],
-            "volumes": [{"name": "lua", "configMap": {"name": LUA_CONFIGMAP}}],
-        },
+UNPINNED = {"spec": {"template": {"spec": {"affinity": None}}}}  # a patch of the set
+
+
+def node_affinity(operator: str, node: str) -> dict[str, Any]:
+    """Pods required on (In) or off (NotIn) a node."""
+    term = {"key": "kubernetes.io/hostname", "operator": operator, "values": [node]}
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [term]}]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": selector}}
+
+
+def client_pod(
+    name: str, image: str, pull_policy: str, labels: dict[str, str], avoid: str | None = None
+) -> dict[str, Any]:
+    """A client of its own, outside the database's pod: it outlives the pod's deletion;
+    ``avoid``: a node it may not run on (the one that fails)."""
+    spec: dict[str, Any] = {
+        "terminationGracePeriodSeconds": 0,
+        "containers": [client_container(image, pull_policy)],
+        "volumes": [{"name": "lua", "configMap": {"name": LUA_CONFIGMAP}}],
     }
+    if avoid is not None:
+        spec["affinity"] = node_affinity("NotIn", avoid)
+    return {"metadata": {"name": name, "labels": labels}, "spec": spec}
+
+
+def count_rows_line(tables: int) -> str:
+    """In the server's container: the rows of sysbench's tables, counted exactly."""
+    counts = " + ".join(
+        f"(SELECT COUNT(*) FROM {SYSBENCH_DATABASE}.sbtest{n})" for n in range(1, tables + 1)
+    )
+    return shlex.join(["mariadb", *MARIADB_ROOT, "-N", "-e", f"SELECT {counts}"])
 
 
 def sysbench_connection(host: str) -> list[str]:

@@ -34,6 +34,7 @@ import math
 import shlex
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
@@ -46,6 +47,7 @@ from harness.core.spec import (
     CampaignSpec,
     IoPauseWorkload,
     K8sTarget,
+    MigrationWorkload,
     OltpWorkload,
     PgbenchWorkload,
 )
@@ -66,6 +68,7 @@ from harness.planes.k8s.cluster import (
     namespace_key,
     waiting_reason,
 )
+from harness.planes.k8s.node_failure import NodeFailure, NodeFailureError, home_node
 from harness.planes.k8s.podexec import exec_in_pod
 from harness.planes.local.db_target import (
     LOAD_TIMEOUT_S,
@@ -88,7 +91,10 @@ DELETE_TIMEOUT_S = 300
 POLL_S = 0.25
 STOPPED = (0, 143, -15)  # exit statuses of a client volperf stopped with SIGTERM
 NOWHERE = "127.0.0.1"  # a deleted server's name, until its replacement is ready
-DbWorkload = OltpWorkload | PgbenchWorkload | IoPauseWorkload
+DbWorkload = OltpWorkload | PgbenchWorkload | IoPauseWorkload | MigrationWorkload
+UnderLoad = IoPauseWorkload | MigrationWorkload
+# the scheduler's words for a pod whose volume is bound to a node it may not run on
+NODE_BOUND = "volume node affinity conflict"
 
 
 class K8sDatabaseTarget:
@@ -141,9 +147,12 @@ class K8sDatabaseTarget:
     def _set_name(self, engine: str, count: int) -> str:
         return f"{engine}-c{count:03d}"
 
-    def _ensure_set(self, step: Step, engine: str, workload: DbWorkload) -> str:
-        name = self._set_name(engine, step.concurrency)
-        if self.current == name:
+    def _ensure_set(
+        self, step: Step, engine: str, workload: DbWorkload, home: str | None = None
+    ) -> str:
+        """``home``: a set made anew whose pods start on that node (a migration's)."""
+        name = self._set_name(engine, step.concurrency) + ("-m" if home else "")
+        if self.current == name and home is None:
             return name
         if self.current is not None:
             self._delete_set(self.current)
@@ -162,6 +171,7 @@ class K8sDatabaseTarget:
                 dict(settings.options),
                 self.labels,
                 self.options.db_memory_limit,
+                home,
             ),
         )
         self.current, self.datasets = name, {}
@@ -279,15 +289,21 @@ class K8sDatabaseTarget:
         """The engine's StatefulSet at the step's size (its pods each a server on its own
         PVC with a client beside it), the data loaded once, then the clients run (or the
         pods killed, for io-pause) through the API's exec; output kept in raw/."""
-        assert isinstance(step.workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
+        assert isinstance(step.workload, DbWorkload)
         engine = engine_of(step.workload)
         assert engine is not None
         memory = self._memory(engine)
         workload = sized(step.workload, memory)
-        assert isinstance(workload, OltpWorkload | PgbenchWorkload | IoPauseWorkload)
+        assert isinstance(workload, DbWorkload)
         raw = store.raw_dir(step.id)
+        home = None
+        if isinstance(workload, MigrationWorkload):
+            try:
+                home, _ = home_node(self.core, workload.node)
+            except NodeFailureError as exc:
+                return StepOutcome("failed", str(exc))
         self._namespace(store)
-        name = self._ensure_set(step, engine, workload)
+        name = self._ensure_set(step, engine, workload, home)
         pods, problem = self._wait_ready(
             name, step.concurrency, stop, tick, self.options.pod_timeout
         )
@@ -302,6 +318,9 @@ class K8sDatabaseTarget:
         self._record_datasets(workload, engine, memory, pod_of, raw, stop)
         if isinstance(workload, IoPauseWorkload):
             return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
+        if isinstance(workload, MigrationWorkload):
+            assert home is not None
+            return self._migration(step, workload, name, home, pod_of, raw, stop, tick)
         threads = step.threads or 1
         lines = {c: self._run_line(workload, threads) for c in pod_of}
         self._read_counters(pod_of, raw, "before", stop)
@@ -452,7 +471,21 @@ class K8sDatabaseTarget:
         self.datasets[name] = dataset
         return None
 
-    # io-pause
+    # io-pause and migration: sysbench from client pods of their own while servers go
+    def _clients(self, pod_of: dict[str, str], avoid: str | None = None) -> dict[str, str]:
+        """A client pod for each server pod (off node ``avoid``); by consumer."""
+        clients = {c: f"client-{pod}" for c, pod in pod_of.items()}
+        for client in clients.values():
+            pod = objects.client_pod(
+                client, self.images["mariadb"], self.options.image_pull_policy, self.labels, avoid
+            )
+            self.core.create_namespaced_pod(self.namespace, pod)
+        return clients
+
+    def _delete_clients(self, clients: dict[str, str]) -> None:
+        for client in clients.values():
+            self.core.delete_namespaced_pod(client, self.namespace, grace_period_seconds=0)
+
     def _io_pause(
         self,
         step: Step,
@@ -463,22 +496,29 @@ class K8sDatabaseTarget:
         stop: threading.Event,
         tick: Tick,
     ) -> StepOutcome:
-        clients = {c: f"client-{pod}" for c, pod in pod_of.items()}
-        for client in clients.values():
-            pod = objects.client_pod(
-                client, self.images["mariadb"], self.options.image_pull_policy, self.labels
-            )
-            self.core.create_namespaced_pod(self.namespace, pod)
+        clients = self._clients(pod_of)
         try:
             problem = self._clients_ready(list(clients.values()), stop)
             if problem:
                 return StepOutcome("interrupted" if stop.is_set() else "failed", problem)
             for consumer, pod in pod_of.items():
                 self._point(clients[consumer], pod)
-            return self._cycles(step, workload, name, pod_of, clients, raw, stop, tick)
+
+            def kill(cycle: int, kills: list[dict[str, Any]]) -> str:
+                return self._replace(workload, name, pod_of, clients, cycle, kills, stop)
+
+            outcome = self._under_load(step, workload, pod_of, clients, raw, stop, tick, kill)
         finally:
-            for client in clients.values():
-                self.core.delete_namespaced_pod(client, self.namespace, grace_period_seconds=0)
+            self._delete_clients(clients)
+        if outcome is not None:
+            return outcome
+        return StepOutcome(
+            "done",
+            notes=[
+                f"{len(pod_of)} server pods deleted {workload.kills} "
+                "times and replaced by their StatefulSet"
+            ],
+        )
 
     def _clients_ready(self, names: list[str], stop: threading.Event) -> str:
         deadline = time.monotonic() + self.options.pod_timeout
@@ -508,12 +548,12 @@ class K8sDatabaseTarget:
         if result.returncode != 0:
             raise RuntimeError(f"could not point {client} at {server_pod} ({ip})")
 
-    def _quiet_exec(self, client: str, line: str) -> ProcessResult:
+    def _quiet_exec(self, pod: str, line: str, container: str = "client") -> ProcessResult:
         return exec_in_pod(
             self.core,
             self.namespace,
-            client,
-            "client",
+            pod,
+            container,
             ["/bin/sh", "-c", line],
             Path("/dev/null"),
             Path("/dev/null"),
@@ -521,17 +561,20 @@ class K8sDatabaseTarget:
             threading.Event(),
         )
 
-    def _cycles(
+    def _under_load(
         self,
         step: Step,
-        workload: IoPauseWorkload,
-        name: str,
+        workload: UnderLoad,
         pod_of: dict[str, str],
         clients: dict[str, str],
         raw: Path,
         stop: threading.Event,
         tick: Tick,
-    ) -> StepOutcome:
+        disrupt: Callable[[int, list[dict[str, Any]]], str],
+    ) -> StepOutcome | None:
+        """sysbench with 1-second reports from each client through the reconnect script,
+        ``disrupt`` once a cycle (``before`` s of load before it, ``after`` s after);
+        raw/kills.json gets what each disruption recorded. None when all went well."""
         threads = step.threads or 1
         env = (
             f"VOLPERF_SYSBENCH_TEST=oltp_{workload.test} "
@@ -542,7 +585,8 @@ class K8sDatabaseTarget:
             argv = sysbench_command.oltp(workload, objects.sysbench_connection(pod), threads, "run")
             argv[1] = f"{objects.LUA_DIR}/{sysbench_command.RECONNECT_SCRIPT}"
             lines[consumer] = env + objects.with_password(argv)
-        longest = workload.kills * (workload.before + workload.recovery_timeout + workload.after)
+        cycles = workload.kills if isinstance(workload, IoPauseWorkload) else 1
+        longest = cycles * (workload.before + workload.recovery_timeout + workload.after)
         ran: list[tuple[list[Command], list[ProcessResult]]] = []
         clients_done = threading.Event()
 
@@ -559,10 +603,10 @@ class K8sDatabaseTarget:
         error = ""
         started = time.time()
         try:
-            for cycle in range(1, workload.kills + 1):
+            for cycle in range(1, cycles + 1):
                 if not _wait(stop, workload.before, tick, started):
                     break
-                error = self._replace(workload, name, pod_of, clients, cycle, kills, stop)
+                error = disrupt(cycle, kills)
                 if error:
                     break
                 _wait(stop, workload.after, tick, started)
@@ -576,7 +620,7 @@ class K8sDatabaseTarget:
             commands, results = ran[0] if ran else ([], [])
             atomic_write_json(raw / "process.json", by_consumer(commands, results))
         if stop.is_set():
-            return StepOutcome("interrupted", "stopped on request during the io-pause cycles")
+            return StepOutcome("interrupted", "stopped on request while the servers went")
         if error:
             return StepOutcome("failed", error)
         crashed = [
@@ -584,13 +628,7 @@ class K8sDatabaseTarget:
         ]
         if crashed:
             return StepOutcome("failed", "sysbench ended early: " + quote_failures(crashed))
-        return StepOutcome(
-            "done",
-            notes=[
-                f"{len(pod_of)} server pods deleted {workload.kills} "
-                "times and replaced by their StatefulSet"
-            ],
-        )
+        return None
 
     def _replace(
         self,
@@ -604,49 +642,165 @@ class K8sDatabaseTarget:
     ) -> str:
         """Delete every server pod at once; wait for each replacement to run and be ready,
         point its client at it."""
-        pods = self._pods(name)
-        old = {p.metadata.name: p.metadata.uid for p in pods}
-        old_ip = {p.metadata.name: p.status.pod_ip for p in pods}
-        for consumer, pod in pod_of.items():  # open connections stay; new ones fail fast
-            self._point(clients[consumer], pod, gone=True)
-        killed_at = time.time()
+        records = self._going(name, pod_of, clients, cycle)
         for pod in pod_of.values():
             self.core.delete_namespaced_pod(pod, self.namespace, grace_period_seconds=0)
-        records = {
-            c: {"consumer": c, "cycle": cycle, "killed_at": killed_at, "old_ip": old_ip.get(p)}
+        error = self._await_back(pod_of, clients, records, workload.recovery_timeout, stop)
+        kills.extend(records.values())
+        return f"a deleted server pod did not come back (cycle {cycle}): {error}" if error else ""
+
+    def _going(
+        self, name: str, pod_of: dict[str, str], clients: dict[str, str], cycle: int
+    ) -> dict[str, dict[str, Any]]:
+        """Each server pod's record as it goes (its uid, address and node); the clients
+        pointed nowhere (open connections stay; new ones fail fast)."""
+        pods = {p.metadata.name: p for p in self._pods(name)}
+        for consumer, pod in pod_of.items():
+            self._point(clients[consumer], pod, gone=True)
+        killed_at = time.time()
+        return {
+            c: {
+                "consumer": c,
+                "cycle": cycle,
+                "killed_at": killed_at,
+                "old_ip": pods[p].status.pod_ip if p in pods else None,
+                "old_uid": pods[p].metadata.uid if p in pods else None,
+                "old_node": pods[p].spec.node_name if p in pods else None,
+            }
             for c, p in pod_of.items()
         }
-        deadline = time.monotonic() + workload.recovery_timeout
+
+    def _await_back(
+        self,
+        pod_of: dict[str, str],
+        clients: dict[str, str],
+        records: dict[str, dict[str, Any]],
+        timeout: float,
+        stop: threading.Event,
+        node_bound: bool = False,
+    ) -> str:
+        """Wait for each server pod's replacement to run and be ready (its record gets
+        the times, address and node), point its client at it; '' or the first error.
+        ``node_bound``: a replacement the scheduler cannot place because its volume is
+        bound to another node fails at once, with the scheduler's words."""
+        deadline = time.monotonic() + timeout
         waiting = dict(pod_of)
         while waiting and time.monotonic() < deadline and not stop.is_set():
             for consumer, pod_name in list(waiting.items()):
+                record = records[consumer]
                 try:
                     pod = self.core.read_namespaced_pod(pod_name, self.namespace)
                 except Exception:
                     continue
-                if pod.metadata.uid == old.get(pod_name):
+                if pod.metadata.uid == record["old_uid"]:
                     continue
-                record = records[consumer]
                 if pod.status.phase == "Running" and "running_at" not in record:
                     record["running_at"] = time.time()
+                    record["new_node"] = pod.spec.node_name
                 if _ready(pod):
                     record["ready_at"] = time.time()
                     record["new_ip"] = pod.status.pod_ip  # the client is pointed there
                     self._point(clients[consumer], pod_name)
                     del waiting[consumer]
+                elif node_bound and NODE_BOUND in _unschedulable(pod):
+                    record["error"] = f"pod {pod_name} Pending: {_unschedulable(pod)}"
+                    del waiting[consumer]
             time.sleep(POLL_S)
         for consumer in waiting:
-            records[consumer]["ready_at"] = None
             records[consumer]["error"] = (
-                f"pod {pod_of[consumer]} not ready {workload.recovery_timeout} s after its "
-                f"deletion; pod events: "
+                f"pod {pod_of[consumer]} not ready {timeout} s after it went; pod events: "
                 f"{last_events(self.core, self.namespace, 'Pod', pod_of[consumer])}"
             )
-        kills.extend(records.values())
+        for record in records.values():
+            record.setdefault("ready_at", None)
         errors = [r["error"] for r in records.values() if r.get("error")]
-        return (
-            f"a deleted server pod did not come back (cycle {cycle}): {errors[0]}" if errors else ""
+        return errors[0] if errors else ""
+
+    # migration
+    def _migration(
+        self,
+        step: Step,
+        workload: MigrationWorkload,
+        name: str,
+        home: str,
+        pod_of: dict[str, str],
+        raw: Path,
+        stop: threading.Event,
+        tick: Tick,
+    ) -> StepOutcome:
+        """The set's pods on ``home`` under load from clients on other nodes; ``home``
+        fails, the pods come back elsewhere (or say why not); the node is brought back,
+        the rows counted before and after (raw/rows.json)."""
+        failure = NodeFailure(
+            self.core, home, workload.failure, workload.crash_command, workload.restore_command
         )
+        clients = self._clients(pod_of, avoid=home)
+        rows: dict[str, dict[str, Any]] = {}
+        try:
+            problem = self._clients_ready(list(clients.values()), stop)
+            if problem:
+                return StepOutcome("interrupted" if stop.is_set() else "failed", problem)
+            for consumer, pod in pod_of.items():
+                self._point(clients[consumer], pod)
+            self.apps.patch_namespaced_stateful_set(name, self.namespace, objects.UNPINNED)
+            self._count_rows(workload, pod_of, raw, rows, "before")
+
+            def fail_node(cycle: int, kills: list[dict[str, Any]]) -> str:
+                records = self._going(name, pod_of, clients, cycle)
+                error = failure.fail(self.namespace, list(pod_of.values()))
+                if not error:
+                    timeout = workload.recovery_timeout
+                    error = self._await_back(pod_of, clients, records, timeout, stop, True)
+                kills.extend({**r, "failure": workload.failure} for r in records.values())
+                return f"node {home} {workload.failure}: {error}" if error else ""
+
+            outcome = self._under_load(step, workload, pod_of, clients, raw, stop, tick, fail_node)
+        finally:
+            self._delete_clients(clients)
+            back = failure.bring_back(self.options.pod_timeout)
+        if back:
+            outcome = StepOutcome("failed", f"node {home} not brought back: {back}")
+        elif outcome is not None and not stop.is_set():  # the pods go home, data intact?
+            _, problem = self._wait_ready(name, len(pod_of), stop, tick, self.options.pod_timeout)
+            if problem:
+                outcome.error += f"; after node {home} came back: {problem}"
+        if not stop.is_set():
+            self._count_rows(workload, pod_of, raw, rows, "after")
+        atomic_write_json(raw / "rows.json", rows)
+        changed = [c for c, r in rows.items() if r.get("before") != r.get("after")]
+        if outcome is None and changed:
+            outcome = StepOutcome("failed", f"rows changed by the move: {rows}")
+        if outcome is not None:
+            return outcome
+        return StepOutcome(
+            "done",
+            notes=[
+                f"node {home} failed ({workload.failure}); {len(pod_of)} server pods came "
+                f"back on {', '.join(sorted({self._node_of(p) for p in pod_of.values()}))}; "
+                f"node {home} brought back"
+            ],
+        )
+
+    def _node_of(self, pod: str) -> str:
+        return self.core.read_namespaced_pod(pod, self.namespace).spec.node_name or "?"
+
+    def _count_rows(
+        self,
+        workload: MigrationWorkload,
+        pod_of: dict[str, str],
+        raw: Path,
+        rows: dict[str, dict[str, Any]],
+        when: str,
+    ) -> None:
+        """Each server's rows in sysbench's tables, counted in its container
+        (raw/<consumer>.rows-<when>.out); None where the count failed."""
+        line = objects.count_rows_line(workload.tables)
+        for consumer, pod in pod_of.items():
+            out, err = raw / f"{consumer}.rows-{when}.out", raw / f"{consumer}.rows-{when}.err"
+            argv = ["/bin/sh", "-c", line]
+            exec_in_pod(self.core, self.namespace, pod, "db", argv, out, err, 60, threading.Event())
+            counted = read_output(out).strip()
+            rows.setdefault(consumer, {})[when] = int(counted) if counted.isdigit() else None
 
 
 def _ready(pod: Any) -> bool:
@@ -660,3 +814,11 @@ def _wait(stop: threading.Event, seconds: float, tick: Tick, started: float) -> 
             return False
         tick(time.time() - started, None)
     return True
+
+
+def _unschedulable(pod: Any) -> str:
+    """The scheduler's message for a pod it cannot place, else ''."""
+    for condition in pod.status.conditions or []:
+        if condition.type == "PodScheduled" and condition.reason == "Unschedulable":
+            return str(condition.message or "")
+    return ""

@@ -1,5 +1,6 @@
 """The Kubernetes plane in the registry: the `k8s` target; fio steps whose pods printed
-their outputs; provisioning steps; its namespaces."""
+their outputs; provisioning steps; migration steps (read as the database steps they
+are); its namespaces."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from harness.planes.k8s.cluster import NAMESPACE_KIND
 from harness.planes.k8s.provision_step import is_provision_step, provision_step
 from harness.planes.k8s.step import is_k8s_step, k8s_step
 from harness.planes.k8s.target import KubernetesTarget
+from harness.planes.local.plane import database_step
 from harness.records.step import RawStep, StepParts
 
 
@@ -26,7 +28,7 @@ def pvc_step(step: RawStep) -> StepParts:
 PLANE = Plane(
     "k8s",
     targets={"k8s": KubernetesTarget},
-    tool_steps={"pvc-provision": pvc_step},
+    tool_steps={"pvc-provision": pvc_step, "migration": database_step},
     fio_steps=[(is_k8s_step, pod_step)],
     removers=[(lambda kind: kind == NAMESPACE_KIND, cleanup.remove_noted)],
 )

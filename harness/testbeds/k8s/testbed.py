@@ -205,6 +205,8 @@ class K8sTestbed:
         """A node's pod bridge, and its containerd with the testbed's images."""
         make_bridge(node.bridge, f"{node.ip}/{node.pod_cidr.split('/')[1]}")
         name = f"containerd{node.suffix}"
+        if self._daemon(name).pid() is None:  # a crashed one's socket file stays behind
+            layout.socket.unlink(missing_ok=True)
         self._start(name, configs.containerd_command(layout))
         self._wait(name, lambda: layout.socket.exists(), timeout, name)
         for archive in archives:
@@ -254,11 +256,31 @@ class K8sTestbed:
         shutil.rmtree(home, ignore_errors=True)
         say(f"node {node.name} removed")
 
+    def crash_node(self, name: str, say: Progress) -> None:
+        """A node's power lost, as near as this machine allows: its kubelet, containerd,
+        pods and shims killed at once; its files and Node kept, so that `up` brings it
+        back (its kubelet then cleans up what the pods left). The API server still calls
+        it Ready until the node's lease runs out."""
+        node = next((n for n in NODES[: self.nodes] if n.name == name), None)
+        if node is None:
+            names = ", ".join(n.name for n in NODES[: self.nodes])
+            raise TestbedError(f"no node {name} in this testbed: its nodes are {names}")
+        daemons = {d.name: d for d in self.daemons()}
+        for daemon in (f"kubelet{node.suffix}", f"containerd{node.suffix}"):
+            if daemons[daemon].kill():
+                say(f"killed {daemon}")
+        killed = kill_pod_processes((node.cgroup_root,))
+        kill_shims(str(node.home(self.state) / "run" / "containerd"))  # its runtime's only
+        say(f"node {node.name} crashed: {killed} pod processes killed")
+
     def _mount_cephfs(self, ceph: CephTestbed, timeout: float) -> None:
         """ceph-fuse mounts the whole CephFS on the node; the class's volumes go in a
         folder of their own there."""
         mount = self.layout.cephfs_mount
         mount.mkdir(parents=True, exist_ok=True)
+        if not mounted(mount):  # the provisioner's folder made while unmounted, if empty
+            with contextlib.suppress(OSError):
+                self.layout.cephfs_volumes.rmdir()
         command = configs.ceph_fuse_command(self.layout, ceph.conf, FS_USER, ceph.fs_keyring)
         self._start("ceph-fuse", command)
         self._wait(f"CephFS mounted on {mount}", lambda: mounted(mount), timeout, "ceph-fuse")
@@ -269,23 +291,31 @@ class K8sTestbed:
         return configs.lpp_files(self.layout, shared)
 
     def _stop_started(self, before: set[str], bridges_there: list[bool], say: Progress) -> None:
-        """After a failed bring-up: stop what it started, and if that includes the
-        container runtime or the kubelet, the pods and host state they made as well."""
+        """After a failed bring-up: stop what it started, and if that includes a node's
+        container runtime or kubelet, that node's pods and the host state they made as
+        well (all of the testbed's, when the first node's; a node that kept running keeps
+        its pods)."""
         daemons = self.daemons()
         new = running(daemons) - before
         stopped = []
         for kubelet in ("kubelet", "kubelet-2"):  # first: they would start the pods again
             if kubelet in new and self._daemon(kubelet).stop():
                 stopped.append(kubelet)
-        runtimes = {"containerd", "kubelet", "containerd-2", "kubelet-2"}
-        if new & runtimes:
-            kill_pod_processes()
+        restarted = [n for n in NODES if {f"containerd{n.suffix}", f"kubelet{n.suffix}"} & new]
+        roots = tuple(n.cgroup_root for n in restarted)
+        if restarted:
+            kill_pod_processes(roots)
         stopped += stop_started(daemons, before)
-        if new & runtimes:
+        if NODES[0] in restarted:
             kill_shims(str(self.state))
             loopdev.detach_under(self.state)
             unmount_under(self.state)
-            remove_kubepods_cgroups()
+        else:
+            for node in restarted:
+                kill_shims(str(node.home(self.state)))
+                unmount_under(node.home(self.state))
+        if restarted:
+            remove_kubepods_cgroups(roots)
         for node, there in zip(NODES, bridges_there, strict=True):
             if not there:
                 delete_bridge(node.bridge)

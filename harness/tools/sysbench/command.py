@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from harness.core.spec import FileioWorkload, IoPauseWorkload, OltpWorkload
+from harness.core.spec import FileioWorkload, IoPauseWorkload, MigrationWorkload, OltpWorkload
 
 RECONNECT_SCRIPT = "reconnect.lua"
 # Bytes on disk per row of a sysbench OLTP table, data and secondary index, rounded down
@@ -59,17 +59,19 @@ def _run_options(threads: int, runtime: int, report_interval: int) -> list[str]:
 
 
 def oltp(
-    workload: OltpWorkload | IoPauseWorkload,
+    workload: OltpWorkload | IoPauseWorkload | MigrationWorkload,
     connection: list[str],
     threads: int,
     phase: str,
     sysbench: str = "sysbench",
 ) -> list[str]:
     """``connection`` is the server's --db-driver/socket options. The run of an io-pause
-    workload goes through reconnect.lua (see there) and lasts until volperf stops it."""
+    or migration workload goes through reconnect.lua (see there) and lasts until volperf
+    stops it."""
+    endless = isinstance(workload, IoPauseWorkload | MigrationWorkload)
     test = f"oltp_{workload.test}"
     script = test
-    if isinstance(workload, IoPauseWorkload) and phase == "run":
+    if endless and phase == "run":
         script = str(reconnect_script())
     command = [
         sysbench,
@@ -79,7 +81,7 @@ def oltp(
         f"--table-size={workload.table_size}",
     ]
     if phase == "run":
-        runtime = 0 if isinstance(workload, IoPauseWorkload) else workload.runtime
+        runtime = 0 if endless else workload.runtime
         command += _run_options(threads, runtime, workload.report_interval)
     else:
         command.append(f"--threads={min(threads, workload.tables)}")

@@ -37,6 +37,13 @@ def test_a_sub_interval_outage_is_no_pause_but_a_dip():
     assert pause.lost_s == pytest.approx(0.6)
 
 
+def test_output_ending_with_the_kills_interval_says_nothing_of_a_resume():
+    # a client stopped just after the kill (its server never came back): no interval
+    # after the kill's own, so neither a pause nor a dip can be told
+    pause = io_pause([(1, 100), (2, 100), (3, 40)], kill_s=2.5)
+    assert pause.seconds is None and pause.resumed_s is None
+
+
 def test_kill_after_the_output_ends():
     assert io_pause([(1, 100)], kill_s=5).seconds is None
 
