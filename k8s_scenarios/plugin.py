@@ -36,6 +36,7 @@ SCALES = {  # consumers per step and their work, by --scale
         "databases": {},
         "failover_pods": 1,
         "failover_kills": 2,
+        "migration_pods": 2,
         "app_sweep": {"counts": [1, 2], "stop_when": APP_STOP},
         "app_pace": {},
         "git_repo": {"files": 300, "file_size": "4K", "commits": 3},
@@ -82,6 +83,8 @@ SCALES = {  # consumers per step and their work, by --scale
         },
         "failover_pods": 10,
         "failover_kills": 10,
+        # the seed study's 10 database pods of one worker node, moved to another
+        "migration_pods": 10,
         # the seed study's projects, created and deleted 10 a minute
         "app_sweep": {"counts": [1, 10, 50, 100, 250], "stop_when": APP_STOP},
         "app_pace": {"create_per_min": 10, "delete_per_min": 10},

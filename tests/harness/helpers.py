@@ -18,6 +18,8 @@ from typing import Any
 from harness.core.spec import CampaignSpec, validate
 from harness.planes.ceph import images
 
+REPO = Path(__file__).parents[2]
+
 
 def tiny_spec(directory: Path, name: str = "tiny", **overrides: Any) -> CampaignSpec:
     """A real but short campaign: 1 s steps on 8 MiB prefilled files."""
@@ -78,12 +80,55 @@ def lose_volume_and_run_agents(ceph_testbed: Any, volume: str, state: str, cwd: 
 
 def doc_source_copy(tmp_path: Path) -> Path:
     """A copy of the documentation sources without any generated page."""
-    repo = Path(__file__).parents[2]
     source = tmp_path / "doc" / "source"
-    shutil.copytree(repo / "doc" / "source", source, ignore=shutil.ignore_patterns("test_results"))
+    shutil.copytree(REPO / "doc" / "source", source, ignore=shutil.ignore_patterns("test_results"))
     (source / "test_results").mkdir()
-    shutil.copy(repo / "doc" / "source" / "test_results" / "index.rst", source / "test_results")
+    shutil.copy(REPO / "doc" / "source" / "test_results" / "index.rst", source / "test_results")
     return source
+
+
+def k8s_scenarios_argv(k8s_testbed: Any, work: Path, *args: str) -> list[str]:
+    """pytest on k8s_scenarios as a user runs it, at small scale on the k8s testbed, its
+    campaigns and pages under ``work``."""
+    # its own --basetemp: a nested pytest would reset the suite's own temporary root
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        *args,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--kubeconfig",
+        str(k8s_testbed.kubeconfig),
+        "--scale",
+        "small",
+        "--results",
+        str(work / "results"),
+        "--image-pull-policy",
+        "Never",
+        "--rootdir",
+        str(REPO / "k8s_scenarios"),
+        "--basetemp",
+        str(work / "basetemp"),
+        "--doc-source",
+        str(work / "doc" / "source"),
+    ]
+
+
+def k8s_status(k8s_testbed: Any) -> dict[str, Any]:
+    """`volperf testbed status k8s --json` of the suite's k8s testbed."""
+    done = volperf(
+        "testbed",
+        "status",
+        "k8s",
+        "--state",
+        str(k8s_testbed.state),
+        "--json",
+        cwd=k8s_testbed.state.parent,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
 
 
 def volperf(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -30,7 +30,7 @@ from harness.planes.k8s.cluster import k8s_name
 from harness.testbeds.k8s.configs import NODE
 from harness.tools.pgbench.parse import parse_run
 from harness.tools.sysbench.parse import parse_file
-from tests.harness.helpers import doc_source_copy, fio_json, volperf
+from tests.harness.helpers import doc_source_copy, fio_json, k8s_scenarios_argv, volperf
 
 REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
@@ -47,39 +47,21 @@ SCENARIOS = (
 )
 
 
-def _scenarios(k8s_testbed, work: Path, *args: str) -> list[str]:
-    # its own --basetemp: a nested pytest would reset the suite's own temporary root
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        *args,
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "--kubeconfig",
-        str(k8s_testbed.kubeconfig),
-        "--scale",
-        "small",
-        "--results",
-        str(work / "results"),
-        "--image-pull-policy",
-        "Never",
-        "--rootdir",
-        str(REPO / "k8s_scenarios"),
-        "--basetemp",
-        str(work / "basetemp"),
-        "--doc-source",
-        str(work / "doc" / "source"),
-    ]
-
-
 @pytest.fixture(scope="module")
 def scenario_run(k8s_testbed, tmp_path_factory):
     work = tmp_path_factory.mktemp("k8s-scenarios")
     doc_source_copy(work)
-    argv = _scenarios(
-        k8s_testbed, work, str(REPO / "k8s_scenarios"), "--campaign", "ci", "--benchmark-disable-gc"
+    # migration needs two nodes and a class that follows the pods: its own test runs it
+    # on the two-node testbed (tests/harness/planes/k8s/test_migration.py)
+    argv = k8s_scenarios_argv(
+        k8s_testbed,
+        work,
+        str(REPO / "k8s_scenarios"),
+        "--ignore",
+        str(REPO / "k8s_scenarios" / "test_migration.py"),
+        "--campaign",
+        "ci",
+        "--benchmark-disable-gc",
     )
     for storage_class in CLASSES:
         argv += ["--storage-class", storage_class]
@@ -441,7 +423,7 @@ def test_a_killed_scenario_is_cleaned_up_by_volperf_cleanup(k8s_testbed, tmp_pat
     from kubernetes import client
 
     core = client.CoreV1Api(k8s_testbed.api())
-    argv = _scenarios(
+    argv = k8s_scenarios_argv(
         k8s_testbed,
         tmp_path,
         str(REPO / "k8s_scenarios" / "test_pgbench.py"),

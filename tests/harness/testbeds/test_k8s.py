@@ -17,27 +17,13 @@ import pytest
 from harness.host import loopdev
 from harness.testbeds.k8s.images import FIO
 from harness.testbeds.k8s.testbed import BLOCK_PVS, COUNTING_BPS, STATIC_PVS, disk_of
-from tests.harness.helpers import volperf
-
-
-def _status(k8s_testbed) -> dict:
-    done = volperf(
-        "testbed",
-        "status",
-        "k8s",
-        "--state",
-        str(k8s_testbed.state),
-        "--json",
-        cwd=k8s_testbed.state.parent,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout)
+from tests.harness.helpers import k8s_status, volperf
 
 
 def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed, k8s_ceph_testbed):
     from kubernetes import client
 
-    report = _status(k8s_testbed)
+    report = k8s_status(k8s_testbed)
     assert report["ready"]
     assert {d["name"] for d in report["daemons"] if d["pid"]} == {
         "etcd",
@@ -194,7 +180,7 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
 def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
     from kubernetes import client
 
-    before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
+    before = {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]}
     more = STATIC_PVS + 4
     for options in (["--static-pvs", str(more)], []):  # more PVs, then kept as the testbed's
         again = volperf(
@@ -209,7 +195,7 @@ def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
         )
         assert again.returncode == 0, again.stderr[-2000:]
         assert f"local-static ({more} pre-made local PVs" in " ".join(again.stderr.split())
-        assert {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]} == before
+        assert {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]} == before
         pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
             label_selector="volperf-static=true"
         )
@@ -266,9 +252,9 @@ def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8
         assert done.returncode == 0, done.stderr[-2000:]
         return done
 
-    before = {d["name"]: d["pid"] for d in _status(k8s_testbed)["daemons"]}
+    before = {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]}
     up("2")
-    report = _status(k8s_testbed)
+    report = k8s_status(k8s_testbed)
     assert report["ready"] and report["nodes"] == [first.name, second.name]
     running = {d["name"]: d["pid"] for d in report["daemons"] if d["pid"]}
     assert {k: v for k, v in running.items() if k in before} == before  # the first untouched
@@ -334,7 +320,7 @@ def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8
         lambda: namespace not in {n.metadata.name for n in core.list_namespace().items},
     )
     up("1")
-    report = _status(k8s_testbed)
+    report = k8s_status(k8s_testbed)
     assert report["ready"] and report["nodes"] == [first.name]
     assert {d["name"]: d["pid"] for d in report["daemons"]} == before
     assert [n.metadata.name for n in core.list_node().items] == [first.name]
