@@ -323,6 +323,25 @@ def test_k8s_target_takes_database_and_provisioning_workloads_but_not_fileio():
         )
 
 
+def test_a_migration_needs_the_k8s_target_and_a_crash_its_commands():
+    def spec(target: dict, **workload) -> dict:
+        move = {"name": "m", "tool": "migration", "failure": "drain", **workload}
+        return {"name": "m", "target": target, "sweep": [2], "workloads": [move]}
+
+    k8s = {"type": "k8s", "storage_class": "ceph-fs"}
+    drain = validate(spec(k8s)).workloads[0]
+    assert (drain.node, drain.threads, drain.recovery_timeout) == (None, [4], 300)
+    with pytest.raises(SpecError, match=r"workloads m: migration needs the k8s target"):
+        validate(spec({"type": "local", "dir": "."}))
+    with pytest.raises(SpecError, match=r"failure crash needs crash_command and restore_command"):
+        validate(spec(k8s, failure="crash", crash_command=["stop", "{node}"]))
+    with pytest.raises(SpecError, match=r"failure"):
+        validate(spec(k8s, failure="reboot"))
+    crash = ["volperf", "testbed", "crash-node", "k8s", "{node}"]
+    ok = validate(spec(k8s, failure="crash", crash_command=crash, restore_command=["true"]))
+    assert ok.workloads[0].crash_command == crash
+
+
 def test_dataset_sizing_against_memory():
     def spec(workload: dict, target: dict | None = None) -> dict:
         return {

@@ -1,0 +1,82 @@
+"""A migration step's records from real captured steps (fixtures/migration, capture.sh):
+per pod a server-recovery (to Ready elsewhere), pod-replaced (to Running) and io-pause
+event, recomputed by hand from kills.json and the client's own reports; one all-back
+event, the last pod's Ready; a failed move's Pending reason in its events; rows that
+changed are a warning."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.records.db_step import build_db_step
+from harness.tools.iopause import io_pause
+from harness.tools.sysbench.parse import parse_file
+
+FIXTURES = Path(__file__).parent / "fixtures" / "migration"
+
+
+def _step(name: str, raw: Path | None = None):
+    folder = FIXTURES / name
+    plan = json.loads((folder / "step.json").read_text())
+    return build_db_step(raw or folder / "raw", plan, name, "k8s:ceph-fs")
+
+
+def test_each_pod_s_times_come_from_the_failure_and_its_client_s_reports():
+    result = _step("crash")
+    raw = FIXTURES / "crash" / "raw"
+    kills = {k["consumer"]: k for k in json.loads((raw / "kills.json").read_text())}
+    processes = json.loads((raw / "process.json").read_text())
+    by = {(e.consumer, e.event): e for e in result.events}
+    for consumer, kill in kills.items():
+        ready, running = by[(consumer, "server-recovery")], by[(consumer, "pod-replaced")]
+        assert ready.seconds == pytest.approx(kill["ready_at"] - kill["killed_at"])
+        assert running.seconds == pytest.approx(kill["running_at"] - kill["killed_at"])
+        assert ready.detail == "node volperf-node-2 crash: pod on volperf-node"
+        series = [
+            (i.time_s, i.tps)
+            for i in parse_file(raw / f"{consumer}.out").intervals
+            if i.tps is not None
+        ]
+        start = processes[consumer]["start_s"]
+        expected = io_pause(series, kill["killed_at"] - start)
+        assert by[(consumer, "io-pause")].seconds == expected.seconds
+        assert expected.seconds is not None and expected.seconds > 40  # the node's grace
+    back = by[("all", "all-back")]
+    assert back.seconds == pytest.approx(
+        max(k["ready_at"] for k in kills.values()) - kills["c01"]["killed_at"]
+    )
+    assert back.detail == "node volperf-node-2 crash: 2 pods (volperf-node-2 → volperf-node)"
+    summary = result.summary()["events"]
+    assert summary["all-back"]["max_s"] == back.seconds
+    assert summary["server-recovery"]["count"] == 2
+    assert result.warnings == []  # rows equal; a migration measures pauses, not memory
+
+
+def test_pods_that_stayed_pending_are_unresolved_with_the_scheduler_s_words():
+    result = _step("bound")
+    by = {(e.consumer, e.event): e for e in result.events}
+    for consumer in ("c01", "c02"):
+        recovery = by[(consumer, "server-recovery")]
+        assert recovery.seconds is None
+        assert "1 node(s) had volume node affinity conflict" in recovery.detail
+        assert by[(consumer, "io-pause")].seconds is None  # the client never saw it resume
+        assert (consumer, "pod-replaced") not in by
+    back = by[("all", "all-back")]
+    assert back.seconds is None and back.detail.endswith("; not all came back")
+    assert result.warnings == []  # the rows were all there once the node came back
+
+
+def test_rows_that_changed_or_were_not_counted_are_warnings(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(FIXTURES / "crash" / "raw", raw)
+    rows = {"c01": {"before": 4000, "after": 3999}, "c02": {"before": 4000, "after": None}}
+    (raw / "rows.json").write_text(json.dumps(rows))
+    result = _step("crash", raw)
+    assert [(w.code, w.message) for w in result.warnings] == [
+        ("rows-changed", "c01: 4000 rows before the move, 3999 after"),
+        ("rows-changed", "c02: 4000 rows before the move, None after"),
+    ]
