@@ -162,7 +162,7 @@ def test_database_workload_errors_name_the_workload_and_field():
         validate(data)
     assert caught.value.problems == [
         "workloads[0]: unknown tool; one of fio, sysbench-fileio, sysbench-oltp, pgbench, "
-        "io-pause, pvc-provision, rally, git, build, redis, broker "
+        "io-pause, migration, pvc-provision, rally, git, build, redis, broker "
         "(got {'name': 'a', 'tool': 'pgbenchx'})",
         "workloads[1].test: Input should be 'rndrd', 'rndwr', 'rndrw', 'seqrd' or 'seqwr' "
         "(got 'rnd')",
