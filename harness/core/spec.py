@@ -311,11 +311,10 @@ class PgbenchWorkload(_SizedDbWorkload):
     )
 
 
-class IoPauseWorkload(_DbWorkload):
-    """sysbench OLTP with 1-second reports while every consumer's MariaDB is killed
-    (SIGKILL) and restarted on the same data, ``kills`` times."""
+class _UnderLoadWorkload(_DbWorkload):
+    """sysbench OLTP with 1-second reports against each consumer's MariaDB while volperf
+    makes its server go (io-pause, migration)."""
 
-    tool: Literal["io-pause"] = Field(description="io-pause")
     engine: Literal["mariadb"] = Field("mariadb", description="the database server: MariaDB")
     test: Literal["read_write", "read_only", "write_only"] = Field(
         "read_write", description="sysbench's OLTP test (oltp_read_write …)"
@@ -325,17 +324,24 @@ class IoPauseWorkload(_DbWorkload):
     threads: ThreadCounts = Field(
         [4], description="client threads of each consumer, one step per count"
     )
-    kills: int = Field(3, ge=1, le=100, description="kills and restarts in each step")
-    before: int = Field(5, ge=2, description="seconds of load before each kill")
-    after: int = Field(5, ge=2, description="seconds of load after the server is back")
-    restart_delay: float = Field(0, ge=0, description="seconds between kill and restart")
-    recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
     report_interval: Literal[1] = Field(  # io-pause is read from 1-second reports
         1, description="seconds between interval reports: always 1"
     )
 
 
-class MigrationWorkload(_DbWorkload):
+class IoPauseWorkload(_UnderLoadWorkload):
+    """sysbench OLTP with 1-second reports while every consumer's MariaDB is killed
+    (SIGKILL) and restarted on the same data, ``kills`` times."""
+
+    tool: Literal["io-pause"] = Field(description="io-pause")
+    kills: int = Field(3, ge=1, le=100, description="kills and restarts in each step")
+    before: int = Field(5, ge=2, description="seconds of load before each kill")
+    after: int = Field(5, ge=2, description="seconds of load after the server is back")
+    restart_delay: float = Field(0, ge=0, description="seconds between kill and restart")
+    recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
+
+
+class MigrationWorkload(_UnderLoadWorkload):
     """Kubernetes only: the io-pause StatefulSet's MariaDB pods all start on one node under
     sysbench (1-second reports, from client pods on the other nodes); that node then
     fails (``drain``: cordoned, the pods evicted; ``crash``: ``crash_command`` stops it,
@@ -345,15 +351,6 @@ class MigrationWorkload(_DbWorkload):
     after the move; the node is brought back at the end."""
 
     tool: Literal["migration"] = Field(description="migration")
-    engine: Literal["mariadb"] = Field("mariadb", description="the database server: MariaDB")
-    test: Literal["read_write", "read_only", "write_only"] = Field(
-        "read_write", description="sysbench's OLTP test (oltp_read_write …)"
-    )
-    tables: int = Field(4, ge=1, le=1000, description="tables in each consumer's database")
-    table_size: int = Field(10000, ge=1, description="rows per table")
-    threads: ThreadCounts = Field(
-        [4], description="client threads of each consumer, one step per count"
-    )
     failure: Literal["drain", "crash"] = Field(
         description="how the node fails: drain (cordon, evict the pods) or crash "
         "(crash_command, then the out-of-service taint)"
@@ -381,9 +378,6 @@ class MigrationWorkload(_DbWorkload):
     after: int = Field(5, ge=2, description="seconds of load after all pods are back")
     recovery_timeout: int = Field(
         300, ge=10, description="seconds all pods may take to be Ready on another node"
-    )
-    report_interval: Literal[1] = Field(  # io-pause is read from 1-second reports
-        1, description="seconds between interval reports: always 1"
     )
 
     @model_validator(mode="after")

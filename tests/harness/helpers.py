@@ -116,6 +116,22 @@ def k8s_scenarios_argv(k8s_testbed: Any, work: Path, *args: str) -> list[str]:
     ]
 
 
+def k8s_up(k8s_testbed: Any, *args: str) -> subprocess.CompletedProcess[str]:
+    """`volperf testbed up k8s ARGS` on the suite's k8s testbed, which must succeed."""
+    done = volperf(
+        "testbed",
+        "up",
+        "k8s",
+        "--state",
+        str(k8s_testbed.state),
+        *args,
+        cwd=k8s_testbed.state.parent,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
 def k8s_status(k8s_testbed: Any) -> dict[str, Any]:
     """`volperf testbed status k8s --json` of the suite's k8s testbed."""
     done = volperf(

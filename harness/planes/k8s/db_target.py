@@ -498,11 +498,9 @@ class K8sDatabaseTarget:
     ) -> StepOutcome:
         clients = self._clients(pod_of)
         try:
-            problem = self._clients_ready(list(clients.values()), stop)
-            if problem:
-                return StepOutcome("interrupted" if stop.is_set() else "failed", problem)
-            for consumer, pod in pod_of.items():
-                self._point(clients[consumer], pod)
+            not_ready = self._clients_pointed(pod_of, clients, stop)
+            if not_ready is not None:
+                return not_ready
 
             def kill(cycle: int, kills: list[dict[str, Any]]) -> str:
                 return self._replace(workload, name, pod_of, clients, cycle, kills, stop)
@@ -519,6 +517,17 @@ class K8sDatabaseTarget:
                 "times and replaced by their StatefulSet"
             ],
         )
+
+    def _clients_pointed(
+        self, pod_of: dict[str, str], clients: dict[str, str], stop: threading.Event
+    ) -> StepOutcome | None:
+        """The clients ready, each pointed at its server; else the step's outcome."""
+        problem = self._clients_ready(list(clients.values()), stop)
+        if problem:
+            return StepOutcome("interrupted" if stop.is_set() else "failed", problem)
+        for consumer, pod in pod_of.items():
+            self._point(clients[consumer], pod)
+        return None
 
     def _clients_ready(self, names: list[str], stop: threading.Event) -> str:
         deadline = time.monotonic() + self.options.pod_timeout
@@ -737,11 +746,9 @@ class K8sDatabaseTarget:
         clients = self._clients(pod_of, avoid=home)
         rows: dict[str, dict[str, Any]] = {}
         try:
-            problem = self._clients_ready(list(clients.values()), stop)
-            if problem:
-                return StepOutcome("interrupted" if stop.is_set() else "failed", problem)
-            for consumer, pod in pod_of.items():
-                self._point(clients[consumer], pod)
+            not_ready = self._clients_pointed(pod_of, clients, stop)
+            if not_ready is not None:
+                return not_ready
             self.apps.patch_namespaced_stateful_set(name, self.namespace, objects.UNPINNED)
             self._count_rows(workload, pod_of, raw, rows, "before")
 

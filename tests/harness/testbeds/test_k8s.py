@@ -17,7 +17,7 @@ import pytest
 from harness.host import loopdev
 from harness.testbeds.k8s.images import FIO
 from harness.testbeds.k8s.testbed import BLOCK_PVS, COUNTING_BPS, STATIC_PVS, disk_of
-from tests.harness.helpers import k8s_status, volperf
+from tests.harness.helpers import k8s_status, k8s_up, volperf
 
 
 def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed, k8s_ceph_testbed):
@@ -183,17 +183,7 @@ def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
     before = {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]}
     more = STATIC_PVS + 4
     for options in (["--static-pvs", str(more)], []):  # more PVs, then kept as the testbed's
-        again = volperf(
-            "testbed",
-            "up",
-            "k8s",
-            "--state",
-            str(k8s_testbed.state),
-            *options,
-            cwd=k8s_testbed.state.parent,
-            timeout=600,
-        )
-        assert again.returncode == 0, again.stderr[-2000:]
+        again = k8s_up(k8s_testbed, *options)
         assert f"local-static ({more} pre-made local PVs" in " ".join(again.stderr.split())
         assert {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]} == before
         pvs = client.CoreV1Api(k8s_testbed.api()).list_persistent_volume(
@@ -237,23 +227,8 @@ def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8
     first, second = NODES
     core = client.CoreV1Api(k8s_testbed.api())
 
-    def up(nodes: str):
-        done = volperf(
-            "testbed",
-            "up",
-            "k8s",
-            "--state",
-            str(k8s_testbed.state),
-            "--nodes",
-            nodes,
-            cwd=k8s_testbed.state.parent,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done
-
     before = {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]}
-    up("2")
+    k8s_up(k8s_testbed, "--nodes", "2")
     report = k8s_status(k8s_testbed)
     assert report["ready"] and report["nodes"] == [first.name, second.name]
     running = {d["name"]: d["pid"] for d in report["daemons"] if d["pid"]}
@@ -319,7 +294,7 @@ def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8
         "the namespace gone",
         lambda: namespace not in {n.metadata.name for n in core.list_namespace().items},
     )
-    up("1")
+    k8s_up(k8s_testbed, "--nodes", "1")
     report = k8s_status(k8s_testbed)
     assert report["ready"] and report["nodes"] == [first.name]
     assert {d["name"]: d["pid"] for d in report["daemons"]} == before

@@ -29,7 +29,7 @@ from tests.harness.helpers import (
     doc_source_copy,
     k8s_scenarios_argv,
     k8s_status,
-    volperf,
+    k8s_up,
 )
 
 FIRST, SECOND = NODES
@@ -40,23 +40,9 @@ EVERY_ROW = {"before": TABLES * TABLE_SIZE, "after": TABLES * TABLE_SIZE}  # of 
 
 @pytest.fixture(scope="module")
 def two_nodes(k8s_testbed):
-    def up(nodes: str) -> None:
-        done = volperf(
-            "testbed",
-            "up",
-            "k8s",
-            "--state",
-            str(k8s_testbed.state),
-            "--nodes",
-            nodes,
-            cwd=k8s_testbed.state.parent,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-
-    up("2")
+    k8s_up(k8s_testbed, "--nodes", "2")
     yield k8s_testbed
-    up("1")
+    k8s_up(k8s_testbed, "--nodes", "1")
 
 
 def _core(k8s_testbed):
