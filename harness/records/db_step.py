@@ -106,7 +106,8 @@ def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -
 
 def _migration(raw: Path, kills: list[dict[str, Any]], step_id: str, result: DbStepResult) -> None:
     """The step's all-back event (the node's failure to the last pod Ready elsewhere: the
-    seed's figure) and a warning for rows that changed or could not be counted."""
+    seed's figure) and a warning for rows that changed or could not be counted (none
+    when the step was stopped before the count after the move)."""
     if kills:
         failed_at = min(k["killed_at"] for k in kills)
         readies = [k["ready_at"] for k in kills if k.get("ready_at") is not None]
@@ -118,7 +119,9 @@ def _migration(raw: Path, kills: list[dict[str, Any]], step_id: str, result: DbS
         result.events.append(event)
     rows = read_json(raw / "rows.json") or {}
     for consumer, counted in sorted(rows.items()):
-        before, after = counted.get("before"), counted.get("after")
+        if "after" not in counted:  # the step was stopped before the count after
+            continue
+        before, after = counted.get("before"), counted["after"]
         if before is None or after is None or before != after:
             said = f"{consumer}: {before} rows before the move, {after} after"
             result.warnings.append(Warning("rows-changed", said))

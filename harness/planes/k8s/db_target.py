@@ -557,12 +557,12 @@ class K8sDatabaseTarget:
         if result.returncode != 0:
             raise RuntimeError(f"could not point {client} at {server_pod} ({ip})")
 
-    def _quiet_exec(self, pod: str, line: str, container: str = "client") -> ProcessResult:
+    def _quiet_exec(self, client: str, line: str) -> ProcessResult:
         return exec_in_pod(
             self.core,
             self.namespace,
-            pod,
-            container,
+            client,
+            "client",
             ["/bin/sh", "-c", line],
             Path("/dev/null"),
             Path("/dev/null"),

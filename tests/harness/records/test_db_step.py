@@ -73,7 +73,11 @@ def test_pods_that_stayed_pending_are_unresolved_with_the_scheduler_s_words():
 def test_rows_that_changed_or_were_not_counted_are_warnings(tmp_path):
     raw = tmp_path / "raw"
     shutil.copytree(FIXTURES / "crash" / "raw", raw)
-    rows = {"c01": {"before": 4000, "after": 3999}, "c02": {"before": 4000, "after": None}}
+    rows = {
+        "c01": {"before": 4000, "after": 3999},
+        "c02": {"before": 4000, "after": None},  # the count failed
+        "c03": {"before": 4000},  # stopped before the count after: nothing to say
+    }
     (raw / "rows.json").write_text(json.dumps(rows))
     result = _step("crash", raw)
     assert [(w.code, w.message) for w in result.warnings] == [
