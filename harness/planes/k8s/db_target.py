@@ -320,7 +320,7 @@ class K8sDatabaseTarget:
             return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
         if isinstance(workload, MigrationWorkload):
             assert home is not None
-            return self._migration(step, workload, name, home, pod_of, raw, stop, tick)
+            return self._migration(step, workload, name, home, pod_of, store, stop, tick)
         threads = step.threads or 1
         lines = {c: self._run_line(workload, threads) for c in pod_of}
         self._read_counters(pod_of, raw, "before", stop)
@@ -733,15 +733,22 @@ class K8sDatabaseTarget:
         name: str,
         home: str,
         pod_of: dict[str, str],
-        raw: Path,
+        store: CampaignStore,
         stop: threading.Event,
         tick: Tick,
     ) -> StepOutcome:
         """The set's pods on ``home`` under load from clients on other nodes; ``home``
         fails, the pods come back elsewhere (or say why not); the node is brought back,
         the rows counted before and after (raw/rows.json)."""
+        raw = store.raw_dir(step.id)
         failure = NodeFailure(
-            self.core, home, workload.failure, workload.crash_command, workload.restore_command
+            self.core,
+            home,
+            workload.failure,
+            store,
+            self.kubeconfig,
+            workload.crash_command,
+            workload.restore_command,
         )
         clients = self._clients(pod_of, avoid=home)
         rows: dict[str, dict[str, Any]] = {}

@@ -5,16 +5,20 @@ containers), then taints it ``node.kubernetes.io/out-of-service`` as Kubernetes'
 non-graceful node shutdown expects: once the node is NotReady its pods are deleted by
 force and their volumes detached, so a StatefulSet can make them again elsewhere.
 Bringing it back undoes exactly what volperf did (uncordon; the restore command, the
-node Ready, the taint removed)."""
+node Ready, the taint removed). What was done is noted in the campaign's created.json
+before it is done, so that `volperf cleanup` undoes it after a run that died
+(``undo_noted``); a crashed node it can only name, with the restore to run."""
 
 from __future__ import annotations
 
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.core.redact import redact_text
+from harness.core.store import CampaignStore
 
 OUT_OF_SERVICE = {
     "key": "node.kubernetes.io/out-of-service",
@@ -22,6 +26,7 @@ OUT_OF_SERVICE = {
     "effect": "NoExecute",
 }
 COMMAND_TIMEOUT_S = 600
+NODE_KIND = "k8s-node-failure"
 
 
 class NodeFailureError(Exception):
@@ -81,35 +86,41 @@ def run_command(argv: list[str], node: str, what: str) -> str:
 
 @dataclass
 class NodeFailure:
-    """One failure of ``node`` by ``how``; ``done`` lists what volperf did, so that
-    ``bring_back`` undoes exactly that."""
+    """One failure of ``node`` by ``how``; ``done`` lists what volperf did (noted in the
+    campaign's created.json first), so that ``bring_back`` undoes exactly that."""
 
     core: Any
     node: str
     how: str  # drain or crash
+    store: CampaignStore
+    kubeconfig: str
     crash_command: list[str] | None = None
     restore_command: list[str] | None = None
 
     def __post_init__(self) -> None:
         self.done: list[str] = []
+        self.key = f"{NODE_KIND}:{self.kubeconfig}:{self.node}"
+
+    def _doing(self, what: str) -> None:
+        self.done.append(what)
+        self.store.record_created(
+            self.key, kind=NODE_KIND, kubeconfig=self.kubeconfig, node=self.node, done=self.done
+        )
 
     def fail(self, namespace: str, pods: list[str]) -> str:
         """Make the node fail; '' or why it could not (what was done is still undone)."""
         if self.how == "drain":
-            self._cordon(True)
-            self.done.append("cordoned")
+            self._doing("cordoned")
+            _cordon(self.core, self.node, True)
             return self._evict(namespace, pods)
         assert self.crash_command is not None
-        self.done.append("crashed")
+        self._doing("crashed")
         error = run_command(self.crash_command, self.node, "crash_command")
         if error:
             return error
-        self._taint(True)
-        self.done.append("tainted")
+        self._doing("tainted")
+        _taint(self.core, self.node, True)
         return ""
-
-    def _cordon(self, on: bool) -> None:
-        self.core.patch_node(self.node, {"spec": {"unschedulable": on or None}})
 
     def _evict(self, namespace: str, pods: list[str]) -> str:
         for pod in pods:
@@ -119,14 +130,6 @@ class NodeFailure:
             except Exception as exc:  # a disruption budget (429) or a pod gone
                 return f"eviction of pod {namespace}/{pod} refused: {getattr(exc, 'reason', exc)}"
         return ""
-
-    def _taint(self, on: bool) -> None:
-        node = self.core.read_node(self.node)
-        taints = [t for t in (node.spec.taints or []) if t.key != OUT_OF_SERVICE["key"]]
-        kept = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
-        self.core.patch_node(
-            self.node, {"spec": {"taints": kept + [OUT_OF_SERVICE] if on else kept}}
-        )
 
     def bring_back(self, timeout: float) -> str:
         """Undo what ``fail`` did; '' or what could not be undone."""
@@ -139,9 +142,11 @@ class NodeFailure:
             elif not self._wait_ready(timeout):
                 problems.append(f"node {self.node} not Ready {timeout:.0f} s after its restore")
         if "tainted" in self.done:
-            self._taint(False)
+            _taint(self.core, self.node, False)
         if "cordoned" in self.done:
-            self._cordon(False)
+            _cordon(self.core, self.node, False)
+        if not problems:
+            self.store.forget_created(self.key)
         self.done = []
         return "; ".join(problems)
 
@@ -152,3 +157,50 @@ class NodeFailure:
                 return True
             time.sleep(1)
         return False
+
+
+def _cordon(core: Any, node: str, on: bool) -> None:
+    core.patch_node(node, {"spec": {"unschedulable": on}})
+
+
+def _taint(core: Any, node: str, on: bool) -> None:
+    """The out-of-service taint put on or taken off; the node's other taints kept."""
+    spec = core.read_node(node).spec
+    taints = [t for t in (spec.taints or []) if t.key != OUT_OF_SERVICE["key"]]
+    kept = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
+    core.patch_node(node, {"spec": {"taints": kept + [OUT_OF_SERVICE] if on else kept}})
+
+
+def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[str]:
+    """`volperf cleanup` after a run that died with a node failed: the node uncordoned,
+    its taint taken off; a crashed node that is not Ready again stays noted, named with
+    what brings it back."""
+    from kubernetes import client
+
+    from harness.planes.k8s.cluster import api_client
+
+    said = []
+    for key, note in notes.items():
+        node, done = note["node"], note.get("done", [])
+        try:
+            core = client.CoreV1Api(api_client(Path(note["kubeconfig"])))
+            if "tainted" in done:
+                _taint(core, node, False)
+            if "cordoned" in done:
+                _cordon(core, node, False)
+            down = "crashed" in done and not ready(core.read_node(node))
+        except Exception as exc:
+            said.append(f"NOT removed: node {node}'s {', '.join(done)} ({type(exc).__name__})")
+            continue
+        undone = {"cordoned": "cordon", "tainted": "out-of-service taint"}
+        what = [undone[w] for w in done if w in undone]
+        if what:
+            said.append(f"node {node}'s {' and '.join(what)}")
+        if down:
+            said.append(
+                f"NOT removed: node {node} is down since the migration's crash_command: "
+                "run its restore_command"
+            )
+            continue
+        store.forget_created(key)
+    return said

@@ -1,11 +1,11 @@
 """The Kubernetes plane in the registry: the `k8s` target; fio steps whose pods printed
 their outputs; provisioning steps; migration steps (read as the database steps they
-are); its namespaces."""
+are); its namespaces, and a node a migration left failed."""
 
 from __future__ import annotations
 
 from harness.planes.base import Plane
-from harness.planes.k8s import cleanup
+from harness.planes.k8s import cleanup, node_failure
 from harness.planes.k8s.cluster import NAMESPACE_KIND
 from harness.planes.k8s.provision_step import is_provision_step, provision_step
 from harness.planes.k8s.step import is_k8s_step, k8s_step
@@ -30,5 +30,8 @@ PLANE = Plane(
     targets={"k8s": KubernetesTarget},
     tool_steps={"pvc-provision": pvc_step, "migration": database_step},
     fio_steps=[(is_k8s_step, pod_step)],
-    removers=[(lambda kind: kind == NAMESPACE_KIND, cleanup.remove_noted)],
+    removers=[
+        (lambda kind: kind == NAMESPACE_KIND, cleanup.remove_noted),
+        (lambda kind: kind == node_failure.NODE_KIND, node_failure.undo_noted),
+    ],
 )

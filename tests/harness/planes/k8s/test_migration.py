@@ -8,7 +8,9 @@ back to one node at the end), 2 MariaDB pods each time:
   the pods come back on the first; the node is restarted, Ready and untainted;
 - drain on local-static (node-bound): the step fails quoting the scheduler ("volume node
   affinity conflict"); the node is brought back, the pods run there again and their rows
-  are all there."""
+  are all there;
+- a run that died with the node drained or crashed: `volperf cleanup` uncordons it and
+  takes the taint off, from the campaign's created.json."""
 
 from __future__ import annotations
 
@@ -20,8 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.campaign.cleanup import remove_created
 from harness.campaign.run import run_campaign
 from harness.core.spec import validate
+from harness.core.store import CampaignStore
+from harness.planes.k8s.node_failure import NODE_KIND, OUT_OF_SERVICE
 from harness.planes.k8s.target import KubernetesTarget
 from harness.testbeds.k8s.configs import NODES
 from tests.harness.helpers import (
@@ -34,7 +39,6 @@ from tests.harness.helpers import (
 
 FIRST, SECOND = NODES
 TABLES, TABLE_SIZE = 2, 2000  # k8s_scenarios' small scale
-OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
 EVERY_ROW = {"before": TABLES * TABLE_SIZE, "after": TABLES * TABLE_SIZE}  # of a database
 
 
@@ -64,7 +68,7 @@ def _raw(campaign: Path) -> Path:
 def _node_back(core, name: str) -> None:
     node = core.read_node(name)
     assert not node.spec.unschedulable
-    assert OUT_OF_SERVICE not in {t.key for t in node.spec.taints or []}
+    assert OUT_OF_SERVICE["key"] not in {t.key for t in node.spec.taints or []}
     ready = [c.status for c in node.status.conditions if c.type == "Ready"]
     assert ready == ["True"]
 
@@ -187,3 +191,22 @@ def test_on_a_node_bound_class_the_pods_stay_pending_and_nothing_is_lost(two_nod
     rows = json.loads((raw / "rows.json").read_text())
     assert rows == {"c01": EVERY_ROW, "c02": EVERY_ROW}
     _node_back(_core(two_nodes), FIRST.name)
+
+
+def test_cleanup_brings_back_a_node_a_dead_run_left_failed(two_nodes, tmp_path):
+    """As a migration leaves it when volperf is killed mid-step: noted, then cordoned and
+    tainted (a crash: the node was Ready again by the time of the cleanup)."""
+    core = _core(two_nodes)
+    store = CampaignStore(tmp_path / "dead")
+    key = f"{NODE_KIND}:{two_nodes.kubeconfig}:{SECOND.name}"
+    done = ["cordoned", "crashed", "tainted"]
+    store.record_created(
+        key, kind=NODE_KIND, kubeconfig=str(two_nodes.kubeconfig), node=SECOND.name, done=done
+    )
+    assert not core.read_node(SECOND.name).spec.taints  # a Ready node of the testbed's
+    core.patch_node(SECOND.name, {"spec": {"unschedulable": True, "taints": [OUT_OF_SERVICE]}})
+    assert OUT_OF_SERVICE["key"] in {t.key for t in core.read_node(SECOND.name).spec.taints}
+    said = remove_created(store)
+    assert said == [f"node {SECOND.name}'s cordon and out-of-service taint"]
+    assert store.created() == {}
+    _node_back(core, SECOND.name)
