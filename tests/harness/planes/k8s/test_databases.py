@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import time
 
 from harness.planes.k8s import databases
 
@@ -57,8 +58,34 @@ def test_statefulset_pods_have_their_own_claim_server_and_client():
     assert {"name": "VOLPERF_OPTIONS", "value": "--innodb-buffer-pool-size=64M"} in server["env"]
     secret = [e for e in client["env"] if e["name"] == "DB_PASSWORD"][0]
     assert secret["valueFrom"]["secretKeyRef"]["name"] == databases.SECRET
-    assert client["command"] == ["sleep", "infinity"]
     assert spec["template"]["metadata"]["labels"] == {**labels, "volperf-set": "mariadb-c002"}
+    assert "affinity" not in spec["template"]["spec"] and "updateStrategy" not in spec
+
+
+def test_the_client_container_ends_at_once_on_sigterm():
+    """A drained pod's containers get SIGTERM: a client sleeping as PID 1 would ignore it
+    and hold the pod for its whole grace period."""
+    command = databases.client_container("img", "Never")["command"]
+    client = subprocess.Popen(command)
+    time.sleep(0.3)  # the trap is set
+    client.terminate()
+    assert client.wait(timeout=5) == 0
+
+
+def test_a_migration_s_set_starts_on_its_node_and_replaces_pods_only_when_deleted():
+    pinned = databases.statefulset(
+        "mariadb-c002-m", "mariadb", 2, "img", "Never", "fast", "1Gi", {}, {}, node="node-a"
+    )
+    spec = pinned["spec"]
+    assert spec["updateStrategy"] == {"type": "OnDelete"}
+    term = spec["template"]["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"][0]["matchExpressions"][0]
+    assert term == {"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-a"]}
+    assert databases.UNPINNED == {"spec": {"template": {"spec": {"affinity": None}}}}
+    client = databases.client_pod("c", "img", "Never", {}, avoid="node-a")["spec"]["affinity"]
+    avoided = client["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert avoided["nodeSelectorTerms"][0]["matchExpressions"][0]["operator"] == "NotIn"
 
 
 def test_start_scripts_are_valid_shell():
