@@ -299,7 +299,7 @@ class K8sDatabaseTarget:
         home = None
         if isinstance(workload, MigrationWorkload):
             try:
-                home, _ = home_node(self.core, workload.node)
+                home = home_node(self.core, workload.node)
             except NodeFailureError as exc:
                 return StepOutcome("failed", str(exc))
         self._namespace(store)

@@ -42,9 +42,9 @@ def usable(node: Any) -> bool:
     return ready(node) and not node.spec.unschedulable
 
 
-def home_node(core: Any, wanted: str | None) -> tuple[str, list[str]]:
-    """The node that fails (``wanted``, else the first usable one by name) and the usable
-    others its pods may move to; a node not usable, or none to move to, is an error."""
+def home_node(core: Any, wanted: str | None) -> str:
+    """The node that fails (``wanted``, else the first usable one by name); a node not
+    usable, or no other usable node for its pods to move to, is an error."""
     nodes = {n.metadata.name: n for n in core.list_node().items}
     names = sorted(n for n, node in nodes.items() if usable(node))
     home = wanted or (names[0] if names else None)
@@ -52,13 +52,12 @@ def home_node(core: Any, wanted: str | None) -> tuple[str, list[str]]:
         raise NodeFailureError(f"no node {home!r}: nodes are {', '.join(sorted(nodes)) or 'none'}")
     if home not in names:
         raise NodeFailureError(f"node {home} is not Ready and schedulable: it cannot fail now")
-    others = [n for n in names if n != home]
-    if not others:
+    if names == [home]:
         raise NodeFailureError(
             f"a migration needs a second Ready, schedulable node for the pods of {home}; "
             f"the cluster has {', '.join(sorted(nodes))}"
         )
-    return home, others
+    return home
 
 
 def _command(argv: list[str], node: str) -> list[str]:
