@@ -758,7 +758,7 @@ class K8sTarget(_Strict):
     )
     mariadb_image: str = Field(
         "registry.local/mariadb-sysbench:bookworm",
-        description="mariadbd, mariadb-install-db and sysbench",
+        description="mariadbd, mariadb-install-db and sysbench (sysbench fileio runs in it too)",
     )
     postgresql_image: str = Field(
         "registry.local/postgresql-pgbench:bookworm", description="PostgreSQL 15 with pgbench"
@@ -1053,13 +1053,12 @@ class CampaignSpec(_Strict):
                 "(a node fails and its pods move to another)"
             )
         if self.target.type == "k8s":
-            others = [
-                w.name for w in self.workloads if isinstance(w, FileioWorkload | RallyWorkload)
-            ]
+            others = [w.name for w in self.workloads if isinstance(w, RallyWorkload)]
             if others:
                 raise ValueError(
-                    f"workloads {', '.join(others)}: the k8s target runs fio, "
-                    "pvc-provision, sysbench-oltp, pgbench, io-pause, migration, git and build"
+                    f"workloads {', '.join(others)}: the k8s target runs fio, pvc-provision, "
+                    "sysbench-fileio, sysbench-oltp, pgbench, io-pause, migration and the "
+                    "applications"
                 )
             histograms = [
                 w.name for w in self.workloads if isinstance(w, FioWorkload) and w.histogram_logs

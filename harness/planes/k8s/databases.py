@@ -3,7 +3,8 @@ whose pods each run one server ("db") on a PVC of the class under test and a cli
 container beside it ("client", sleeping until volperf execs sysbench or pgbench in it),
 as the StatefulSet study did (one pod = MySQL + sysbench). The password is a Secret of
 the namespace, made per campaign; it reaches the containers as environment only, never
-a command line volperf records.
+a command line volperf records. sysbench fileio ("fileio") has no server: its pods have
+one container ("db", sleeping) with the PVC, where volperf execs sysbench on its files.
 
 The images need: mariadb-install-db, mariadbd, mariadb-admin and sysbench; or
 PostgreSQL 15 under /usr/lib/postgresql/15/bin with pgbench and psql; and sh, runuser,
@@ -25,6 +26,9 @@ MARIADB_PORT, POSTGRESQL_PORT = 3306, 5432
 PG_BIN = "/usr/lib/postgresql/15/bin"
 USER = "volperf"
 DATA = "/data"
+FILEIO_DIR = f"{DATA}/fileio"  # sysbench fileio's files
+# sleep as PID 1 ignores SIGTERM: a drained pod would wait out its grace period
+SLEEP = "trap 'exit 0' TERM; sleep infinity & wait"
 
 MARIADB_START = r"""set -e
 mkdir -p /data/mysql /run/mysqld
@@ -79,6 +83,8 @@ DATASET_LINE = {
     "postgresql": f'echo "data $({PG_BIN}/psql -d {PGBENCH_DATABASE} -Atc '
     f'"SELECT pg_database_size(\'{PGBENCH_DATABASE}\')")"; '
     'echo "datadir $(du -sb /data/pg | cut -f1)"',
+    "fileio": f'echo "data $(du -sb {FILEIO_DIR} | cut -f1)"; '
+    f'echo "datadir $(du -sb {DATA} | cut -f1)"',
 }
 
 
@@ -114,8 +120,7 @@ def client_container(image: str, pull_policy: str) -> dict[str, Any]:
         "name": "client",
         "image": image,
         "imagePullPolicy": pull_policy,
-        # sleep as PID 1 ignores SIGTERM: a drained pod would wait out its grace period
-        "command": ["/bin/sh", "-c", "trap 'exit 0' TERM; sleep infinity & wait"],
+        "command": ["/bin/sh", "-c", SLEEP],
         "env": _password_env(),
         "volumeMounts": [{"name": "lua", "mountPath": LUA_DIR}],
     }
@@ -139,37 +144,17 @@ def statefulset(
     they are deleted (OnDelete), so that ``unpinned`` lets their replacements go
     anywhere while the first ones keep running."""
     selector = {"volperf-set": name}
-    server = {
-        "name": "db",
-        "image": image,
-        "imagePullPolicy": pull_policy,
-        "command": ["/bin/sh", "-c", START[engine]],
-        "env": [
-            *_password_env(),
-            {"name": "VOLPERF_OPTIONS", "value": server_options(engine, options)},
-        ],
-        "readinessProbe": {
-            "exec": {"command": READY[engine]},
-            "periodSeconds": 1,
-            "failureThreshold": 1,
-            "timeoutSeconds": 5,
-        },
-        "volumeMounts": [
-            {"name": "data", "mountPath": DATA},
-            {"name": "run", "mountPath": RUN_DIR[engine]},
-        ],
-    }
+    server = _server(engine, image, pull_policy, options)
     if memory_limit is not None:
         memory = {"memory": memory_limit}
         server["resources"] = {"limits": memory, "requests": memory}
-    pod_spec: dict[str, Any] = {
-        "terminationGracePeriodSeconds": 10,
-        "containers": [server, client_container(image, pull_policy)],
-        "volumes": [
+    pod_spec: dict[str, Any] = {"terminationGracePeriodSeconds": 10, "containers": [server]}
+    if engine != "fileio":  # fileio's sysbench runs in the one container, on the PVC
+        pod_spec["containers"].append(client_container(image, pull_policy))
+        pod_spec["volumes"] = [
             {"name": "run", "emptyDir": {}},
             {"name": "lua", "configMap": {"name": LUA_CONFIGMAP}},
-        ],
-    }
+        ]
     strategy = {}
     if node is not None:
         pod_spec["affinity"] = node_affinity("In", node)
@@ -196,6 +181,40 @@ def statefulset(
                 }
             ],
         },
+    }
+
+
+def _server(
+    engine: str, image: str, pull_policy: str, options: dict[str, str | int]
+) -> dict[str, Any]:
+    """The container with the PVC: the engine's server, or fileio's sleeping one."""
+    if engine == "fileio":
+        return {
+            "name": "db",
+            "image": image,
+            "imagePullPolicy": pull_policy,
+            "command": ["/bin/sh", "-c", SLEEP],
+            "volumeMounts": [{"name": "data", "mountPath": DATA}],
+        }
+    return {
+        "name": "db",
+        "image": image,
+        "imagePullPolicy": pull_policy,
+        "command": ["/bin/sh", "-c", START[engine]],
+        "env": [
+            *_password_env(),
+            {"name": "VOLPERF_OPTIONS", "value": server_options(engine, options)},
+        ],
+        "readinessProbe": {
+            "exec": {"command": READY[engine]},
+            "periodSeconds": 1,
+            "failureThreshold": 1,
+            "timeoutSeconds": 5,
+        },
+        "volumeMounts": [
+            {"name": "data", "mountPath": DATA},
+            {"name": "run", "mountPath": RUN_DIR[engine]},
+        ],
     }
 
 

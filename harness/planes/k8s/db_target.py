@@ -1,6 +1,8 @@
-"""Database workloads on a Kubernetes target (sysbench OLTP, pgbench, io-pause): each
-consumer of a step is one pod of a StatefulSet (harness/planes/k8s/databases.py) with its own
-PVC of the class under test, its server in one container and the client beside it.
+"""Database workloads on a Kubernetes target (sysbench fileio and OLTP, pgbench,
+io-pause, migration): each consumer of a step is one pod of a StatefulSet
+(harness/planes/k8s/databases.py) with its own PVC of the class under test, its server in
+one container and the client beside it (fileio: sysbench on its files in the one
+container, in a folder of the PVC).
 
 The StatefulSet of an engine and consumer count is made when a step first needs it and
 kept for the next steps (the thread sweep), its data loaded once per dataset; a step of
@@ -45,6 +47,7 @@ from harness.core.redact import redact_text
 from harness.core.secrets import new_password
 from harness.core.spec import (
     CampaignSpec,
+    FileioWorkload,
     IoPauseWorkload,
     K8sTarget,
     MigrationWorkload,
@@ -91,7 +94,7 @@ DELETE_TIMEOUT_S = 300
 POLL_S = 0.25
 STOPPED = (0, 143, -15)  # exit statuses of a client volperf stopped with SIGTERM
 NOWHERE = "127.0.0.1"  # a deleted server's name, until its replacement is ready
-DbWorkload = OltpWorkload | PgbenchWorkload | IoPauseWorkload | MigrationWorkload
+DbWorkload = FileioWorkload | OltpWorkload | PgbenchWorkload | IoPauseWorkload | MigrationWorkload
 UnderLoad = IoPauseWorkload | MigrationWorkload
 # the scheduler's words for a pod whose volume is bound to a node it may not run on
 NODE_BOUND = "volume node affinity conflict"
@@ -108,6 +111,7 @@ class K8sDatabaseTarget:
         self.images = {
             "mariadb": self.options.mariadb_image,
             "postgresql": self.options.postgresql_image,
+            "fileio": self.options.mariadb_image,  # it has sysbench
         }
         self.namespace = k8s_name(f"volperf-{spec.name}-db")
         self.labels = {LABEL: k8s_name(spec.name)}
@@ -156,7 +160,6 @@ class K8sDatabaseTarget:
             return name
         if self.current is not None:
             self._delete_set(self.current)
-        settings = getattr(self.spec.databases, engine)
         request = f"{self._request_mib(workload)}Mi"
         self.apps.create_namespaced_stateful_set(
             self.namespace,
@@ -168,7 +171,7 @@ class K8sDatabaseTarget:
                 self.options.image_pull_policy,
                 self.options.storage_class,
                 request,
-                dict(settings.options),
+                self._options(engine),
                 self.labels,
                 self.options.db_memory_limit,
                 home,
@@ -179,16 +182,25 @@ class K8sDatabaseTarget:
 
     def _request_mib(self, workload: DbWorkload) -> int:
         """Room for the server's own files and the dataset, generously."""
+        if isinstance(workload, FileioWorkload):  # its files are exactly that size
+            return 512 + math.ceil(size_bytes(workload.file_total_size) / 2**20)
         if isinstance(workload, PgbenchWorkload):
             data = workload.scale * SCALE_BYTES
         else:
             data = workload.tables * workload.table_size * ROW_BYTES[workload.engine]
         return 512 + math.ceil(data * 2 / 2**20)
 
+    def _options(self, engine: str) -> dict[str, str | int]:
+        """The campaign's options of the engine's server (fileio has no server)."""
+        if engine == "fileio":
+            return {}
+        return dict(getattr(self.spec.databases, engine).options)
+
     # memory
-    def _memory(self, engine: str) -> DatabaseMemory:
-        options = dict(getattr(self.spec.databases, engine).options)
-        return database_memory(engine, options, self.page_cache, [])
+    def _memory(self, engine: str, workload: DbWorkload) -> DatabaseMemory:
+        flags = workload.file_extra_flags if isinstance(workload, FileioWorkload) else []
+        server = None if engine == "fileio" else engine
+        return database_memory(server, self._options(engine), self.page_cache, flags)
 
     @cached_property
     def page_cache(self) -> PageCache:
@@ -290,9 +302,8 @@ class K8sDatabaseTarget:
         PVC with a client beside it), the data loaded once, then the clients run (or the
         pods killed, for io-pause) through the API's exec; output kept in raw/."""
         assert isinstance(step.workload, DbWorkload)
-        engine = engine_of(step.workload)
-        assert engine is not None
-        memory = self._memory(engine)
+        engine = engine_of(step.workload) or "fileio"
+        memory = self._memory(engine, step.workload)
         workload = sized(step.workload, memory)
         assert isinstance(workload, DbWorkload)
         raw = store.raw_dir(step.id)
@@ -312,7 +323,7 @@ class K8sDatabaseTarget:
             return StepOutcome(state, problem)
         pod_of = {c.name: p.metadata.name for c, p in zip(step.consumers, pods, strict=True)}
         self._keep_pods(raw, name, pod_of)
-        failure = self._load(step, workload, engine, pod_of, raw, stop)
+        failure = self._load(workload, pod_of, raw, stop)
         if failure is not None:
             return failure
         self._record_datasets(workload, engine, memory, pod_of, raw, stop)
@@ -325,7 +336,14 @@ class K8sDatabaseTarget:
         lines = {c: self._run_line(workload, threads) for c in pod_of}
         self._read_counters(pod_of, raw, "before", stop)
         commands, results = self._exec_all(
-            pod_of, lines, raw, "", workload.runtime + RUN_MARGIN_S, stop, tick
+            pod_of,
+            lines,
+            raw,
+            "",
+            workload.runtime + RUN_MARGIN_S,
+            stop,
+            tick,
+            container=_benchmark_container(workload),
         )
         self._read_counters(pod_of, raw, "after", stop)
         atomic_write_json(raw / "process.json", by_consumer(commands, results))
@@ -377,6 +395,9 @@ class K8sDatabaseTarget:
         atomic_write_json(raw / "pods.json", record)
 
     def _run_line(self, workload: DbWorkload, threads: int) -> str:
+        if isinstance(workload, FileioWorkload):
+            run = shlex.join(sysbench_command.fileio(workload, threads, "run"))
+            return f"cd {objects.FILEIO_DIR} && exec {run}"
         if isinstance(workload, PgbenchWorkload):
             return shlex.join(pgbench_command.run(workload, objects.pgbench_connection(), threads))
         argv = sysbench_command.oltp(
@@ -385,6 +406,13 @@ class K8sDatabaseTarget:
         return objects.with_password(argv)
 
     def _load_line(self, workload: DbWorkload) -> str:
+        if isinstance(workload, FileioWorkload):
+            command = shlex.join(sysbench_command.fileio(workload, 1, "prepare")[:-1])
+            # its own folder of the PVC; an older set of files is cleaned up first
+            return (
+                f"mkdir -p {objects.FILEIO_DIR} && cd {objects.FILEIO_DIR} && "
+                f"{{ {command} cleanup >/dev/null 2>&1; exec {command} prepare; }}"
+            )
         if isinstance(workload, PgbenchWorkload):
             create = shlex.join(
                 [
@@ -448,20 +476,21 @@ class K8sDatabaseTarget:
             return commands, [f.result() for f in futures]
 
     def _load(
-        self,
-        step: Step,
-        workload: DbWorkload,
-        engine: str,
-        pod_of: dict[str, str],
-        raw: Path,
-        stop: threading.Event,
+        self, workload: DbWorkload, pod_of: dict[str, str], raw: Path, stop: threading.Event
     ) -> StepOutcome | None:
         name, dataset = dataset_of(workload)
         if self.datasets.get(name) == dataset:
             return None
         lines = {c: self._load_line(workload) for c in pod_of}
         commands, results = self._exec_all(
-            pod_of, lines, raw, ".load", LOAD_TIMEOUT_S, stop, lambda *_: None
+            pod_of,
+            lines,
+            raw,
+            ".load",
+            LOAD_TIMEOUT_S,
+            stop,
+            lambda *_: None,
+            container=_benchmark_container(workload),
         )
         atomic_write_json(raw / "load.json", by_consumer(commands, results))
         # sysbench's prepare can exit 0 after a thread died with FATAL: trust its words
@@ -836,3 +865,8 @@ def _unschedulable(pod: Any) -> str:
         if condition.type == "PodScheduled" and condition.reason == "Unschedulable":
             return str(condition.message or "")
     return ""
+
+
+def _benchmark_container(workload: DbWorkload) -> str:
+    """Where the benchmark runs: beside the server, or in fileio's one container."""
+    return "db" if isinstance(workload, FileioWorkload) else "client"

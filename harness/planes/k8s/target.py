@@ -75,6 +75,8 @@ class KubernetesTarget:
         }
         if "mariadb" in engines:
             versions["mariadb image"] = o.mariadb_image
+        if any(w.tool == "sysbench-fileio" for w in self.spec.workloads):
+            versions["sysbench image (fileio)"] = o.mariadb_image
         if "postgresql" in engines:
             versions["postgresql image"] = o.postgresql_image
         if any(isinstance(w, AppWorkload) for w in self.spec.workloads):

@@ -114,3 +114,29 @@ def test_dataset_sizes_as_the_containers_print_them():
     assert databases.dataset_sizes("data \ndatadir 10\n") == {"data": None, "datadir": 10}
     for engine in ("mariadb", "postgresql"):
         assert "du -sb /data/" in databases.DATASET_LINE[engine]
+
+
+def test_a_fileio_set_is_one_sleeping_container_on_the_claim():
+    """sysbench fileio has no server: volperf execs sysbench in the claim's container."""
+    made = databases.statefulset("fileio-c002", "fileio", 2, "img", "Never", "fast", "1Gi", {}, {})
+    pod = made["spec"]["template"]["spec"]
+    [container] = pod["containers"]
+    assert container["name"] == "db" and "readinessProbe" not in container
+    assert container["command"] == ["/bin/sh", "-c", databases.SLEEP]
+    assert container["volumeMounts"] == [{"name": "data", "mountPath": databases.DATA}]
+    assert "volumes" not in pod  # no run folder, no reconnect script
+    assert databases.FILEIO_DIR.startswith(databases.DATA + "/")
+
+
+def test_fileio_s_dataset_is_its_files(tmp_path):
+    """The dataset line run by sh on a folder laid out as the pod's claim."""
+    files = tmp_path / "fileio"
+    files.mkdir()
+    (files / "test_file.0").write_bytes(b"x" * 5000)
+    (files / "test_file.1").write_bytes(b"x" * 3000)
+    (tmp_path / "other").write_bytes(b"y" * 1000)
+    line = databases.DATASET_LINE["fileio"].replace(databases.DATA, str(tmp_path))
+    printed = subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True)
+    sizes = databases.dataset_sizes(printed.stdout)
+    assert sizes["data"] is not None and sizes["data"] >= 8000  # du counts the folder too
+    assert sizes["datadir"] is not None and sizes["datadir"] >= sizes["data"] + 1000
