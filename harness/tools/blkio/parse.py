@@ -91,6 +91,11 @@ def parse_counters(text: str) -> BlockCounters:
     disk = disk_header.split()[1] if disk_header and len(disk_header.split()) > 1 else ""
     if not disk:
         raise CountersUnavailable("the disk under the data directory was not found")
+    if disk.split(":")[0] == "0":  # the kernel's anonymous devices: no disk of their own
+        raise CountersUnavailable(
+            f"the data directory is on device {disk}, not a block device (a network, FUSE "
+            "or memory file system): its I/O does not pass the container's block counters"
+        )
     uevent = dict(line.split("=", 1) for line in sections[disk_header or ""] if "=" in line)
     name = uevent.get("DEVNAME", "")
     if "io.stat" in sections:

@@ -60,6 +60,7 @@ def test_cgroup_v2_io_stat_of_the_data_disk_only():
     ("text", "says"),
     [
         ("== disk \n", "disk under the data directory"),
+        (_fixture("v1-fuse-after.txt"), "device 0:39, not a block device"),
         ("== disk 254:0\n", "no cgroup block I/O counters"),
         ("== disk 8:16\n== io.stat\n8:16 rbytes=x wbytes=1 rios=1 wios=1\n", "unreadable"),
         (
