@@ -36,11 +36,16 @@ METRICS = [
 WINDOW_METRICS = [m for m in METRICS if m[0] != "p95_consumer_mean"]
 WINDOW = "common window"
 DB_METRICS = [
+    ("load_time_s_max", "load time s (slowest)", False),
+    ("reads_per_s_total", "reads/s, sum", True),  # sysbench fileio
+    ("writes_per_s_total", "writes/s, sum", True),
+    ("fsyncs_per_s_total", "fsyncs/s, sum", True),
+    ("read_mib_s_total", "read MiB/s, sum", True),
+    ("written_mib_s_total", "written MiB/s, sum", True),
     ("tps_total", "TPS, sum", True),
     ("tps_per_consumer", "TPS per consumer", True),
     ("latency_avg_ms", "mean latency ms", False),
     ("latency_p95_ms_highest", "p95 ms (highest consumer)", False),
-    ("load_time_s_max", "load time s (slowest)", False),
 ]
 TIME_METRICS = [("p50_s", "p50 s", False), ("p95_s", "p95 s", False), ("max_s", "max s", False)]
 EVENT_METRICS = [("mean_s", "mean s", False), ("max_s", "max s", False)]
@@ -83,6 +88,32 @@ def app_metrics(tool: str) -> Metrics:
     ]
 
 
+# The figures the storage studies quote for a step, by tool (sysbench fileio by test), as
+# (section, metric): seed 002's table of storage types (random reads and writes per
+# second, sequential read and write throughput, pgbench's load time, TPS and latency)
+HEADLINES: dict[str, list[tuple[str, str]]] = {
+    "sysbench-fileio rndrd": [("db", "reads_per_s_total")],
+    "sysbench-fileio rndwr": [("db", "writes_per_s_total")],
+    "sysbench-fileio rndrw": [("db", "reads_per_s_total"), ("db", "writes_per_s_total")],
+    "sysbench-fileio seqrd": [("db", "read_mib_s_total")],
+    "sysbench-fileio seqwr": [("db", "written_mib_s_total")],
+    "pgbench": [("db", "load_time_s_max"), ("db", "tps_total"), ("db", "latency_avg_ms")],
+    "sysbench-oltp": [("db", "tps_total"), ("db", "latency_avg_ms")],
+    "fio": [
+        ("read", "iops_sum"),
+        ("write", "iops_sum"),
+        ("read", "clat_mean_avg"),
+        ("write", "clat_mean_avg"),
+    ],
+}
+
+
+def headlines(method: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (section, metric) figures the studies quote for a step measured so."""
+    tool = str(method.get("tool", "fio"))
+    return HEADLINES.get(f"{tool} {method.get('test')}", HEADLINES.get(tool, []))
+
+
 TOLERANCE = 0.02  # a change within ±2 % (or the run-to-run spread, if larger) is "same"
 VERDICTS = ("better", "worse", "same", "–", "not comparable")
 
@@ -101,6 +132,8 @@ class Delta:
     verdict: str  # one of VERDICTS
     note: str = ""  # why "–", or the tolerance a "same" is within
     threads: int | None = None  # database steps: client threads of each consumer
+    workload: str = ""  # the baseline step's
+    headline: bool = False  # a figure the studies quote for such a step (HEADLINES)
 
 
 @dataclass(frozen=True)
@@ -278,6 +311,7 @@ def _step_deltas(
     tolerance: float,
     spreads: dict[tuple[Key, str, str], float],
     comparable: bool,
+    quoted: list[tuple[str, str]],
 ) -> list[Delta]:
     memory = _measured_memory(mine, match)
     ours = {name: (figures, metrics) for name, figures, metrics in _sections(mine)}
@@ -315,6 +349,8 @@ def _step_deltas(
                     judged,
                     note,
                     key[2] or None,
+                    str(mine.get("workload") or ""),
+                    (direction, metric) in quoted,
                 )
             )
     return deltas
@@ -342,11 +378,13 @@ def compare_campaigns(
         match = theirs.get(key)
         if match is None:
             continue
-        found = differences(step_method(mine, baseline.method), step_method(match, other.method))
+        method = step_method(mine, baseline.method)
+        found = differences(method, step_method(match, other.method))
         step_match = StepMatch(mine["step"], match["step"], key[1], key[2] or None, key[3], found)
         matches.append(step_match)
         comparable = accept_differences or not step_match.changes_meaning
-        deltas += _step_deltas(mine, match, key, tolerance, spreads, comparable)
+        quoted = headlines(method)
+        deltas += _step_deltas(mine, match, key, tolerance, spreads, comparable, quoted)
     unmatched = [_unmatched("baseline", k, s) for k, s in ours.items() if k not in theirs]
     unmatched += [_unmatched("other", k, s) for k, s in theirs.items() if k not in ours]
     return Comparison(

@@ -35,6 +35,54 @@ def delta_rows(deltas: list[Delta]) -> list[list[str]]:
     ]
 
 
+def headline_figure(value: float | None) -> str:
+    """A figure as the studies print it: whole numbers from 100, else 3 digits or so."""
+    if value is None:
+        return "–"
+    digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
+    return f"{value:,.{digits}f}"
+
+
+def headline_change(delta: float | None) -> str:
+    """A change as the studies print it beside a figure: one decimal, a true minus."""
+    return "–" if delta is None else f"{delta * 100:+.1f} %".replace("-", "−")
+
+
+def headline_table(comparisons: list[Comparison]) -> tuple[list[str], list[list[str]]]:
+    """The figures the storage studies quote (records.compare.HEADLINES), one column
+    each, one row per campaign: the baseline's figures, then each other campaign's with
+    its change from the baseline beside it (seed 002's table of storage types). Empty
+    when no matched step has such figures."""
+    columns: dict[tuple[str, str, str], Delta] = {}
+    for comparison in comparisons:
+        for d in comparison.deltas:
+            if d.headline:
+                columns.setdefault((d.step, d.direction, d.metric), d)
+    if not columns:
+        return [], []
+    steps_of: dict[str, set[str]] = {}
+    for d in columns.values():
+        steps_of.setdefault(d.workload, set()).add(d.step)
+    header = ["campaign"]
+    for d in columns.values():
+        several = len(steps_of[d.workload]) > 1
+        where = f" ({_consumers(d.concurrency, d.threads)})" if several else ""
+        metric = d.label if d.direction == "db" else f"{d.direction} {d.label}"
+        header.append(f"{d.workload}{where}: {metric}")
+    rows = [[comparisons[0].baseline] + [headline_figure(d.baseline) for d in columns.values()]]
+    for comparison in comparisons:
+        found = {(d.step, d.direction, d.metric): d for d in comparison.deltas if d.headline}
+        row = [comparison.other]
+        for key in columns:
+            d = found.get(key)
+            if d is None or d.other is None:
+                row.append("–")
+            else:
+                row.append(f"{headline_figure(d.other)} ({headline_change(d.delta)})")
+        rows.append(row)
+    return header, rows
+
+
 def difference_rows(comparison: Comparison) -> list[list[str]]:
     """Differences of method, once for every run of matched steps that differ alike."""
     groups: list[tuple[list[StepMatch], list]] = []
@@ -114,6 +162,7 @@ def write_comparison(
             other=", ".join(others),
             version=__version__,
             sections=sections,
+            headline=headline_table(comparisons),
             delta_header=DELTA_HEADER,
             difference_header=DIFFERENCE_HEADER,
             unmatched_header=UNMATCHED_HEADER,

@@ -6,6 +6,7 @@ from harness.records.compare import (
     ComparedCampaign,
     Comparison,
     compare_campaigns,
+    headlines,
     judge,
     percent,
     verdict,
@@ -232,3 +233,44 @@ def test_the_comparison_as_json_carries_differences_verdicts_and_unmatched_steps
             "repeat": 1,
         }
     ]
+
+
+def test_the_figures_the_studies_quote_by_tool_and_test():
+    assert headlines({"tool": "sysbench-fileio", "test": "rndrw"}) == [
+        ("db", "reads_per_s_total"),
+        ("db", "writes_per_s_total"),
+    ]
+    assert headlines({"tool": "sysbench-fileio", "test": "seqwr"}) == [
+        ("db", "written_mib_s_total")
+    ]
+    assert headlines({"tool": "pgbench", "test": "tpcb-like"}) == [
+        ("db", "load_time_s_max"),
+        ("db", "tps_total"),
+        ("db", "latency_avg_ms"),
+    ]
+    assert ("read", "iops_sum") in headlines({"rw": ["randread"]})  # no tool: fio
+    assert headlines({"tool": "git"}) == []
+
+
+def test_deltas_of_quoted_figures_are_marked_with_their_workload():
+    def fileio(reads, writes):
+        figures = {
+            "reads_per_s_total": reads,
+            "writes_per_s_total": writes,
+            "fsyncs_per_s_total": 9,
+        }
+        return {"step": "s1", "workload": "rnd", "concurrency": 1, "threads": 4, "db": figures}
+
+    rndrw = {"tool": "sysbench-fileio", "test": "rndrw"}
+    result = compare_campaigns(
+        campaign("host", [fileio(1000.0, 700.0)], **rndrw),
+        campaign("pvc", [fileio(900.0, 700.0)], **rndrw),
+    )
+    marked = {d.metric: d.headline for d in result.deltas}
+    assert marked == {
+        "reads_per_s_total": True,
+        "writes_per_s_total": True,
+        "fsyncs_per_s_total": False,
+    }
+    reads = next(d for d in result.deltas if d.metric == "reads_per_s_total")
+    assert (reads.workload, reads.delta, reads.verdict) == ("rnd", pytest.approx(-0.1), "worse")
