@@ -97,7 +97,7 @@ results_option = click.option(
 
 
 @main.command()
-@click.argument("what", metavar="SPEC.yaml|local|rbd|rally|heat")
+@click.argument("what", metavar="SPEC.yaml|local|rbd|k8s|rally|heat")
 @click.argument(
     "cloud_spec",
     metavar="[SPEC.yaml]",
@@ -115,19 +115,21 @@ results_option = click.option(
     type=click.Choice(profiles.names()),
     default="quick",
     show_default=True,
-    help="local, rbd: built-in workload profile",
+    help="local, rbd, k8s: built-in workload profile",
 )
 @click.option("--name", help="campaign name (local default: PROFILE-YYYYmmdd-HHMMSS)")
 @results_option
-@click.option("--runtime", type=int, help="local: override every workload's runtime (s)")
-@click.option("--size", help="local: override every consumer's file size, fio and fileio (e.g. 4G)")
-@click.option("--sweep", help="local: consumer counts instead of the profile's, e.g. 1,2,4")
+@click.option("--runtime", type=int, help="a profile: override every workload's runtime (s)")
+@click.option(
+    "--size", help="a profile: override every consumer's file size, fio and fileio (e.g. 4G)"
+)
+@click.option("--sweep", help="a profile: consumer counts instead of the profile's, e.g. 1,2,4")
 @click.option(
     "--set",
     "settings",
     multiple=True,
     metavar="KEY=VALUE",
-    help="local: set KEY of every workload that has it (e.g. scale=1, threads=[1,4])",
+    help="a profile: set KEY of every workload that has it (e.g. scale=1, threads=[1,4])",
 )
 @click.option("--allow-device", is_flag=True, help="let fio write to a raw block device")
 @click.option(
@@ -136,7 +138,7 @@ results_option = click.option(
 @click.option(
     "--prefill/--no-prefill",
     default=None,
-    help="local, rbd: write every block once before measuring (default: the profile's)",
+    help="a profile: write every block once before measuring (default: the profile's)",
 )
 @click.option(
     "--ceph-conf",
@@ -145,6 +147,12 @@ results_option = click.option(
 )
 @click.option("--ceph-user", default="admin", show_default=True, help="rbd: cephx user")
 @click.option("--pool", default="volumes", show_default=True, help="rbd: pool for the images")
+@click.option("--storage-class", help="k8s: StorageClass of the PVCs volperf creates")
+@click.option(
+    "--kubeconfig",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="k8s: kubeconfig (default $KUBECONFIG, the k8s testbed's, ~/.kube/config)",
+)
 @cloud_option
 @clouds_yaml_option
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
@@ -165,12 +173,15 @@ def run(
     ceph_conf: Path | None,
     ceph_user: str,
     pool: str,
+    storage_class: str | None,
+    kubeconfig: Path | None,
     cloud: str | None,
     clouds_yaml: Path | None,
     as_json: bool,
 ) -> None:
     """Run a campaign from SPEC.yaml, or from a built-in profile: `run local --dir DIR`
-    on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool);
+    on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool), `run k8s
+    --storage-class CLASS` on PVCs of a Kubernetes cluster (--kubeconfig);
     `run rally SPEC.yaml` sweeps a Rally task over concurrencies on an OpenStack cloud,
     `run heat SPEC.yaml` runs fio in VMs Heat creates there, N VMs per step (--cloud,
     --clouds-yaml override the spec's target).
@@ -205,6 +216,13 @@ def run(
                 "user": ceph_user,
                 "pool": pool,
             }
+            spec = profiles.profile_spec(profile, target, name, **overrides)
+        elif what == "k8s":
+            if not storage_class:
+                raise click.UsageError("run k8s needs --storage-class CLASS (the class under test)")
+            target = {"type": "k8s", "storage_class": storage_class}
+            if kubeconfig is not None:
+                target["kubeconfig"] = str(kubeconfig.resolve())
             spec = profiles.profile_spec(profile, target, name, **overrides)
         elif what in ("rally", "heat"):
             if cloud_spec is None:
