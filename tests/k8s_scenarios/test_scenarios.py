@@ -39,6 +39,7 @@ SCENARIOS = (
     "provision",
     "sysbench",
     "pgbench",
+    "fileio",
     "failover",
     "git",
     "build",
@@ -221,6 +222,35 @@ def test_database_scenarios_report_each_pods_own_figures(scenario_run):
                 warned = [w["message"] for w in step["warnings"]]
                 assert any(m.startswith("this step measured memory, not storage") for m in warned)
             assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def test_fileio_pods_report_sysbench_s_own_rates_and_the_disk_s_reads(scenario_run):
+    """sysbench fileio in each pod on its claim's files: db.csv's rates are sysbench's
+    own, and with O_DIRECT the pods' own cgroups read the disk as sysbench did."""
+    work, _ = scenario_run
+    for storage_class in CLASSES:
+        campaign = _campaign(work, "fileio", storage_class)
+        rows = _rows(campaign / "db.csv")
+        assert [(r["phase"], r["consumer"]) for r in rows] == [
+            ("load", "c01"),
+            ("run", "c01"),
+            ("load", "c02"),
+            ("run", "c02"),
+        ]
+        for row in (r for r in rows if r["phase"] == "run"):
+            assert row["tool"] == "sysbench-fileio" and row["engine"] == "" and not row["error"]
+            own = parse_file(campaign / "steps" / row["step"] / "raw" / f"{row['consumer']}.out")
+            assert float(row["reads_per_s"]) == pytest.approx(own.summary.reads_per_s)
+            assert float(row["writes_per_s"]) == pytest.approx(own.summary.writes_per_s)
+        [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+        use = step["storage"]
+        assert not use["memory_not_storage"] and use["memory_bytes"] == 0, use
+        assert "database containers' cgroup v1 blkio.throttle" in use["device"]
+        # direct reads: the disk read as often as sysbench did, over the run's window
+        # (its start-up inside: a little less)
+        reads = step["db"]["reads_per_s_total"]
+        assert 0.8 * reads < use["device_read_iops"] < 1.2 * reads, use
+        assert not step["warnings"], step["warnings"]
 
 
 def test_failover_measures_io_pause_and_the_replacement_pod(scenario_run):
