@@ -1,6 +1,7 @@
 """Sphinx configuration of the volperf documentation.
 
-Every build regenerates the pages of the reference campaigns kept in results/reference/,
+Every build regenerates the pages of the reference campaigns kept in results/reference/
+and of the comparisons kept in results/<study>/comparison.yaml (results/storage-types/),
 so their tables always come from their data, never from hand-edited RST, and copies the
 scale benchmarks' tables from results/scale/ into _scale/ for the Scale page (where the
 sources are built away from the checkout, the page says those files are not there).
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import harness
 from harness.core.store import CampaignStore
+from harness.report.comparison import KEPT, write_kept_comparison
 from harness.report.render import write_report
 
 project = "volperf"
@@ -47,3 +49,5 @@ else:
     (_scale / "hosts-fleet-64.json").write_text('{"not beside these sources": true}\n')
 for _campaign in sorted((_source.parents[1] / "results" / "reference").glob("*/campaign.yaml")):
     write_report(CampaignStore(_campaign.parent), _source)
+for _kept in sorted((_source.parents[1] / "results").glob(f"*/{KEPT}")):
+    write_kept_comparison(_kept.parent, _source)

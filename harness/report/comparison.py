@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from harness import __version__
-from harness.core.store import atomic_write_text
-from harness.records.compare import Comparison, Delta, StepMatch, percent
+from harness.core.store import CampaignStore, atomic_write_text
+from harness.records.compare import Comparison, Delta, StepMatch, compare_campaigns, percent
 from harness.report import tables
+from harness.report.data import load
 from harness.report.render import page_dir, templates
+
+# A comparison kept with its campaigns (results/<study>/comparison.yaml): the baseline's
+# and the other campaigns' folder names beside it, and whether differences of method are
+# accepted; the documentation build writes its page anew from the campaigns each time.
+KEPT = "comparison.yaml"
 
 DELTA_HEADER = ["consumers", "I/O", "metric", "baseline", "other", "change", "verdict"]
 DIFFERENCE_HEADER = ["steps (consumers)", "setting", "baseline", "other", "meaning"]
@@ -171,3 +179,14 @@ def write_comparison(
     index = out / "index.rst"
     atomic_write_text(index, text)
     return index
+
+
+def write_kept_comparison(study: Path, doc_source: Path) -> Path:
+    """The page of the comparison kept in ``study`` (its comparison.yaml), from the
+    campaigns' raw output, as `volperf compare` writes it."""
+    kept = yaml.safe_load((study / KEPT).read_text(encoding="utf-8"))
+    base = load(CampaignStore(study / kept["baseline"]))
+    others = [load(CampaignStore(study / name)) for name in kept["others"]]
+    accept = bool(kept.get("accept_differences"))
+    comparisons = [compare_campaigns(base.compared(), o.compared(), accept) for o in others]
+    return write_comparison(base.name, [o.name for o in others], comparisons, doc_source)

@@ -47,3 +47,7 @@ def test_docs_build_without_warnings(tmp_path):
     for field in ("iodepth", "storage_class", "start_stagger", "clouds_yaml"):
         assert field in spec
     assert "seconds between consumers" in spec  # a field's description
+    # the comparison kept in results/storage-types/, its page written anew by the build
+    study = tmp_path / "test_results" / "compare-bare-host-vs-k8s-local-static-k8s-ceph-fs"
+    page = _text(study / "index.html")
+    assert "The figures in short" in page and "k8s-ceph-fs against bare-host" in page
