@@ -33,6 +33,7 @@ SCALES = {  # consumers per step and their work, by --scale
         "pgbench_scale": 2,
         "fileio_size": "32M",
         "fileio_threads": [4],
+        "fileio_sweep": [1],
         "db_dataset": None,  # tables x table_size, pgbench_scale as given
         "db_memory_limit": None,
         "databases": {},
@@ -74,10 +75,11 @@ SCALES = {  # consumers per step and their work, by --scale
         "tables": 50,
         "table_size": 1000000,
         "pgbench_scale": 100,
-        # seed 002's file I/O test: 1 GiB of files per pod (the bare-host profile's), and
-        # the thread counts of the database scenarios
+        # seed 002's file I/O test: 1 GiB of files per pod (the bare-host profile's), the
+        # pods and thread counts of the database scenarios
         "fileio_size": "1G",
         "fileio_threads": [1, 2, 5, 10, 20],
+        "fileio_sweep": [60],
         # the sysbench and pgbench scenarios size their data at twice the memory each
         # server may keep it in, so that they measure the storage (failover keeps the
         # sizes above: it measures pauses)

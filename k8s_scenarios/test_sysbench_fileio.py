@@ -21,7 +21,7 @@ def test_sysbench_fileio_statefulset(scenario_options, storage_class):
                 "runtime": scale["db_runtime"],
             }
         ],
-        scale["db_sweep"],
+        scale["fileio_sweep"],
     )
     for result in outcome.results:
         runs = [r for r in result.db_records if r.phase == "run"]
@@ -31,4 +31,4 @@ def test_sysbench_fileio_statefulset(scenario_options, storage_class):
         assert abs(db["reads_per_s_total"] - sum(r.reads_per_s for r in runs)) < 1e-6
         assert not db["memory_not_storage"]  # O_DIRECT: nothing to keep in memory
     loads = [r for result in outcome.results for r in result.db_records if r.phase == "load"]
-    assert len(loads) == sum(scale["db_sweep"])  # the files made once per pod
+    assert len(loads) == sum(scale["fileio_sweep"])  # the files made once per pod

@@ -231,12 +231,8 @@ def test_fileio_pods_report_sysbench_s_own_rates_and_the_disk_s_reads(scenario_r
     for storage_class in CLASSES:
         campaign = _campaign(work, "fileio", storage_class)
         rows = _rows(campaign / "db.csv")
-        assert [(r["phase"], r["consumer"]) for r in rows] == [
-            ("load", "c01"),
-            ("run", "c01"),
-            ("load", "c02"),
-            ("run", "c02"),
-        ]
+        # one pod at small scale: the local-static PVs are counted for the whole run
+        assert [(r["phase"], r["consumer"]) for r in rows] == [("load", "c01"), ("run", "c01")]
         for row in (r for r in rows if r["phase"] == "run"):
             assert row["tool"] == "sysbench-fileio" and row["engine"] == "" and not row["error"]
             own = parse_file(campaign / "steps" / row["step"] / "raw" / f"{row['consumer']}.out")

@@ -139,7 +139,8 @@ def statefulset(
     memory_limit: str | None = None,
     node: str | None = None,
 ) -> dict[str, Any]:
-    """``memory_limit``: the server container's (its page cache is charged to it).
+    """``engine``: mariadb, postgresql, or fileio (one sleeping container on the PVC).
+    ``memory_limit``: the server container's (its page cache is charged to it).
     ``node``: the pods start on that node only, and the set updates its pods only when
     they are deleted (OnDelete), so that ``unpinned`` lets their replacements go
     anywhere while the first ones keep running."""

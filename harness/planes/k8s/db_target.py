@@ -286,6 +286,7 @@ class K8sDatabaseTarget:
                 log = self.core.read_namespaced_pod_log(
                     pod, self.namespace, container="db", previous=previous, tail_lines=60
                 )
+                log = log or ""  # the client gives None for an empty log (fileio's)
                 break
             except Exception:
                 continue
