@@ -432,5 +432,19 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
             for r in repeat_spreads([r.summary for r in results])
         ],
     }
-    atomic_write_json(store.root / "summary.json", redact(summary))
+    _write_summary(store.root / "summary.json", redact(summary))
     return results
+
+
+def _write_summary(path: Path, summary: dict[str, Any]) -> None:
+    """summary.json, unless it already says the same but for when it was generated (a
+    campaign kept in a repository stays as it is when its pages are made again)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = None
+    if isinstance(old, dict) and {**old, "generated": summary["generated"]} == json.loads(
+        json.dumps(summary)
+    ):
+        return
+    atomic_write_json(path, summary)
