@@ -167,6 +167,9 @@ def cni_config(layout: Layout, node: Node = NODES[0]) -> str:
     )
 
 
+POD_LOGS = "pod-logs"  # under a second node's own folder
+
+
 def kubelet_config(layout: Layout, node: Node = NODES[0]) -> str:
     pki = layout.pki
     config: dict[str, Any] = {
@@ -205,6 +208,10 @@ def kubelet_config(layout: Layout, node: Node = NODES[0]) -> str:
     }
     if node.cgroup_root:  # its pods under a cgroup of its own, apart from the first node's
         config["cgroupRoot"] = f"/{node.cgroup_root}"
+    if node.suffix:
+        # its pods' logs apart too: a kubelet's garbage collection removes the log folders
+        # of every pod it does not run from its folder (default /var/log/pods)
+        config["podLogsDir"] = str(layout.path(POD_LOGS))
     return yaml.safe_dump(config)
 
 

@@ -216,7 +216,7 @@ class K8sTestbed:
         """Another node on this machine: its own files under the state dir, certificates,
         containerd, pod bridge and subnet, cgroup root, and kubelet; Ready."""
         layout = configs.node_layout(self.layout, node)
-        for sub in ("etc/containerd", "etc/cni/net.d", "data/cni-ipam"):
+        for sub in ("etc/containerd", "etc/cni/net.d", "data/cni-ipam", configs.POD_LOGS):
             layout.path(sub).mkdir(parents=True, exist_ok=True)
         make_node_pki(self.layout.pki, layout.pki, node.name, node.ip)
         write_kubeconfig(layout.kubeconfig("kubelet"), layout.pki, "kubelet", self.layout.server)
