@@ -189,18 +189,12 @@ def _server(
     engine: str, image: str, pull_policy: str, options: dict[str, str | int]
 ) -> dict[str, Any]:
     """The container with the PVC: the engine's server, or fileio's sleeping one."""
+    data = {"name": "data", "mountPath": DATA}
+    container = {"name": "db", "image": image, "imagePullPolicy": pull_policy}
     if engine == "fileio":
-        return {
-            "name": "db",
-            "image": image,
-            "imagePullPolicy": pull_policy,
-            "command": ["/bin/sh", "-c", SLEEP],
-            "volumeMounts": [{"name": "data", "mountPath": DATA}],
-        }
+        return {**container, "command": ["/bin/sh", "-c", SLEEP], "volumeMounts": [data]}
     return {
-        "name": "db",
-        "image": image,
-        "imagePullPolicy": pull_policy,
+        **container,
         "command": ["/bin/sh", "-c", START[engine]],
         "env": [
             *_password_env(),
@@ -212,10 +206,7 @@ def _server(
             "failureThreshold": 1,
             "timeoutSeconds": 5,
         },
-        "volumeMounts": [
-            {"name": "data", "mountPath": DATA},
-            {"name": "run", "mountPath": RUN_DIR[engine]},
-        ],
+        "volumeMounts": [data, {"name": "run", "mountPath": RUN_DIR[engine]}],
     }
 
 
