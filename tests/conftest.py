@@ -17,6 +17,16 @@ from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
 from tests.harness.planes.rally.campaigns import RallyCampaigns, run_both
+from tests.suite_groups import GroupTimes, assign_groups, one_per_machine
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    assign_groups(items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        config.pluginmanager.register(GroupTimes(), "volperf-group-times")
 
 
 def bring_up_or_fail(
@@ -64,13 +74,14 @@ def _ceph_testbed(
     the end checks that no image, daemon or file of it is left."""
     work = tmp_path_factory.mktemp(name)
     state = work / "state"
-    started = time.monotonic()
-    bring_up_or_fail("ceph", state, *options, cwd=work)
-    info = CephTestbedInfo(state, state / "ceph.conf", time.monotonic() - started)
-    yield info
-    with info.access().pool_io() as ioctx:
-        left = images.existing(ioctx)
-    down = volperf("testbed", "down", "ceph", "--state", str(state), "--purge", cwd=work)
+    with one_per_machine(name):
+        started = time.monotonic()
+        bring_up_or_fail("ceph", state, *options, cwd=work)
+        info = CephTestbedInfo(state, state / "ceph.conf", time.monotonic() - started)
+        yield info
+        with info.access().pool_io() as ioctx:
+            left = images.existing(ioctx)
+        down = volperf("testbed", "down", "ceph", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr
     assert not left, f"RBD images left behind: {left}"
     assert not ceph_daemons(info.conf)
@@ -123,22 +134,23 @@ def openstack_testbed(
     no process of it and no RBD image of Cinder's is left."""
     work = tmp_path_factory.mktemp("openstack-testbed")
     state = work / "state"
-    started = time.monotonic()
-    up = bring_up_or_fail(
-        "openstack",
-        state,
-        "--ceph-state",
-        str(ceph_testbed.state),
-        "--base-port",
-        str(OPENSTACK_TEST_BASE_PORT),
-        cwd=work,
-        timeout=1800,
-    )
-    info = OpenStackTestbedInfo(
-        state, state / "clouds.yaml", time.monotonic() - started, up.stdout + up.stderr
-    )
-    yield info
-    down = volperf("testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work)
+    with one_per_machine("openstack-testbed"):
+        started = time.monotonic()
+        up = bring_up_or_fail(
+            "openstack",
+            state,
+            "--ceph-state",
+            str(ceph_testbed.state),
+            "--base-port",
+            str(OPENSTACK_TEST_BASE_PORT),
+            cwd=work,
+            timeout=1800,
+        )
+        info = OpenStackTestbedInfo(
+            state, state / "clouds.yaml", time.monotonic() - started, up.stdout + up.stderr
+        )
+        yield info
+        down = volperf("testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr
     assert not openstack_processes(state)
     assert not state.exists()
@@ -221,22 +233,23 @@ def k8s_testbed(
     host."""
     work = tmp_path_factory.mktemp("k8s-testbed")
     state = work / "state"
-    started = time.monotonic()
-    up = bring_up_or_fail(
-        "k8s",
-        state,
-        "--base-port",
-        str(K8S_TEST_BASE_PORT),
-        "--ceph-state",
-        str(k8s_ceph_testbed.state),
-        cwd=work,
-        timeout=3600,
-    )
-    info = K8sTestbedInfo(
-        state, state / "admin.kubeconfig", time.monotonic() - started, up.stdout + up.stderr
-    )
-    yield info
-    down = volperf("testbed", "down", "k8s", "--state", str(state), "--purge", cwd=work)
+    with one_per_machine("k8s-testbed"):
+        started = time.monotonic()
+        up = bring_up_or_fail(
+            "k8s",
+            state,
+            "--base-port",
+            str(K8S_TEST_BASE_PORT),
+            "--ceph-state",
+            str(k8s_ceph_testbed.state),
+            cwd=work,
+            timeout=3600,
+        )
+        info = K8sTestbedInfo(
+            state, state / "admin.kubeconfig", time.monotonic() - started, up.stdout + up.stderr
+        )
+        yield info
+        down = volperf("testbed", "down", "k8s", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr
     assert host_leftovers(state) == []
     assert not state.exists()

@@ -3,10 +3,42 @@
 # what is missing (tools/setup.sh) and a Go >= 1.23 for the Kubernetes testbed's, the
 # YCSB client's and NATS's builds when there is none (tools/go-toolchain.sh; NATS's build
 # fetches Go 1.26 itself), then lint and every test, real fio included.
+#
+# The tests run side by side (pytest-xdist, tests/suite_groups.py): each testbed's tests
+# on one worker of their own, the tests that need no testbed on the others. The testbeds'
+# cold builds (the Kubernetes programs and images, the OpenStack services' venv) start
+# here, before lint, and the tests that need them wait for them. VOLPERF_TEST_WORKERS sets
+# the number of workers (default 4: two testbeds waiting on their daemons most of the
+# time, and two for the rest on this project's 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 echo "volperf test: Go for the Kubernetes testbed, YCSB and NATS: $(tools/go-toolchain.sh)"
+
+builds=$(mktemp -d "${TMPDIR:-/tmp}/volperf-test-builds.XXXXXX")
+declare -A build_pids=()
+for bed in k8s openstack; do
+  # a process group of its own, so that what it runs (go, pip) stops with it
+  setsid .venv/bin/volperf testbed build "$bed" >"$builds/$bed.log" 2>&1 &
+  build_pids[$bed]=$!
+done
+# shellcheck disable=SC2317  # called by the trap
+stop_builds() {
+  for pid in "${build_pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  rm -rf "$builds"
+}
+trap stop_builds EXIT
+echo "volperf test: building the k8s and openstack testbeds' programs in the background (logs in $builds)"
+
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/python -m pytest tests --durations=40 "$@"
+status=0
+.venv/bin/python -m pytest tests -n "${VOLPERF_TEST_WORKERS:-4}" --dist loadgroup \
+  --durations=20 "$@" || status=$?
+for bed in "${!build_pids[@]}"; do
+  if ! kill -0 "${build_pids[$bed]}" 2>/dev/null && ! wait "${build_pids[$bed]}"; then
+    echo "volperf test: the $bed testbed's background build failed (the tests built it again):"
+    tail -n 5 "$builds/$bed.log"
+  fi
+done
+exit $status

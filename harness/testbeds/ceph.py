@@ -171,6 +171,11 @@ class CephTestbed:
         self.conf = self.state / "ceph.conf"
         self.cephfs = cephfs or bool(self.recorded().get("cephfs"))
 
+    @staticmethod
+    def build(say: Progress) -> None:
+        """Nothing: the Ceph testbed runs Debian's packages as they are."""
+        say("the Ceph testbed runs Debian's packages: nothing to build")
+
     @property
     def fs_keyring(self) -> Path:
         """client.k8s's keyring: it may mount the whole of FS_NAME."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.host import gotool
+from harness.host.buildlock import build_lock
 
 BUILD_TIMEOUT_S = 900
 
@@ -52,8 +53,18 @@ def ensure(program: GoProgram, say: Callable[[str], None]) -> Path:
     except gotool.GoMissing as exc:
         raise GoProgramError(str(exc)) from None
     folder = cache(program) / f"bin-{_key(program, go)}"
-    if all((folder / name).exists() for name in program.binaries):
-        return folder
+
+    def built() -> bool:
+        return all((folder / name).exists() for name in program.binaries)
+
+    if not built():
+        with build_lock(folder, say):
+            if not built():  # or another process built it while this one waited
+                _build(program, go, folder, say)
+    return folder
+
+
+def _build(program: GoProgram, go: str, folder: Path, say: Callable[[str], None]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     work = folder / "source"
     shutil.rmtree(work, ignore_errors=True)
@@ -90,4 +101,3 @@ def ensure(program: GoProgram, say: Callable[[str], None]) -> Path:
         (partial / name).replace(folder / name)
     partial.rmdir()
     shutil.rmtree(work)
-    return folder

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from harness.core.resources import package_path
 from harness.host import gotool
+from harness.host.buildlock import build_lock
 from harness.testbeds import TestbedError
 
 KBUILD = package_path("harness.testbeds.k8s", "kbuild")
@@ -87,8 +88,14 @@ def _go(args: list[str], cwd: Path, log: Path, what: str, say: Say) -> None:
 def ensure_binaries(say: Say) -> Path:
     """The directory holding the five programs, built first if missing."""
     folder = cache_root() / f"bin-{binaries_key()}"
-    if (folder / "complete").exists():
-        return folder
+    if not (folder / "complete").exists():
+        with build_lock(folder, say):
+            if not (folder / "complete").exists():  # or built while this one waited
+                _build_binaries(folder, say)
+    return folder
+
+
+def _build_binaries(folder: Path, say: Say) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     work = folder / "build"
     work.mkdir(parents=True)
@@ -129,4 +136,3 @@ def ensure_binaries(say: Say) -> Path:
     shutil.rmtree(work)
     shutil.rmtree(lpp)
     (folder / "complete").write_text(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n")
-    return folder

@@ -11,8 +11,9 @@ and cached as OCI archives that `ctr images import` takes:
   client (harness/tools/nats), static;
 - registry.local/mariadb-sysbench:bookworm and registry.local/postgresql-pgbench:bookworm —
   Debian bookworm minbase with mariadb-server and sysbench, or postgresql-15 (pgbench
-  included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, default
-  deb.debian.org) with the downloaded packages kept beside the archives.
+  included), made by debootstrap from Debian's mirror ($VOLPERF_DEBIAN_MIRROR, else the
+  one this machine's apt uses for bookworm) with the downloaded packages kept beside the
+  archives.
 
 An archive is one uncompressed layer, written with fixed times (and, for the small images,
 fixed owners), so the same files give the same digest. Database images keep their files'
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.host.buildlock import build_lock
 from harness.host.process import BuildTimeout, run_build
 from harness.testbeds import TestbedError
 from harness.testbeds.mounts import unmount_under
@@ -184,8 +186,40 @@ def build_apps(root: Path, say: Say) -> None:
             (root / GIT_CORE.relative_to("/") / entry.name).symlink_to("git")
 
 
+INDEXTARGETS = ["apt-get", "indextargets", "--format", "$(REPO_URI) $(CODENAME) $(TARGET_OF)"]
+
+
+def mirror_in(indextargets: str, suite: str = SUITE) -> str | None:
+    """The first repository apt fetches SUITE's binary packages from, in the output of
+    ``apt-get indextargets --format '$(REPO_URI) $(CODENAME) $(TARGET_OF)'``."""
+    for line in indextargets.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == suite and fields[2] == "deb":
+            return fields[0].rstrip("/")
+    return None
+
+
 def debian_mirror() -> str:
-    return os.environ.get("VOLPERF_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+    """$VOLPERF_DEBIAN_MIRROR, else the mirror this machine's apt already uses for
+    bookworm (as tools/debian-mirror.sh finds it), fetching apt's lists once if it has
+    none yet; TestbedError when apt knows no bookworm mirror."""
+    if os.environ.get("VOLPERF_DEBIAN_MIRROR"):
+        return os.environ["VOLPERF_DEBIAN_MIRROR"].rstrip("/")
+
+    def indextargets() -> str:
+        done = subprocess.run(INDEXTARGETS, capture_output=True, text=True, timeout=60)
+        return done.stdout if done.returncode == 0 else ""
+
+    mirror = mirror_in(indextargets())
+    if mirror is None and os.geteuid() == 0:  # apt's lists not fetched yet
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, timeout=600)
+        mirror = mirror_in(indextargets())
+    if mirror is None:
+        raise TestbedError(
+            f"no Debian {SUITE} mirror in apt's sources (apt-get indextargets) for the "
+            "database images' debootstrap: set VOLPERF_DEBIAN_MIRROR"
+        )
+    return mirror
 
 
 def debootstrap(root: Path, packages: list[str], debs: Path, say: Say) -> None:
@@ -193,6 +227,7 @@ def debootstrap(root: Path, packages: list[str], debs: Path, say: Say) -> None:
     if shutil.which("debootstrap") is None:
         raise TestbedError("the database images need debootstrap (tools/debian-packages.txt)")
     debs.mkdir(parents=True, exist_ok=True)
+    mirror = debian_mirror()
     try:
         _run(
             [
@@ -202,9 +237,9 @@ def debootstrap(root: Path, packages: list[str], debs: Path, say: Say) -> None:
                 f"--include={','.join(packages)}",
                 SUITE,
                 str(root),
-                debian_mirror(),
+                mirror,
             ],
-            f"debootstrap of {', '.join(packages)} from {debian_mirror()}",
+            f"debootstrap of {', '.join(packages)} from {mirror}",
             say,
             DEBOOTSTRAP_TIMEOUT_S,
         )
@@ -332,12 +367,18 @@ def ensure_images(folder: Path, say: Say) -> list[Path]:
     for image in IMAGES:
         archive = folder / image.archive_name
         if not archive.exists():
-            if image.keep_owners:
-                say(f"building image {image.name} (debootstrap: a minute or two)")
-            with tempfile.TemporaryDirectory(dir=folder) as tmp:
-                (Path(tmp) / "root").mkdir()
-                image.build(Path(tmp) / "root", say)
-                write_archive(image, Path(tmp) / "root", archive)
-            say(f"built image {image.name} ({archive.stat().st_size / 2**20:.0f} MiB)")
+            with build_lock(archive, say):
+                if not archive.exists():  # or built while this one waited
+                    _build_image(image, folder, archive, say)
         archives.append(archive)
     return archives
+
+
+def _build_image(image: Image, folder: Path, archive: Path, say: Say) -> None:
+    if image.keep_owners:
+        say(f"building image {image.name} (debootstrap: a minute or two)")
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        (Path(tmp) / "root").mkdir()
+        image.build(Path(tmp) / "root", say)
+        write_archive(image, Path(tmp) / "root", archive)
+    say(f"built image {image.name} ({archive.stat().st_size / 2**20:.0f} MiB)")

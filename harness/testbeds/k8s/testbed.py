@@ -29,6 +29,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,16 @@ class K8sTestbed:
                 start_new_session=True,
             )
         (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
+
+    @staticmethod
+    def build(say: Progress) -> None:
+        """What the testbed runs and is not a Debian package, built into volperf's cache
+        if missing: the Kubernetes programs (Go, CPU-bound) and the images (debootstrap
+        and the Go tools, mostly waiting on the mirror), side by side."""
+        with ThreadPoolExecutor(2) as pool:
+            images_built = pool.submit(images.ensure_images, cache_root() / "images", say)
+            ensure_binaries(say)
+            images_built.result()
 
     # up
     def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:

@@ -176,6 +176,11 @@ class OpenStackTestbed:
         return {**os.environ, "PATH": path, "CEPH_CONF": str(self._ceph_conf())}
 
     # up
+    @staticmethod
+    def build(say: Progress) -> None:
+        """The services' virtualenv, built into volperf's cache if missing."""
+        ensure_venv(say)
+
     def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
         """Start what is not running (the Ceph testbed first, the services' venv built if
         missing, with its own limit) and wait until ready, each wait for at most

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core.resources import package_path
+from harness.host.buildlock import build_lock
 from harness.host.process import BuildTimeout, log_tail, run_build
 from harness.testbeds import TestbedError
 
@@ -55,8 +56,15 @@ def ensure_venv(say: Callable[[str], None], root: Path | None = None) -> Path:
     """The built venv, building it first if needed (minutes); returns its directory."""
     venv = venv_dir(root)
     marker = venv / "complete"
-    if marker.exists():
-        return venv
+    if not marker.exists():
+        with build_lock(venv, say):
+            if not marker.exists():  # or built while this one waited
+                _build_venv(venv, say)
+    return venv
+
+
+def _build_venv(venv: Path, say: Callable[[str], None]) -> None:
+    marker = venv / "complete"
     if venv.exists():
         shutil.rmtree(venv)
     say(f"building the OpenStack services' virtualenv in {venv} (pinned, a few minutes)")
@@ -77,7 +85,6 @@ def ensure_venv(say: Callable[[str], None], root: Path | None = None) -> Path:
         log,
     )
     marker.write_text(" ".join(PACKAGES) + "\n")
-    return venv
 
 
 def _run(

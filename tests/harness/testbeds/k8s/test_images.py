@@ -6,9 +6,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import subprocess
 import tarfile
+from pathlib import Path
 
-from harness.testbeds.k8s.images import Image, write_archive
+from harness.testbeds.k8s.images import Image, debian_mirror, mirror_in, write_archive
+from tests.harness.helpers import REPO
 
 
 def test_an_archive_is_an_oci_layout_with_the_images_name(tmp_path):
@@ -36,3 +39,26 @@ def test_an_archive_is_an_oci_layout_with_the_images_name(tmp_path):
     again = tmp_path / "again.tar"
     write_archive(image, root, again)  # same files, same digests
     assert again.read_bytes() == archive.read_bytes()
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "apt-indextargets"
+
+
+def test_the_mirror_is_the_one_apt_uses_for_bookworm_packages():
+    captured = (FIXTURES / "indextargets.txt").read_text()
+    assert mirror_in(captured) == "http://deb.debian.org/debian"
+    # a source list that names bookworm only for its sources, or only other suites
+    assert mirror_in("http://m.example/debian/ bookworm deb-src\n") is None
+    assert mirror_in("http://a.example/debian/ trixie deb\nhttp://b.example/d/ bookworm deb") == (
+        "http://b.example/d"
+    )
+
+
+def test_the_images_use_the_mirror_the_setup_script_finds(monkeypatch):
+    monkeypatch.delenv("VOLPERF_DEBIAN_MIRROR", raising=False)
+    script = subprocess.run(
+        [str(REPO / "tools" / "debian-mirror.sh")], capture_output=True, text=True, check=True
+    )
+    assert debian_mirror() == script.stdout.strip()
+    monkeypatch.setenv("VOLPERF_DEBIAN_MIRROR", "http://mirror.example/debian/")
+    assert debian_mirror() == "http://mirror.example/debian"

@@ -1,0 +1,161 @@
+"""How the suite runs its tests side by side (pytest-xdist, ``--dist loadgroup``).
+
+Every test that uses a testbed goes into that testbed's group, and a group runs on one
+worker from start to end, so each testbed is brought up once per run, by one worker,
+while the other workers run the tests that need none. The groups follow from the
+fixtures a test uses (``TESTBED_GROUPS``), never from a list of test names: a new test of
+the k8s testbed lands in the k8s group by using ``k8s_testbed``. A test that would need
+two groups' testbeds is a collection error, since it would make two workers bring up
+the same testbed.
+
+Tests whose figures depend on having the machine to themselves (a device's own counters
+against fio's, an application's timing) are marked ``quiet`` and take the machine-wide
+quiet lock: see ``quiet_window``.
+
+At the end, the wall time each group took, from its first setup to its last teardown,
+goes to the terminal beside pytest's slowest tests.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+# fixture -> the group of every test that uses it, directly or through another fixture
+TESTBED_GROUPS: dict[str, str] = {
+    "ceph_testbed": "openstack",
+    "openstack_testbed": "openstack",
+    "rally_campaigns": "openstack",
+    "runner_stopped": "openstack",
+    "k8s_ceph_testbed": "k8s",
+    "k8s_testbed": "k8s",
+}
+UNGROUPED = "spread"  # tests of no testbed: any worker takes them one at a time
+GROUP_PROPERTY = "volperf_group"
+
+
+def group_of(fixturenames: list[str]) -> str | None:
+    """The group of a test that uses these fixtures; ValueError when it spans two."""
+    groups = sorted({TESTBED_GROUPS[name] for name in fixturenames if name in TESTBED_GROUPS})
+    if len(groups) > 1:
+        raise ValueError(f"uses the testbeds of groups {', '.join(groups)}")
+    return groups[0] if groups else None
+
+
+def assign_groups(items: list[pytest.Item]) -> None:
+    """Marks each test with its testbed's xdist group (before xdist, which runs last,
+    appends the group to the test's id)."""
+    errors = []
+    for item in items:
+        try:
+            group = group_of(list(getattr(item, "fixturenames", [])))
+        except ValueError as exc:
+            errors.append(f"{item.nodeid}: {exc}")
+            continue
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+        item.user_properties.append((GROUP_PROPERTY, group or UNGROUPED))
+    if errors:
+        raise pytest.UsageError(
+            "tests that would need two workers to bring up the same testbed:\n  "
+            + "\n  ".join(errors)
+        )
+
+
+def lock_dir() -> Path:
+    """Machine-wide, so that two suites at once (or two workers) see the same locks."""
+    folder = Path(tempfile.gettempdir()) / "volperf-test-locks"
+    folder.mkdir(mode=0o1777, exist_ok=True)
+    return folder
+
+
+@contextmanager
+def one_per_machine(testbed: str) -> Iterator[None]:
+    """Held while a session fixture's testbed is up: a second worker or suite that tries
+    to bring up the same testbed (same ports, same daemons) fails at once, naming the
+    process that holds it, instead of fighting over its ports."""
+    path = lock_dir() / f"testbed-{testbed}.lock"
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            pytest.fail(
+                f"the {testbed} testbed is already held by process {holder}: one testbed of "
+                "each kind per machine (its tests belong to one xdist group, see "
+                "tests/suite_groups.py), or another suite is running"
+            )
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()} ({os.environ.get('PYTEST_XDIST_WORKER', 'main')})\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.truncate(0)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@dataclass
+class GroupClock:
+    """First start and last stop of any phase (setup, call, teardown) of a group's tests,
+    as the reports that reach the controller give them."""
+
+    tests: set[str] = field(default_factory=set)
+    start: float = float("inf")
+    stop: float = 0.0
+    busy: float = 0.0  # summed phase durations
+
+    def add(self, report: pytest.TestReport) -> None:
+        self.tests.add(report.nodeid)
+        if report.start:
+            self.start = min(self.start, report.start)
+        if report.stop:
+            self.stop = max(self.stop, report.stop)
+        self.busy += report.duration
+
+
+class GroupTimes:
+    """Collects the reports of every phase and prints the wall time per group."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, GroupClock] = defaultdict(GroupClock)
+        self.session_start = time.time()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        group = dict(report.user_properties).get(GROUP_PROPERTY, UNGROUPED)
+        self.groups[group].add(report)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:  # noqa: ANN001
+        if not self.groups:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.section("wall time per group")
+        write(f"{'group':<10} {'tests':>6} {'from':>7} {'to':>7} {'wall':>7} {'busy':>7}")
+        for name, clock in sorted(self.groups.items(), key=lambda kv: kv[1].start):
+            first = clock.start - self.session_start
+            last = clock.stop - self.session_start
+            write(
+                f"{name:<10} {len(clock.tests):>6} {_mmss(first):>7} {_mmss(last):>7} "
+                f"{_mmss(last - first):>7} {_mmss(clock.busy):>7}"
+            )
+        write(
+            "(from/to: minutes:seconds after the session began; busy: the group's setup, "
+            f"call and teardown times summed; '{UNGROUPED}': tests of no testbed, "
+            "on whichever worker is free)"
+        )
+
+
+def _mmss(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}"
