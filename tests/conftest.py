@@ -20,6 +20,7 @@ from tests.harness.planes.rally.campaigns import RallyCampaigns, run_both
 from tests.suite_groups import GroupTimes, assign_groups, one_per_machine
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which appends the group to each test's id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     assign_groups(items)
 

@@ -52,8 +52,8 @@ def group_of(fixturenames: list[str]) -> str | None:
 
 
 def assign_groups(items: list[pytest.Item]) -> None:
-    """Marks each test with its testbed's xdist group (before xdist, which runs last,
-    appends the group to the test's id)."""
+    """Marks each test with its testbed's xdist group; runs before xdist's own hook,
+    which appends the group to the test's id (conftest.py: tryfirst)."""
     errors = []
     for item in items:
         try:
