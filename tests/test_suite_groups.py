@@ -1,0 +1,105 @@
+"""tests/suite_groups.py: each testbed's tests run on one worker, in a real pytest-xdist
+run of a small suite whose testbed fixtures only note the worker that made them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.harness.helpers import REPO
+from tests.suite_groups import group_of
+
+CONFTEST = """
+import os
+import pytest
+from tests.suite_groups import GroupTimes, assign_groups
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    assign_groups(items)
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(GroupTimes(), "group-times")
+
+def _made(name):
+    with open(os.path.join(os.environ["MADE_DIR"], name), "a") as out:
+        out.write(os.environ.get("PYTEST_XDIST_WORKER", "main") + "\\n")
+
+@pytest.fixture(scope="session")
+def ceph_testbed():
+    _made("ceph")
+
+@pytest.fixture(scope="session")
+def openstack_testbed(ceph_testbed):
+    _made("openstack")
+
+@pytest.fixture(scope="session")
+def k8s_testbed():
+    _made("k8s")
+"""
+
+TESTS = """
+import pytest
+
+@pytest.mark.parametrize("n", range(4))
+def test_rbd(ceph_testbed, n):
+    pass
+
+@pytest.mark.parametrize("n", range(4))
+def test_heat(openstack_testbed, n):
+    pass
+
+@pytest.mark.parametrize("n", range(4))
+def test_pods(k8s_testbed, n):
+    pass
+
+@pytest.mark.parametrize("n", range(12))
+def test_unit(n):
+    pass
+"""
+
+
+def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(CONFTEST))
+    (tmp_path / "test_small.py").write_text(textwrap.dedent(TESTS))
+    made = tmp_path / "made"
+    made.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "3", "--dist", "loadgroup", "-v"]
+        + ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "MADE_DIR": str(made), "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    ran = {
+        test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
+    }
+    assert len(ran) == 24, run.stdout
+    workers = {
+        kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
+        for kind in ("rbd", "heat", "pods")
+    }
+    # Ceph and OpenStack (on that Ceph) share one worker, Kubernetes has one of its own
+    assert len(workers["rbd"] | workers["heat"]) == 1 and len(workers["pods"]) == 1
+    assert workers["rbd"] != workers["pods"]
+    for testbed in ("ceph", "openstack", "k8s"):
+        assert len((made / testbed).read_text().splitlines()) == 1, testbed
+    assert "wall time per group" in run.stdout
+    table = run.stdout[run.stdout.index("wall time per group") :]
+    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+4\s", table)
+    assert re.search(r"spread\s+12\s", table)
+
+
+def test_a_test_that_needs_two_groups_testbeds_is_refused():
+    assert group_of(["tmp_path", "rally_campaigns"]) == "openstack"
+    assert group_of(["tmp_path"]) is None
+    with pytest.raises(ValueError, match="groups k8s, openstack"):
+        group_of(["ceph_testbed", "k8s_testbed"])
