@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from harness.host.process import command_line
 from harness.planes.ceph import images
@@ -17,7 +18,12 @@ from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
 from tests.harness.planes.rally.campaigns import RallyCampaigns, run_both
-from tests.suite_groups import GroupTimes, assign_groups, one_per_machine
+from tests.suite_groups import assign_groups, one_per_machine, register
+
+# The suite runs beside testbeds and other tests on 2 cores: how long one example of a
+# property test takes says nothing of what it checks, so hypothesis's deadline is off.
+settings.register_profile("volperf-suite", deadline=None)
+settings.load_profile("volperf-suite")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which appends the group to each test's id
@@ -26,8 +32,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
-        config.pluginmanager.register(GroupTimes(), "volperf-group-times")
+    register(config)
 
 
 def bring_up_or_fail(

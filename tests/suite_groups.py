@@ -8,9 +8,13 @@ the k8s testbed lands in the k8s group by using ``k8s_testbed``. A test that wou
 two groups' testbeds is a collection error, since it would make two workers bring up
 the same testbed.
 
-Tests whose figures depend on having the machine to themselves (a device's own counters
-against fio's, an application's timing) are marked ``quiet`` and take the machine-wide
-quiet lock: see ``quiet_window``.
+Tests whose figures depend on having the machine to themselves (two runs' speeds set
+against each other, volperf's own timing of its processes) are marked ``quiet``: they
+form a group of their own, on one worker, and each runs only while no other test does
+(``QuietWindow``): every other test holds the machine-wide quiet lock shared from its
+setup to its teardown, a quiet test holds it alone. Other tests never wait for a quiet
+test that is waiting, so quiet tests run in the moments when nothing else does, most of
+them once the testbeds' groups are done.
 
 At the end, the wall time each group took, from its first setup to its last teardown,
 goes to the terminal beside pytest's slowest tests.
@@ -40,6 +44,7 @@ TESTBED_GROUPS: dict[str, str] = {
     "k8s_testbed": "k8s",
 }
 UNGROUPED = "spread"  # tests of no testbed: any worker takes them one at a time
+QUIET = "quiet"  # the mark of tests that run alone, and their group
 GROUP_PROPERTY = "volperf_group"
 
 
@@ -61,19 +66,26 @@ def assign_groups(items: list[pytest.Item]) -> None:
         except ValueError as exc:
             errors.append(f"{item.nodeid}: {exc}")
             continue
+        if item.get_closest_marker(QUIET):
+            if group:  # it would hold its testbed's worker until every other test is done
+                errors.append(f"{item.nodeid}: a quiet test uses the {group} testbed")
+                continue
+            group = QUIET
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
         item.user_properties.append((GROUP_PROPERTY, group or UNGROUPED))
     if errors:
         raise pytest.UsageError(
-            "tests that would need two workers to bring up the same testbed:\n  "
-            + "\n  ".join(errors)
+            "tests that cannot be placed (two testbeds' groups, or quiet with a testbed):"
+            "\n  " + "\n  ".join(errors)
         )
 
 
 def lock_dir() -> Path:
-    """Machine-wide, so that two suites at once (or two workers) see the same locks."""
-    folder = Path(tempfile.gettempdir()) / "volperf-test-locks"
+    """Machine-wide, so that two suites at once (or two workers) see the same locks;
+    $VOLPERF_TEST_LOCKS for a suite of its own (the tests of this module)."""
+    default = Path(tempfile.gettempdir()) / "volperf-test-locks"
+    folder = Path(os.environ.get("VOLPERF_TEST_LOCKS") or default)
     folder.mkdir(mode=0o1777, exist_ok=True)
     return folder
 
@@ -104,6 +116,35 @@ def one_per_machine(testbed: str) -> Iterator[None]:
         finally:
             handle.truncate(0)
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def register(config: pytest.Config) -> None:
+    """The plugins of this module, in the processes that need them (conftest.py)."""
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        config.pluginmanager.register(GroupTimes(), "volperf-group-times")
+    config.pluginmanager.register(QuietWindow(), "volperf-quiet-window")
+
+
+def quiet_lock_path() -> Path:
+    return lock_dir() / "quiet.lock"
+
+
+class QuietWindow:
+    """Holds the quiet lock around each test's setup, call and teardown: shared for most
+    tests, alone for a quiet one. (tools/test.sh holds it shared around its background
+    builds too.) Registered in every process that runs tests."""
+
+    def __init__(self) -> None:
+        self.handle = quiet_lock_path().open("a")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None):
+        alone = item.get_closest_marker(QUIET) is not None
+        fcntl.flock(self.handle, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
 
 
 @dataclass

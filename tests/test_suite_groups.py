@@ -17,15 +17,14 @@ from tests.suite_groups import group_of
 CONFTEST = """
 import os
 import pytest
-from tests.suite_groups import GroupTimes, assign_groups
+from tests.suite_groups import assign_groups, register
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     assign_groups(items)
 
 def pytest_configure(config):
-    if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(GroupTimes(), "group-times")
+    register(config)
 
 def _made(name):
     with open(os.path.join(os.environ["MADE_DIR"], name), "a") as out:
@@ -60,8 +59,20 @@ def test_pods(k8s_testbed, n):
     pass
 
 @pytest.mark.parametrize("n", range(12))
-def test_unit(n):
-    pass
+def test_unit(n, tmp_path_factory):
+    _timed(f"unit{n}", 0.2)
+
+@pytest.mark.quiet
+@pytest.mark.parametrize("n", range(3))
+def test_alone(n):
+    _timed(f"quiet{n}", 0.3)
+
+def _timed(name, seconds):
+    import os, time
+    start = time.time()
+    time.sleep(seconds)
+    with open(os.path.join(os.environ["MADE_DIR"], "times"), "a") as out:
+        out.write(f"{name} {start} {time.time()}\\n")
 """
 
 
@@ -75,14 +86,19 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
         + ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(REPO), "MADE_DIR": str(made), "PATH": "/usr/bin:/bin"},
+        env={
+            "PYTHONPATH": str(REPO),
+            "MADE_DIR": str(made),
+            "VOLPERF_TEST_LOCKS": str(tmp_path / "locks"),  # not the suite's own
+            "PATH": "/usr/bin:/bin",
+        },
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     ran = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
     }
-    assert len(ran) == 24, run.stdout
+    assert len(ran) == 27, run.stdout
     workers = {
         kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
         for kind in ("rbd", "heat", "pods")
@@ -95,7 +111,15 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
     assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+4\s", table)
-    assert re.search(r"spread\s+12\s", table)
+    assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
+    # the quiet tests share a worker, and each ran while no other test did
+    assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
+    times = [line.split() for line in (made / "times").read_text().splitlines()]
+    spans = {name: (float(start), float(stop)) for name, start, stop in times}
+    for name, (start, stop) in spans.items():
+        if name.startswith("quiet"):
+            others = [s for n, s in spans.items() if n != name]
+            assert all(stop <= s0 or s1 <= start for s0, s1 in others), (name, spans)
 
 
 def test_a_test_that_needs_two_groups_testbeds_is_refused():

@@ -12,7 +12,7 @@ from harness.campaign.run import run_campaign
 from harness.planes.local.fio_target import LocalFioTarget
 from tests.harness.helpers import tiny_spec, volperf
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, pytest.mark.quiet]  # qd16's speed against qd1's
 REPO = Path(__file__).parents[3]
 REFERENCE = REPO / "results" / "reference" / "performance-docs-cinder-ceph"
 

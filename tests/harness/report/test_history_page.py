@@ -15,7 +15,8 @@ from harness.campaign.run import run_campaign
 from harness.planes.local.fio_target import LocalFioTarget
 from tests.harness.helpers import doc_source_copy, tiny_spec, volperf
 
-pytestmark = pytest.mark.functional
+# quiet: three runs' speeds set against each other
+pytestmark = [pytest.mark.functional, pytest.mark.quiet]
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ from harness.planes.local.fio_target import LocalFioTarget
 from harness.records import stats
 from tests.harness.helpers import doc_source_copy, tiny_spec, volperf
 
-pytestmark = pytest.mark.functional
+# quiet: its outlier's neighbour is the one it makes
+pytestmark = [pytest.mark.functional, pytest.mark.quiet]
 
 
 class NoisyThirdRepeat(Display):

@@ -64,6 +64,7 @@ def assert_rows_are_the_servers_own(store, step_id, rows, hosts_by_consumer):
     return by_job
 
 
+@pytest.mark.quiet  # the hosts' start spread, in tenths of a second
 def test_every_row_is_what_its_hosts_fio_server_reported(fleet, tmp_path):
     spec = fleet_spec("fleet", fleet, [3, 6])
     outcome = run_campaign(spec, tmp_path / "results", make_target)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from harness.planes.k8s.provision_target import Pace
 
 
+@pytest.mark.quiet  # a burst within 50 ms, then 10 ms apart
 def test_the_creators_pace_holds_the_rate_after_a_burst():
     """Pace(qps, burst): the first ``burst`` calls go at once, the rest one every 1/qps
     seconds, whichever thread asks."""

@@ -15,7 +15,7 @@ from harness.planes.local.fio_target import LocalFioTarget
 from harness.tools.fio.histogram import bucket_value
 from tests.harness.helpers import tiny_spec
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, pytest.mark.quiet]  # start spreads and windows in seconds
 
 
 def independent_window(logs: Path) -> tuple[float, float, dict[tuple[str, str, str], float]]:

@@ -16,7 +16,7 @@ from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
 from harness.planes.local.fio_target import LocalFioTarget
 from harness.records.fio import FIO_COLUMNS
-from tests.harness.helpers import fio_json, tiny_spec
+from tests.harness.helpers import fio_json, small_ext4, tiny_spec
 
 pytestmark = pytest.mark.functional
 
@@ -26,10 +26,11 @@ def run(spec, results, target_class=LocalFioTarget):
 
 
 def test_campaign_records_match_fios_own_numbers(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    # 3 s steps: long enough for whole 1 s device samples inside fio's run window
-    outcome = run(tiny_spec(data, workload={"runtime": 3}), tmp_path / "results")
+    # a disk of its own, so that its counters are this campaign's I/O alone (other tests
+    # run beside this one); 3 s steps: long enough for whole 1 s device samples inside
+    # fio's run window
+    with small_ext4(tmp_path, "256M") as data:
+        outcome = run(tiny_spec(data, workload={"runtime": 3}), tmp_path / "results")
     assert outcome.ok, [r.summary for r in outcome.results]
     store = outcome.store
     rows = list(csv.DictReader((store.root / "fio.csv").open()))
