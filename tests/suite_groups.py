@@ -2,7 +2,8 @@
 
 Every test that uses a testbed goes into that testbed's group, and a group runs on one
 worker from start to end, so each testbed is brought up once per run, by one worker,
-while the other workers run the tests that need none. The groups follow from the
+while the other workers run the tests that need none, a module at a time (its module
+fixtures made once). The groups follow from the
 fixtures a test uses (``TESTBED_GROUPS``), never from a list of test names: a new test of
 the k8s testbed lands in the k8s group by using ``k8s_testbed``. A test that would need
 two groups' testbeds is a collection error, since it would make two workers bring up
@@ -43,7 +44,7 @@ TESTBED_GROUPS: dict[str, str] = {
     "k8s_ceph_testbed": "k8s",
     "k8s_testbed": "k8s",
 }
-UNGROUPED = "spread"  # tests of no testbed: any worker takes them one at a time
+UNGROUPED = "spread"  # tests of no testbed: any worker takes them, a module at a time
 QUIET = "quiet"  # the mark of tests that run alone, and their group
 GROUP_PROPERTY = "volperf_group"
 
@@ -71,8 +72,11 @@ def assign_groups(items: list[pytest.Item]) -> None:
                 errors.append(f"{item.nodeid}: a quiet test uses the {group} testbed")
                 continue
             group = QUIET
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+        # a test of no testbed goes with the rest of its module, on one worker, so that a
+        # module's fixtures (a campaign, a built wheel) are made once, not once per worker
+        module = getattr(item, "module", None)
+        unit = group or (module.__name__ if module else item.nodeid.split("::")[0])
+        item.add_marker(pytest.mark.xdist_group(unit))
         item.user_properties.append((GROUP_PROPERTY, group or UNGROUPED))
     if errors:
         raise pytest.UsageError(

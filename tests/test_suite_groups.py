@@ -83,6 +83,9 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     made.mkdir()
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "3", "--dist", "loadgroup", "-v"]
+        # its own --basetemp: pytest makes its default root private again (0700), which
+        # would shut the database tests' service users out of theirs
+        + ["--basetemp", str(tmp_path / "basetemp")]
         + ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
         capture_output=True,
         text=True,

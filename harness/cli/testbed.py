@@ -151,8 +151,8 @@ def up(
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
     _say(f"{name} testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
     _say("use it:")
-    for line in bed.usage():
-        _say(f"  {line}")
+    for line in bed.usage():  # commands to copy: never broken across lines
+        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
 
 
 @testbed.command()

@@ -6,8 +6,8 @@ With CephFS (`up --cephfs`, kept by the testbed once asked): one MDS and the fil
 No systemd, cephadm or containers: the daemons are started by hand the way the trial
 bring-up in ../shared/testbeds/ceph.notes.txt did it, and stopped by their pid files.
 Ready means HEALTH_OK *and* every PG active+clean (HEALTH_OK alone came while PGs were
-still peering). `up` on an existing state dir starts what is not running; `down` keeps the
-data unless asked to purge.
+still peering), trimming snapshots or scrubbing included. `up` on an existing state dir
+starts what is not running; `down` keeps the data unless asked to purge.
 """
 
 from __future__ import annotations
@@ -126,13 +126,24 @@ osd recovery sleep hdd = 0
 """
 
 
+# what a clean PG may be doing besides serving I/O: trimming the snapshots of removed
+# images (every RBD campaign's images end there) and scrubbing
+BACKGROUND_PG_WORK = frozenset({"snaptrim", "snaptrim_wait", "scrubbing", "deep"})
+
+
+def clean_pg_state(state: str) -> bool:
+    """active+clean, alone or with background work on its (healthy) data."""
+    flags = set(state.split("+"))
+    return {"active", "clean"} <= flags <= {"active", "clean", *BACKGROUND_PG_WORK}
+
+
 def readiness(status: dict[str, Any]) -> tuple[bool, str]:
     """Whether `ceph -s -f json` shows a ready cluster, and what it shows in words."""
     health = status.get("health", {}).get("status", "?")
     pgmap = status.get("pgmap", {})
     states = {s["state_name"]: s["count"] for s in pgmap.get("pgs_by_state", [])}
     total = pgmap.get("num_pgs", 0)
-    clean = states.get("active+clean", 0)
+    clean = sum(n for state, n in states.items() if clean_pg_state(state))
     osdmap = status.get("osdmap", {})
     osdmap = osdmap.get("osdmap", osdmap)  # pacific nests it once more in some outputs
     words = (

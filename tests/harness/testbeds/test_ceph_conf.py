@@ -27,6 +27,28 @@ def test_ready_needs_health_ok_and_every_pg_active_clean():
     assert readiness({}) == (False, "?, OSDs 0/0 up, PGs 0/0 active+clean")
 
 
+def test_clean_pgs_that_trim_snapshots_or_scrub_are_ready():
+    """As the suite's testbed was once its RBD campaigns had removed their images: the
+    states `ceph -s` gave then, on the captured status of a ready cluster."""
+    status = ceph_status("status-ok")
+    status["pgmap"]["num_pgs"] = 97
+    status["pgmap"]["pgs_by_state"] = [
+        {"state_name": "active+clean", "count": 57},
+        {"state_name": "active+clean+snaptrim", "count": 2},
+        {"state_name": "active+clean+snaptrim_wait", "count": 38},
+    ]
+    assert readiness(status) == (
+        True,
+        "HEALTH_OK, OSDs 1/1 up, PGs 97/97 active+clean "
+        "(2 active+clean+snaptrim, 38 active+clean+snaptrim_wait)",
+    )
+    status["pgmap"]["pgs_by_state"][1]["state_name"] = "active+clean+scrubbing+deep"
+    assert readiness(status)[0]
+    for state in ("active+undersized+degraded", "active+clean+inconsistent", "clean+peering"):
+        status["pgmap"]["pgs_by_state"][1]["state_name"] = state
+        assert not readiness(status)[0], state
+
+
 def test_with_cephfs_ready_needs_its_rank_served_by_an_active_mds():
     assert readiness(ceph_status("status-cephfs-active")) == (
         True,

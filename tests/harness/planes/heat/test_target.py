@@ -138,11 +138,13 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
         assert "late-start" in {w["code"] for w in second["warnings"]}
     else:
         assert window["start_spread_s"] < 2, window
-    # they ran together: the common window, from the VMs' own per-second logs, covers over
-    # 90 % of the 10 s runs (less a late VM's lateness). The whole-run overlap also counts
+    # they ran together: the common window, from the VMs' own per-second logs, covers the
+    # 10 s runs but for the start spread just checked (under 2 s: the stand-in agents start
+    # fio as the host's CPUs let them, with other tests running beside this one) and a
+    # late VM's lateness, to the second of the logs. The whole-run overlap also counts
     # each VM's last I/Os draining past its runtime: on this single-OSD testbed a reader
     # starved by the writers drained for 1.4 s, which alone puts it near 87 %.
-    assert window["seconds"] > 9 - late, window
+    assert window["seconds"] > 10 - window["start_spread_s"] - late - 1, window
     assert window["read"]["consumers"] == window["write"]["consumers"] == 2
     # volperf's own requests to the cloud: two stacks made, polled, read and deleted
     assert second["cost"]["api_calls"]["openstack"] > 8, second["cost"]
