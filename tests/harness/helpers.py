@@ -91,9 +91,12 @@ def doc_source_copy(tmp_path: Path) -> Path:
     return source
 
 
-def k8s_scenarios_argv(k8s_testbed: Any, work: Path, *args: str) -> list[str]:
+def k8s_scenarios_argv(
+    k8s_testbed: Any, work: Path, *args: str, basetemp: Path | None = None
+) -> list[str]:
     """pytest on k8s_scenarios as a user runs it, at small scale on the k8s testbed, its
-    campaigns and pages under ``work``."""
+    campaigns and pages under ``work`` (its temporary files in ``basetemp``, by default
+    work/basetemp: one each for runs side by side)."""
     # its own --basetemp: a nested pytest would reset the suite's own temporary root
     return [
         sys.executable,
@@ -114,7 +117,7 @@ def k8s_scenarios_argv(k8s_testbed: Any, work: Path, *args: str) -> list[str]:
         "--rootdir",
         str(REPO / "k8s_scenarios"),
         "--basetemp",
-        str(work / "basetemp"),
+        str(basetemp or work / "basetemp"),
         "--doc-source",
         str(work / "doc" / "source"),
     ]
