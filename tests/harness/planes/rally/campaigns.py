@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from harness.planes.ceph.access import CephAccess, bindings
 from harness.planes.rally.target import TASKS_DIR
 from harness.testbeds.ceph import POOL, POOLS, SECOND_POOL
 from tests.harness.helpers import rbd
@@ -47,13 +48,24 @@ class CloudWatch:
     seen: dict[str, set[tuple[str, str, str]]] = field(default_factory=dict)  # type, host, pool
     stop: threading.Event = field(default_factory=threading.Event)
 
-    def _images(self) -> dict[str, str]:
-        pools = (POOL, SECOND_POOL)
-        return {image: pool for pool in pools for image in listed(self.ceph_conf, pool)}
-
     def watch(self) -> None:
+        """Each look lists both pools through librbd on one connection, then the volumes
+        through the API: quick looks (two `rbd ls` processes a look, on a machine busy
+        with the suite's cold builds, once missed a retyped volume in its first pool)."""
+        _, rbd_module = bindings()
+        with CephAccess(self.ceph_conf, "admin", POOL).cluster() as cluster:
+            pools = {pool: cluster.open_ioctx(pool) for pool in (POOL, SECOND_POOL)}
+            try:
+                self._watch(
+                    lambda: {i: p for p, io in pools.items() for i in rbd_module.RBD().list(io)}
+                )
+            finally:
+                for ioctx in pools.values():
+                    ioctx.close()
+
+    def _watch(self, images_now: Any) -> None:
         while not self.stop.wait(WATCH_S):
-            images = self._images()
+            images = images_now()
             for volume in self.conn.block_storage.volumes(all_projects=True, details=True):
                 servers = {a["server_id"] for a in volume.attachments or []}
                 self.most_attached = max(self.most_attached, len(servers))
