@@ -17,7 +17,7 @@ from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import volperf
-from tests.harness.planes.rally.campaigns import RallyCampaigns, run_both
+from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
 from tests.suite_groups import assign_groups, one_per_machine, register
 
 # The suite runs beside testbeds and other tests on 2 cores: how long one example of a
@@ -163,15 +163,15 @@ def openstack_testbed(
 
 
 @pytest.fixture(scope="session")
-def rally_campaigns(
+def openstack_campaigns(
     tmp_path_factory: pytest.TempPathFactory,
     openstack_testbed: OpenStackTestbedInfo,
     ceph_testbed: CephTestbedInfo,
-) -> RallyCampaigns:
-    """The control-plane sweep and the lifecycle campaign, run at once on the session's
-    OpenStack testbed (tests/harness/planes/rally/campaigns.py)."""
-    return run_both(
-        tmp_path_factory.mktemp("rally-campaigns"),
+) -> OpenStackCampaigns:
+    """Rally's control-plane sweep and lifecycle campaign and a Heat sweep, run at once on
+    the session's OpenStack testbed (tests/harness/planes/openstack_campaigns.py)."""
+    return run_all(
+        tmp_path_factory.mktemp("openstack-campaigns"),
         openstack_testbed.clouds_yaml,
         ceph_testbed.conf,
         openstack_testbed.connection(),

@@ -39,7 +39,7 @@ import pytest
 TESTBED_GROUPS: dict[str, str] = {
     "ceph_testbed": "openstack",
     "openstack_testbed": "openstack",
-    "rally_campaigns": "openstack",
+    "openstack_campaigns": "openstack",
     "runner_stopped": "openstack",
     "k8s_ceph_testbed": "k8s",
     "k8s_testbed": "k8s",

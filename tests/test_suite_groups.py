@@ -126,7 +126,7 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
 
 
 def test_a_test_that_needs_two_groups_testbeds_is_refused():
-    assert group_of(["tmp_path", "rally_campaigns"]) == "openstack"
+    assert group_of(["tmp_path", "openstack_campaigns"]) == "openstack"
     assert group_of(["tmp_path"]) is None
     with pytest.raises(ValueError, match="groups k8s, openstack"):
         group_of(["ceph_testbed", "k8s_testbed"])

@@ -30,7 +30,7 @@ from tests.harness.helpers import (
     rally_cli,
     rally_cli_env,
 )
-from tests.harness.planes.rally.campaigns import POLL_S
+from tests.harness.planes.openstack_campaigns import POLL_S
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 FIXTURE = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures" / "two-stacks"

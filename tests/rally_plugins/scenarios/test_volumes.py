@@ -1,11 +1,12 @@
 """The Cinder lifecycle workloads of control-plane.yaml (its `lifecycle` preset: the
 rally-openstack scenarios and volperf's multiattach and retype) run by `volperf run rally`
 on the OpenStack testbed at concurrency 2 (beside the control-plane sweep of
-tests/harness/planes/rally/test_target.py: tests/harness/planes/rally/campaigns.py),
-while a watcher reads the cloud through the admin API and lists the testbed's RBD pools:
-every workload succeeds, rally.csv equals Rally's statistics, a multiattach volume is seen
-on 2 servers at once, a retyped volume is seen moving from type ceph in pool volumes to
-type ceph2 in pool volumes2, and nothing is left behind."""
+tests/harness/planes/rally/test_target.py and a Heat sweep:
+tests/harness/planes/openstack_campaigns.py), while a watcher reads the cloud through the
+admin API and lists the testbed's RBD pools: every workload succeeds, rally.csv equals
+Rally's statistics, a multiattach volume is seen on 2 servers at once, a retyped volume is
+seen moving from type ceph in pool volumes to type ceph2 in pool volumes2, and nothing is
+left behind."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ import pytest
 from harness.planes.rally.records import load_export, workloads
 from harness.testbeds.ceph import POOL, SECOND_POOL
 from harness.testbeds.openstack.catalog import IMAGE_NAME
-from tests.harness.planes.rally.campaigns import LIFECYCLE, POLL_S
+from tests.harness.planes.openstack_campaigns import LIFECYCLE, POLL_S
 from tests.harness.planes.rally.expected import check_rally_csv
 
 
 @pytest.fixture(scope="module")
-def lifecycle(rally_campaigns):
-    ran = rally_campaigns.lifecycle
-    return ran.campaign, ran.run, rally_campaigns.watch
+def lifecycle(openstack_campaigns):
+    ran = openstack_campaigns.lifecycle
+    return ran.campaign, ran.run, openstack_campaigns.watch
 
 
 def test_every_lifecycle_workload_succeeds_and_rally_csv_equals_rallys_statistics(lifecycle):
@@ -79,19 +80,19 @@ def test_retype_moves_the_volume_to_the_other_type_and_pool(lifecycle):
 
 
 def test_nothing_is_left_in_the_cloud_but_cinders_own_clone_parents(
-    rally_campaigns, openstack_testbed
+    openstack_campaigns, openstack_testbed
 ):
     """Cinder 29's RBD driver keeps a deleted volume that has a clone as
     volume-ID.deleted, and removes it with the clone only when the clone's delete takes
     the slow path: a fast delete of the clone returns before it cleans the parent (seen
     in cinder/volume/drivers/rbd.py `_delete_volume`). So each clone iteration leaves
     its parent, with the clone's protected snapshot and no child. This checks that those
-    were all that was left once both campaigns had ended (and were removed then)."""
-    left = dict(rally_campaigns.rbd_left)
+    were all that was left once the three campaigns had ended (and were removed then)."""
+    left = dict(openstack_campaigns.rbd_left)
     parents = left.pop(POOL)
     assert all(images == [] for images in left.values()), left
-    assert len(parents) == 2 and set(parents) == set(rally_campaigns.clone_parents), parents
-    for snapshots in rally_campaigns.clone_parents.values():
+    assert len(parents) == 2 and set(parents) == set(openstack_campaigns.clone_parents), parents
+    for snapshots in openstack_campaigns.clone_parents.values():
         [(snap, children)] = snapshots.items()
         assert snap.endswith(".clone_snap") and children == [], snapshots
     conn = openstack_testbed.connection()

@@ -20,36 +20,18 @@ import yaml
 
 from harness.planes.ceph import images
 from tests.harness.helpers import doc_source_copy, fio_json, lose_volume_and_run_agents, volperf
+from tests.harness.planes.heat.specs import heat_spec
 from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[4]
 TEMPLATES = REPO / "heat_templates" / "cinder-fio"
-WORKLOAD = {
-    "name": "randrw-4k",
-    "rw": ["randread", "randwrite"],
-    "bs": "4k",
-    "iodepth": 16,
-    "size": "64M",
-    "runtime": 5,
-    "prefill": True,
-}
 
 
 def _spec(
     work: Path, name: str, openstack_testbed, sweep: list[int], runtime: int = 5, **heat
 ) -> Path:
-    spec = {
-        "name": name,
-        "target": {
-            "type": "openstack",
-            "cloud": "volperf-testbed",
-            "clouds_yaml": str(openstack_testbed.clouds_yaml),
-            "heat": {"image": "tiny", "flavor": "tiny", "device_mode": "rbd", **heat},
-        },
-        "workloads": [{**WORKLOAD, "runtime": runtime}],
-        "sweep": sweep,
-    }
     path = work / f"{name}.yaml"
+    spec = heat_spec(name, openstack_testbed.clouds_yaml, sweep, runtime, **heat)
     path.write_text(yaml.safe_dump(spec))
     return path
 
@@ -79,15 +61,11 @@ def _wait_for(what: str, check, timeout: float = 180):
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory, openstack_testbed):
-    work = tmp_path_factory.mktemp("heat-sweep")
-    # 10 s runs: on this 2-core testbed fio's own runtime of a VM ran up to 0.75 s past
-    # the 8 s asked (its last I/Os draining), which eats into 90 % of a shorter run
-    spec = _spec(work, "heat-sweep", openstack_testbed, [2, 4], runtime=10)
-    run = volperf(
-        "run", "heat", str(spec), "--results", str(work / "results"), cwd=work, timeout=1200
-    )
-    return work / "results" / "heat-sweep", run
+def sweep(openstack_campaigns):
+    """The sweep at 2 and 4 VMs, run beside Rally's two campaigns
+    (tests/harness/planes/openstack_campaigns.py)."""
+    ran = openstack_campaigns.heat_sweep
+    return ran.campaign, ran.run
 
 
 def test_every_vms_result_comes_back_through_heat_into_fio_csv(sweep):

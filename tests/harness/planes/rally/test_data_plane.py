@@ -18,7 +18,7 @@ import yaml
 from harness.planes.rally.data_plane import data_plane_parts
 from harness.planes.rally.runner import JSON_REPORT
 from tests.harness.helpers import fio_json, volperf
-from tests.harness.planes.rally.campaigns import POLL_S
+from tests.harness.planes.openstack_campaigns import POLL_S
 
 FIXTURE = Path(__file__).parent / "fixtures" / "data-plane-task"
 

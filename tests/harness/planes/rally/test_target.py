@@ -1,10 +1,10 @@
 """`volperf run rally` for real: the control-plane task swept at concurrency 2 and 4 on the
 OpenStack testbed (Cinder on the Ceph testbed; at once with the lifecycle campaign of
-tests/rally_plugins/scenarios/test_volumes.py: campaigns.py), rally.csv checked against
-Rally's own statistics and against a recomputation from the raw iterations, the report
-page built, nothing left in the cloud; and a data-plane task killed mid-run whose
-leftovers (its stacks, their VMs and volumes, and a snapshot, a backup and an image
-planted in its project) `volperf cleanup` removes."""
+tests/rally_plugins/scenarios/test_volumes.py and a Heat sweep: openstack_campaigns.py),
+rally.csv checked against Rally's own statistics and against a recomputation from the raw
+iterations, the report page built, nothing left in the cloud; and a data-plane task killed
+mid-run whose leftovers (its stacks, their VMs and volumes, and a snapshot, a backup and an
+image planted in its project) `volperf cleanup` removes."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from harness.planes.rally.cleanup import inside_project, name_matcher, owner_ids
 from harness.planes.rally.records import load_export, workloads
 from harness.report.render import build_html
 from tests.harness.helpers import doc_source_copy, heat_stacks, volperf
-from tests.harness.planes.rally.campaigns import POLL_S
+from tests.harness.planes.openstack_campaigns import POLL_S
 from tests.harness.planes.rally.expected import check_rally_csv
 from tests.harness.report.html_tables import tables_of
 
@@ -74,9 +74,10 @@ def _spec(work: Path, name: str, openstack_testbed, ceph_testbed, **workload) ->
 
 
 @pytest.fixture(scope="module")
-def sweep(rally_campaigns):
-    """The sweep, run beside the lifecycle campaign (tests/harness/planes/rally/campaigns.py)."""
-    ran = rally_campaigns.sweep
+def sweep(openstack_campaigns):
+    """The sweep, run beside the lifecycle campaign and a Heat sweep
+    (tests/harness/planes/openstack_campaigns.py)."""
+    ran = openstack_campaigns.sweep
     return ran.campaign, ran.run, ran.seconds
 
 
@@ -152,14 +153,14 @@ def test_nothing_is_left_in_the_cloud_and_no_credentials_in_the_campaign(
             assert passwords["admin"] not in text, path
 
 
-def test_the_volperf_exporter_writes_the_same_table(sweep, rally_campaigns, tmp_path):
+def test_the_volperf_exporter_writes_the_same_table(sweep, openstack_campaigns, tmp_path):
     campaign, _, _ = sweep
     step = _steps(campaign)[1]
     uuid = json.loads((step / "raw" / "rally-task.json").read_text())["uuid"]
     rally = [
         str(Path(sys.executable).with_name("rally")),
         "--config-file",
-        str(rally_campaigns.sweep.state / "rally" / "rally.conf"),
+        str(openstack_campaigns.sweep.state / "rally" / "rally.conf"),
     ]
     listed = subprocess.run(
         [*rally, "plugin", "list", "volperf"], capture_output=True, text=True, timeout=120
