@@ -17,12 +17,6 @@ setup to its teardown, a quiet test holds it alone. Other tests never wait for a
 test that is waiting, so quiet tests run in the moments when nothing else does, most of
 them once the testbeds' groups are done.
 
-The testbeds' groups are the run's critical path; the tests of no testbed have time to
-spare (they are done in a third of it) but, at the start, as many workers as are left
-want the CPU at once. So they yield it: their processes run at a lower priority
-(``SPREAD_NICENESS``, ``SpreadYields``), and take what the testbeds' tests and daemons
-leave idle.
-
 At the end, the wall time each group took, from its first setup to its last teardown,
 goes to the terminal beside pytest's slowest tests.
 """
@@ -53,9 +47,6 @@ TESTBED_GROUPS: dict[str, str] = {
 UNGROUPED = "spread"  # tests of no testbed: any worker takes them, a module at a time
 QUIET = "quiet"  # the mark of tests that run alone, and their group
 GROUP_PROPERTY = "volperf_group"
-# how much lower the priority of a test of no testbed is (nice(1)): CFS then gives it about
-# a third of the CPU time a testbed's test gets when both want it
-SPREAD_NICENESS = 5
 
 
 def group_of(fixturenames: list[str]) -> str | None:
@@ -136,23 +127,6 @@ def register(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         config.pluginmanager.register(GroupTimes(), "volperf-group-times")
     config.pluginmanager.register(QuietWindow(), "volperf-quiet-window")
-    if os.geteuid() == 0:  # only root may give a worker its priority back after a test
-        config.pluginmanager.register(SpreadYields(), "volperf-spread-yields")
-
-
-class SpreadYields:
-    """Runs each test of no testbed, and what it starts, at SPREAD_NICENESS above the
-    worker's own priority, and every other test at the worker's own: the worker that holds
-    a testbed's group may have run spread modules first. (On Linux the priority is the
-    calling thread's, the one that runs the test and starts its processes.)"""
-
-    def __init__(self) -> None:
-        self.own = os.getpriority(os.PRIO_PROCESS, 0)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        spread = dict(item.user_properties).get(GROUP_PROPERTY) == UNGROUPED
-        os.setpriority(os.PRIO_PROCESS, 0, self.own + (SPREAD_NICENESS if spread else 0))
 
 
 def quiet_lock_path() -> Path:

@@ -3,7 +3,6 @@ run of a small suite whose testbed fixtures only note the worker that made them.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.helpers import REPO
-from tests.suite_groups import SPREAD_NICENESS, group_of
+from tests.suite_groups import group_of
 
 CONFTEST = """
 import os
@@ -49,27 +48,19 @@ import pytest
 
 @pytest.mark.parametrize("n", range(4))
 def test_rbd(ceph_testbed, n):
-    _niceness(f"rbd{n}")
+    pass
 
 @pytest.mark.parametrize("n", range(4))
 def test_heat(openstack_testbed, n):
-    _niceness(f"heat{n}")
+    pass
 
 @pytest.mark.parametrize("n", range(4))
 def test_pods(k8s_testbed, n):
-    _niceness(f"pods{n}")
+    pass
 
 @pytest.mark.parametrize("n", range(12))
 def test_unit(n, tmp_path_factory):
-    _niceness(f"unit{n}")
     _timed(f"unit{n}", 0.2)
-
-def _niceness(name):
-    # the test's own, and that of a process it starts (nice(1) prints its own)
-    import os, subprocess
-    child = subprocess.run(["nice"], capture_output=True, text=True, check=True).stdout
-    with open(os.path.join(os.environ["MADE_DIR"], "nice"), "a") as out:
-        out.write(f"{name} {os.nice(0)} {child.strip()}\\n")
 
 @pytest.mark.quiet
 @pytest.mark.parametrize("n", range(3))
@@ -120,21 +111,14 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     assert workers["rbd"] != workers["pods"]
     for testbed in ("ceph", "openstack", "k8s"):
         assert len((made / testbed).read_text().splitlines()) == 1, testbed
-    # tests of no testbed, and what they start, yield the CPU to the testbeds' (as root)
-    nice = {name: (int(own), int(child)) for name, own, child in _lines(made / "nice")}
-    assert len(nice) == 24 and all(own == child for own, child in nice.values()), nice
-    testbeds = {own for name, (own, _) in nice.items() if not name.startswith("unit")}
-    spread = {own for name, (own, _) in nice.items() if name.startswith("unit")}
-    assert len(testbeds) == len(spread) == 1, nice
-    lower = SPREAD_NICENESS if os.geteuid() == 0 else 0
-    assert spread == {min(19, testbeds.pop() + lower)}, nice
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
     assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+4\s", table)
     assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
     # the quiet tests share a worker, and each ran while no other test did
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
-    spans = {name: (float(start), float(stop)) for name, start, stop in _lines(made / "times")}
+    times = [line.split() for line in (made / "times").read_text().splitlines()]
+    spans = {name: (float(start), float(stop)) for name, start, stop in times}
     for name, (start, stop) in spans.items():
         if name.startswith("quiet"):
             others = [s for n, s in spans.items() if n != name]
@@ -146,7 +130,3 @@ def test_a_test_that_needs_two_groups_testbeds_is_refused():
     assert group_of(["tmp_path"]) is None
     with pytest.raises(ValueError, match="groups k8s, openstack"):
         group_of(["ceph_testbed", "k8s_testbed"])
-
-
-def _lines(path: Path) -> list[list[str]]:
-    return [line.split() for line in path.read_text().splitlines()]
