@@ -75,7 +75,13 @@ class Api:
 
 
 APIS = (
-    Api("keystone", "keystone.wsgi.api:application", config_env="OS_KEYSTONE_CONFIG_DIR"),
+    # one process: its cache is in-process (templates/keystone.conf.j2)
+    Api(
+        "keystone",
+        "keystone.wsgi.api:application",
+        processes=1,
+        config_env="OS_KEYSTONE_CONFIG_DIR",
+    ),
     Api(
         "glance-api",
         "glance.wsgi.api:application",
