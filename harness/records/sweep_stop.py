@@ -107,11 +107,36 @@ def no_space(problems: Iterable[str]) -> str | None:
 
 def space_quote(problem: str) -> str:
     """What a reason quotes of a no-space problem: its first clause and, when that is not
-    the one, the clause that says so ('; ' apart), at most PROBLEM_CHARS characters."""
+    the one, the clause that says so ('; ' apart), at most PROBLEM_CHARS characters, in
+    which the words that say so are always kept."""
     clauses = " ".join(problem.split()).split("; ")
     saying = next((c for c in clauses if _says_no_space(c)), clauses[0])
     text = clauses[0] if saying == clauses[0] else f"{clauses[0]}; …; {saying}"
-    return text if len(text) <= PROBLEM_CHARS else text[: PROBLEM_CHARS - 1] + "…"
+    return cut_keeping(text, PROBLEM_CHARS, _sign_span(text))
+
+
+def _sign_span(text: str) -> tuple[int, int] | None:
+    """Where the first words that say storage ran out of room are in TEXT."""
+    lower = text.lower()
+    found = [(lower.find(sign), sign) for sign in NO_SPACE_SIGNS if sign in lower]
+    if not found:
+        return None
+    start, sign = min(found)
+    return start, start + len(sign)
+
+
+def cut_keeping(text: str, limit: int, keep: tuple[int, int] | None) -> str:
+    """TEXT in at most LIMIT characters: its head, and when the span KEEP lies past it,
+    the span with what leads up to it; '…' where text was left out."""
+    if len(text) <= limit:
+        return text
+    if keep is None or keep[1] <= limit - 1:
+        return text[: limit - 1] + "…"
+    head = text[: limit // 3]
+    room = limit - len(head) - 2  # the two '…' around the window
+    start = max(len(head), keep[1] - room)
+    window = text[start : start + room]
+    return f"{head}…{window}" + ("…" if start + room < len(text) else "")
 
 
 def bound_p95(bound_s: Sequence[float | None]) -> float | None:

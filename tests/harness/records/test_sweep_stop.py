@@ -100,9 +100,33 @@ def test_no_space_ends_it_quoting_the_storage():
     )
 
 
-def test_a_long_quote_is_cut():
+def test_a_long_quote_is_cut_and_keeps_the_words_that_say_no_space():
     quote = space_quote("x" * 400 + "; no space left on device")
-    assert len(quote) == PROBLEM_CHARS and quote.endswith("…")
+    assert len(quote) <= PROBLEM_CHARS and quote.endswith("no space left on device")
+    assert quote.startswith("x" * (PROBLEM_CHARS // 3) + "…")
+    quote = space_quote("x" * 400 + "; no space left on device: " + "y" * 400)
+    assert len(quote) == PROBLEM_CHARS and "no space left on device" in quote
+    assert quote.endswith("no space left on device…")
+    assert space_quote("x" * 400) == "x" * (PROBLEM_CHARS - 1) + "…"  # nothing to keep
+
+
+def test_a_long_clause_whose_words_come_late_keeps_them():
+    """As git's phases said it when tar ran out of room (a suite run, 2026-11-26): the
+    first consumer's tar could not open files whose folders it could not make, the
+    second's said ENOSPC, all in one clause."""
+    problem = (
+        "git phases failed: c01: iteration=1 phase=untar: tar: clone/src/d13/f00013.c: "
+        "Cannot open: No such file or directory / tar: Exiting with failure status due to "
+        "previous errors, c02: iteration=1 phase=tar: tar: /tmp/pytest-of-root/pytest-48/"
+        "popen-gw2/test_a_sweep_ends_where_the_cl0/disk/volperf-git-full-w1-s2/c02/"
+        "clone.tar: Cannot write: No space left on device / tar: Error is not recoverable: "
+        "exiting now"
+    )
+    assert len(problem) > PROBLEM_CHARS
+    quote = space_quote(problem)
+    assert len(quote) <= PROBLEM_CHARS
+    assert quote.startswith("git phases failed: c01: iteration=1 phase=untar")
+    assert "clone.tar: Cannot write: No space left on device" in quote
 
 
 def test_failures_above_the_limit_end_it():
