@@ -25,10 +25,13 @@ def run(spec, results, target_class=LocalFioTarget):
     return run_campaign(spec, results, target_class)
 
 
+# quiet: a disk of its own keeps other tests' I/O off its counters, but not their CPU: on
+# a saturated machine fio's rate swings within a 3 s step, and the device's whole 1 s
+# samples inside it were 21 % under fio's average in 2 of 6 suite runs (2026-11-26)
+@pytest.mark.quiet
 def test_campaign_records_match_fios_own_numbers(tmp_path):
-    # a disk of its own, so that its counters are this campaign's I/O alone (other tests
-    # run beside this one); 3 s steps: long enough for whole 1 s device samples inside
-    # fio's run window
+    # a disk of its own, so that its counters are this campaign's I/O alone; 3 s steps:
+    # long enough for whole 1 s device samples inside fio's run window
     with small_ext4(tmp_path, "256M") as data:
         outcome = run(tiny_spec(data, workload={"runtime": 3}), tmp_path / "results")
     assert outcome.ok, [r.summary for r in outcome.results]
