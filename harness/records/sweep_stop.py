@@ -97,7 +97,7 @@ def step_figures(
 
 
 def _says_no_space(text: str) -> bool:
-    return any(sign in text.lower() for sign in NO_SPACE_SIGNS)
+    return _sign_span(text) is not None
 
 
 def no_space(problems: Iterable[str]) -> str | None:
@@ -112,7 +112,7 @@ def space_quote(problem: str) -> str:
     clauses = " ".join(problem.split()).split("; ")
     saying = next((c for c in clauses if _says_no_space(c)), clauses[0])
     text = clauses[0] if saying == clauses[0] else f"{clauses[0]}; …; {saying}"
-    return cut_keeping(text, PROBLEM_CHARS, _sign_span(text))
+    return _cut_keeping(text, PROBLEM_CHARS, _sign_span(text))
 
 
 def _sign_span(text: str) -> tuple[int, int] | None:
@@ -125,7 +125,7 @@ def _sign_span(text: str) -> tuple[int, int] | None:
     return start, start + len(sign)
 
 
-def cut_keeping(text: str, limit: int, keep: tuple[int, int] | None) -> str:
+def _cut_keeping(text: str, limit: int, keep: tuple[int, int] | None) -> str:
     """TEXT in at most LIMIT characters: its head, and when the span KEEP lies past it,
     the span with what leads up to it; '…' where text was left out."""
     if len(text) <= limit:
