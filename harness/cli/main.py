@@ -7,43 +7,33 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from harness import __version__
 from harness.campaign import profiles
-from harness.campaign.cleanup import remove_created
-from harness.campaign.results import rebuild, record_files
-from harness.campaign.run import CampaignOutcome, Display, run_campaign
-from harness.cli.display import RichDisplay, print_comparison, summary_tables
+from harness.cli.console import console
 from harness.cli.spec import spec_group
 from harness.cli.testbed import testbed
 from harness.core import secrets
-from harness.core import spec as spec_module
-from harness.core.plan import plan_steps
-from harness.core.spec import CampaignSpec, OpenStackTarget, SpecError
-from harness.core.store import CampaignError, CampaignStore
-from harness.planes.base import TargetError
-from harness.planes.ceph.target import resolve
-from harness.planes.cloud import connect
-from harness.planes.heat.target import HeatCollectTarget, collected_spec
-from harness.planes.registry import csv_files, make_target
-from harness.records.compare import TOLERANCE, compare_campaigns, percent
+from harness.records.compare import TOLERANCE
 from harness.records.history import THRESHOLD as HISTORY_THRESHOLD
-from harness.report.comparison import write_comparison
-from harness.report.data import load as load_campaign
-from harness.report.history import write_history
-from harness.report.render import build_html, site_source, write_report
 
+if TYPE_CHECKING:
+    from harness.campaign.run import CampaignOutcome
+    from harness.core.spec import CampaignSpec
+    from harness.core.store import CampaignStore
+
+# What a command needs beyond these it imports itself: `volperf --help` or `volperf testbed
+# status` should not pay for pydantic's models, rich, matplotlib, openstacksdk and the
+# Kubernetes client.
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
-# Tables stay readable when output goes to a file or CI log (rich would assume 80 columns).
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
 
 
 def _campaign(path: Path) -> CampaignStore:
+    from harness.core.store import CampaignStore
+
     store = CampaignStore(path)
     if not store.exists():
         raise click.ClickException(f"{path}: not a campaign directory (no campaign.yaml)")
@@ -189,6 +179,15 @@ def run(
     Re-running an interrupted campaign (same spec, same --name) resumes at the first
     step not done.
     """
+    from harness.campaign.run import run_campaign
+    from harness.cli.display import RichDisplay
+    from harness.core import spec as spec_module
+    from harness.core.spec import SpecError
+    from harness.core.store import CampaignError
+    from harness.planes.base import TargetError
+    from harness.planes.ceph.target import resolve
+    from harness.planes.registry import make_target
+
     overrides = {
         "runtime": runtime,
         "size": size,
@@ -231,10 +230,9 @@ def run(
         else:
             spec = spec_module.load(Path(what))
         spec = resolve(spec)
-        display: Display = RichDisplay(console)
-        outcome = run_campaign(spec, results, make_target, display)
+        outcome = run_campaign(spec, results, make_target, RichDisplay(console()))
     except (SpecError, CampaignError, TargetError) as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        console().print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
     _report(outcome, as_json)
 
@@ -242,6 +240,8 @@ def run(
 def _cloud_spec(
     spec: CampaignSpec, what: str, cloud: str | None, clouds_yaml: Path | None
 ) -> CampaignSpec:
+    from harness.core.spec import SpecError
+
     if spec.target.type != "openstack":
         raise SpecError(
             f"run {what}",
@@ -258,32 +258,35 @@ def _cloud_spec(
 
 
 def _report(outcome: CampaignOutcome, as_json: bool) -> None:
+    from harness.campaign.results import record_files
+    from harness.cli.display import summary_tables
+
     steps = [r.summary for r in outcome.results]
     if as_json:
         _print_json(json.loads((outcome.store.root / "summary.json").read_text()))
     else:
         for table in summary_tables(steps, f"campaign {outcome.store.name}"):
-            console.print(table)
+            console().print(table)
         for s in steps:
             for w in s.get("warnings", []):
-                console.print(f"[yellow]warning[/] {s['step']}: {w['message']}", highlight=False)
+                console().print(f"[yellow]warning[/] {s['step']}: {w['message']}", highlight=False)
     kept = [line for line in outcome.removed if line.startswith("NOT removed")]
     if len(outcome.removed) > len(kept):
-        console.print(
+        console().print(
             f"removed {len(outcome.removed) - len(kept)} resources it made "
             "(files, directories, servers, RBD images, stacks)"
         )
     for line in kept:
-        console.print(f"[yellow]warning[/] {line}", highlight=False)
+        console().print(f"[yellow]warning[/] {line}", highlight=False)
     made = [n for n in record_files() if (outcome.store.root / n).exists()]
-    console.print(f"results: {outcome.store.root}/ ({', '.join(made)})")
+    console().print(f"results: {outcome.store.root}/ ({', '.join(made)})")
     for ended in outcome.ended_sweeps:
-        console.print(f"sweep ended: {ended}", highlight=False)
+        console().print(f"sweep ended: {ended}", highlight=False)
     if outcome.interrupted:
-        console.print("[yellow]interrupted[/]: run the same command again to resume")
+        console().print("[yellow]interrupted[/]: run the same command again to resume")
         sys.exit(EXIT_INTERRUPTED)
     if outcome.failed_steps:
-        console.print(f"[red]failed steps:[/] {', '.join(outcome.failed_steps)}")
+        console().print(f"[red]failed steps:[/] {', '.join(outcome.failed_steps)}")
         sys.exit(EXIT_FAILED)
 
 
@@ -315,6 +318,14 @@ def collect_heat(
     """Wait until STACK's VMs have answered, then keep its parameters, Heat's answers and
     every VM's fio result as a one-step campaign (fio.csv, events.csv); the stack is left
     as it is."""
+    from harness.campaign.run import run_campaign
+    from harness.cli.display import RichDisplay
+    from harness.core.spec import OpenStackTarget, SpecError
+    from harness.core.store import CampaignError
+    from harness.planes.base import TargetError
+    from harness.planes.cloud import connect
+    from harness.planes.heat.target import HeatCollectTarget, collected_spec
+
     options = OpenStackTarget(
         type="openstack",
         cloud=cloud or OpenStackTarget.model_fields["cloud"].default,
@@ -326,10 +337,10 @@ def collect_heat(
             connect(options), stack_name, name or f"heat-{stack_name}", cloud_entry
         )
         outcome = run_campaign(
-            spec, results, lambda s: HeatCollectTarget(s, path), RichDisplay(console)
+            spec, results, lambda s: HeatCollectTarget(s, path), RichDisplay(console())
         )
     except (SpecError, CampaignError, TargetError) as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        console().print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
     _report(outcome, as_json)
 
@@ -339,6 +350,10 @@ def collect_heat(
 @click.option("--json", "as_json", is_flag=True)
 def reparse(campaign: Path, as_json: bool) -> None:
     """Rebuild fio.csv and summary.json of CAMPAIGN from its raw output."""
+    from harness.campaign.results import rebuild
+    from harness.cli.display import summary_tables
+    from harness.planes.registry import csv_files
+
     store = _measured(campaign)
     results = rebuild(store)
     steps = [r.summary for r in results]
@@ -346,7 +361,7 @@ def reparse(campaign: Path, as_json: bool) -> None:
         _print_json(json.loads((store.root / "summary.json").read_text()))
         return
     for table in summary_tables(steps, f"campaign {store.name}"):
-        console.print(table)
+        console().print(table)
     counts = {
         "fio.csv": sum(len(r.records) for r in results),
         "db.csv": sum(len(r.db_records) for r in results),
@@ -356,7 +371,7 @@ def reparse(campaign: Path, as_json: bool) -> None:
     rebuilt = [
         f"{name} ({rows} rows)" for name, rows in counts.items() if (store.root / name).exists()
     ]
-    console.print(f"rebuilt in {store.root}/: {', '.join([*rebuilt, 'summary.json'])}")
+    console().print(f"rebuilt in {store.root}/: {', '.join([*rebuilt, 'summary.json'])}")
 
 
 @main.command()
@@ -364,6 +379,11 @@ def reparse(campaign: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def status(campaign: Path, as_json: bool) -> None:
     """Show the state of every step of CAMPAIGN."""
+    from rich.table import Table
+
+    from harness.core import spec as spec_module
+    from harness.core.plan import plan_steps
+
     store = _measured(campaign)
     spec = spec_module.validate(store.read_campaign()["spec"], str(store.campaign_file))
     statuses = [store.read_status(step.id) for step in plan_steps(spec)]
@@ -377,7 +397,7 @@ def status(campaign: Path, as_json: bool) -> None:
         duration = f"{s.finished - s.started:.1f} s" if s.started and s.finished else ""
         state = f"{s.state}, sweep ended" if s.ended_sweep else s.state
         table.add_row(s.step, state, str(s.attempts), duration, s.error or s.ended_sweep)
-    console.print(table)
+    console().print(table)
     if not all(s.settled for s in statuses):
         sys.exit(EXIT_FAILED)
 
@@ -387,13 +407,15 @@ def status(campaign: Path, as_json: bool) -> None:
 def cleanup(campaign: Path) -> None:
     """Remove what CAMPAIGN created that is still there (e.g. after a crash): files,
     directories, servers, RBD images (also those in its pool tagged with it)."""
+    from harness.campaign.cleanup import remove_created
+
     store = _measured(campaign)
     with store.lock():
         removed = remove_created(store)
     kept = [line for line in removed if line.startswith("NOT removed")]
     for line in removed:
-        console.print(line if line in kept else f"removed {line}", highlight=False)
-    console.print(f"{len(removed) - len(kept)} resources removed")
+        console().print(line if line in kept else f"removed {line}", highlight=False)
+    console().print(f"{len(removed) - len(kept)} resources removed")
     if kept:
         sys.exit(EXIT_FAILED)
 
@@ -422,6 +444,8 @@ def doc_options(command: Any) -> Any:
 
 
 def _doc_source(given: Path | None, build_dir: Path | None) -> Path:
+    from harness.report.render import site_source
+
     if given is not None:
         if not (given / "conf.py").exists():
             raise click.ClickException(
@@ -442,7 +466,7 @@ def _doc_source(given: Path | None, build_dir: Path | None) -> Path:
 def _publish(index: Path, doc_source: Path, build_dir: Path | None) -> None:
     """Say where the page is, and build the documentation into build_dir if given."""
     secrets.scrub_tree(index.parent)
-    console.print(f"page: {index}", highlight=False)
+    console().print(f"page: {index}", highlight=False)
     if build_dir is not None:
         _build(doc_source, build_dir, index.parent.relative_to(doc_source))
         secrets.scrub_tree(build_dir)
@@ -453,18 +477,22 @@ def _publish(index: Path, doc_source: Path, build_dir: Path | None) -> None:
 @doc_options
 def report(campaign: Path, doc_source: Path | None, build_dir: Path | None) -> None:
     """Write CAMPAIGN's page (tables, plots, warnings) into the documentation."""
+    from harness.report.render import write_report
+
     store = _campaign(campaign)
     source = _doc_source(doc_source, build_dir)
     _publish(write_report(store, source), source, build_dir)
 
 
 def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
-    console.print(f"building the documentation into {build_dir} …")
+    from harness.report.render import build_html
+
+    console().print(f"building the documentation into {build_dir} …")
     result = build_html(doc_source, build_dir)
     if result.returncode != 0:
-        console.print(result.stderr, highlight=False, markup=False)
+        console().print(result.stderr, highlight=False, markup=False)
         raise click.ClickException("the documentation did not build (Sphinx warnings above)")
-    console.print(f"report: {build_dir / page / 'index.html'}", highlight=False)
+    console().print(f"report: {build_dir / page / 'index.html'}", highlight=False)
 
 
 @main.command()
@@ -500,6 +528,11 @@ def compare(
 ) -> None:
     """Relative deltas of OTHERS against BASELINE, metric by metric, after what differs
     in how their matched steps were measured."""
+    from harness.cli.display import print_comparison
+    from harness.records.compare import compare_campaigns
+    from harness.report.comparison import write_comparison
+    from harness.report.data import load as load_campaign
+
     base = load_campaign(_campaign(baseline))
     loaded = [load_campaign(_campaign(o)) for o in others]
     comparisons = [
@@ -510,7 +543,7 @@ def compare(
         _print_json({c.other: c.to_dict() for c in comparisons})
     else:
         for comparison in comparisons:
-            print_comparison(console, comparison)
+            print_comparison(console(), comparison)
     if not no_page:
         source = _doc_source(doc_source, build_dir)
         index = write_comparison(base.name, [o.name for o in loaded], comparisons, source)
@@ -551,6 +584,10 @@ def history(
     """A page (and a CSV) of chosen figures across CAMPAIGNS (or --match) in the order
     they ran, with a plot per figure and the changes beyond --threshold flagged; each
     campaign's page links to it when `volperf report` writes it again."""
+    from harness.records.compare import percent
+    from harness.report.data import load as load_campaign
+    from harness.report.history import write_history
+
     paths = list(campaigns)
     if pattern:
         paths += sorted(p for p in results.glob(pattern) if (p / "campaign.yaml").exists())
@@ -562,10 +599,10 @@ def history(
     index, series = write_history(name, loaded, source, threshold / 100)
     flagged = [(s, p) for s in series for p in s.flagged]
     for s, p in flagged:
-        console.print(
+        console().print(
             f"[yellow]{p.flag}[/] {s.key.title}: {p.campaign} {percent(p.change)}", highlight=False
         )
-    console.print(
+    console().print(
         f"{len(series)} figures over {len(loaded)} campaigns, {len(flagged)} changes beyond "
         f"±{threshold:g} %",
         highlight=False,

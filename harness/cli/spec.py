@@ -8,17 +8,11 @@ from pathlib import Path
 
 import click
 
-from harness.core import spec as spec_module
-from harness.core.plan import plan_steps
-from harness.core.spec import CampaignSpec, FioWorkload, SpecError
-from harness.planes.base import TargetError
-from harness.planes.heat.parameters import TEMPLATE, stack_plans
-from harness.planes.heat.template import template_problems
-from harness.planes.rally.target import task_file
-
 
 def schema() -> dict:
     """The JSON Schema of a campaign spec file (JSON Schema 2020-12), titled."""
+    from harness.core.spec import CampaignSpec
+
     document = CampaignSpec.model_json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -29,6 +23,14 @@ def schema() -> dict:
 
 def check(path: Path) -> str:
     """One line on a valid spec file; SpecError (or TargetError) naming what is wrong."""
+    from harness.core import spec as spec_module
+    from harness.core.plan import plan_steps
+    from harness.core.spec import FioWorkload
+    from harness.planes.base import TargetError
+    from harness.planes.heat.parameters import TEMPLATE, stack_plans
+    from harness.planes.heat.template import template_problems
+    from harness.planes.rally.target import task_file
+
     spec = spec_module.load(path)
     for workload in spec.workloads:
         if workload.tool == "rally":
@@ -71,6 +73,9 @@ def check_specs(paths: tuple[Path, ...]) -> None:
     the workloads the target can run, the steps they make, Rally task files, the Heat
     template against every stack's parameters), without touching any storage or cloud.
     Exits 1 if any is not valid."""
+    from harness.core.spec import SpecError
+    from harness.planes.base import TargetError
+
     invalid = 0
     for path in paths:
         try:

@@ -2,24 +2,43 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
+from harness.cli.console import console, say
 from harness.testbeds import TestbedError, default_state_dir
-from harness.testbeds.ceph import READY_TIMEOUT_S, CephTestbed, Ports
-from harness.testbeds.k8s.testbed import READY_TIMEOUT_S as K8S_READY_TIMEOUT_S
-from harness.testbeds.k8s.testbed import K8sTestbed
-from harness.testbeds.openstack.testbed import READY_TIMEOUT_S as OS_READY_TIMEOUT_S
-from harness.testbeds.openstack.testbed import OpenStackTestbed, guest_runner_command
+from harness.testbeds.ceph import Ports
 
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 130)
+if TYPE_CHECKING:
+    from harness.testbeds.ceph import CephTestbed
+    from harness.testbeds.k8s.testbed import K8sTestbed
+    from harness.testbeds.openstack.testbed import OpenStackTestbed
+
+# each testbed's module and class, imported only by a command that uses it (the
+# Kubernetes one alone would double the start of every other command)
+TESTBEDS = {
+    "ceph": ("harness.testbeds.ceph", "CephTestbed"),
+    "openstack": ("harness.testbeds.openstack.testbed", "OpenStackTestbed"),
+    "k8s": ("harness.testbeds.k8s.testbed", "K8sTestbed"),
+}
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(TESTBEDS[name][0])
+
+
+def _class(name: str) -> Any:
+    return getattr(_module(name), TESTBEDS[name][1])
+
 
 name_argument = click.argument("name", type=click.Choice(["ceph", "openstack", "k8s"]))
 state_option = click.option(
@@ -40,17 +59,13 @@ def _testbed(
     cephfs: bool = False,
     nodes: int | None = None,
 ) -> CephTestbed | OpenStackTestbed | K8sTestbed:
+    bed, state = _class(name), state or default_state_dir(name)
     if name == "k8s":
-        state = state or default_state_dir(name)
-        return K8sTestbed(state, base_port, static_pvs, ceph_state, nodes)
+        return bed(state, base_port, static_pvs, ceph_state, nodes)
     if name == "openstack":
-        return OpenStackTestbed(state or default_state_dir(name), ceph_state, base_port)
+        return bed(state, ceph_state, base_port)
     ports = Ports.from_mon_port(mon_port) if mon_port else None
-    return CephTestbed(state or default_state_dir(name), osds=osds, ports=ports, cephfs=cephfs)
-
-
-def _say(line: str) -> None:
-    console.print(line, highlight=False, markup=False)
+    return bed(state, osds=osds, ports=ports, cephfs=cephfs)
 
 
 @click.group()
@@ -137,22 +152,17 @@ def up(
     # handler); Python raises KeyboardInterrupt only if SIGINT was not ignored at start
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        defaults = {
-            "ceph": READY_TIMEOUT_S,
-            "openstack": OS_READY_TIMEOUT_S,
-            "k8s": K8S_READY_TIMEOUT_S,
-        }
-        bed.up(_say, timeout or defaults[name])
+        bed.up(say, timeout or _module(name).READY_TIMEOUT_S)
     except (TestbedError, KeyboardInterrupt) as exc:
         message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
-        console.print(f"[red]error:[/] {message}", highlight=False)
+        console().print(f"[red]error:[/] {message}", highlight=False)
         if bed.marker.exists():
-            _say(f"`volperf testbed down {name} --purge --state {bed.state}` removes what was made")
+            say(f"`volperf testbed down {name} --purge --state {bed.state}` removes what was made")
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
-    _say(f"{name} testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
-    _say("use it:")
+    say(f"{name} testbed ready in {time.monotonic() - started:.1f} s; state in {bed.state}")
+    say("use it:")
     for line in bed.usage():  # commands to copy: never broken across lines
-        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+        console().print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
 
 
 @testbed.command()
@@ -163,14 +173,13 @@ def build(name: str) -> None:
     OpenStack services' venv. `up` builds what is missing itself; this does it ahead, for
     example while other work runs. A build another process has begun is waited for."""
     started = time.monotonic()
-    beds = {"ceph": CephTestbed, "openstack": OpenStackTestbed, "k8s": K8sTestbed}
     try:
-        beds[name].build(_say)
+        _class(name).build(say)
     except (TestbedError, KeyboardInterrupt) as exc:
         message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
-        console.print(f"[red]error:[/] {message}", highlight=False)
+        console().print(f"[red]error:[/] {message}", highlight=False)
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
-    _say(f"{name} testbed's builds ready in {time.monotonic() - started:.0f} s")
+    say(f"{name} testbed's builds ready in {time.monotonic() - started:.0f} s")
 
 
 @testbed.command()
@@ -183,35 +192,35 @@ def status(name: str, state: Path | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report, indent=2))
     elif not report["exists"]:
-        _say(f"no {name} testbed in {report['state']}")
+        say(f"no {name} testbed in {report['state']}")
     elif name in ("openstack", "k8s"):
         _services_status(name, report)
     else:
-        _say(f"ceph testbed in {report['state']} ({report['osds']} OSD(s)), conf {report['conf']}")
+        say(f"ceph testbed in {report['state']} ({report['osds']} OSD(s)), conf {report['conf']}")
         for d in report["daemons"]:
             memory = (
                 f", RSS {d['VmRSS'] / 1024:.0f} MiB (peak {d['VmHWM'] / 1024:.0f})"
                 if d.get("VmRSS")
                 else ""
             )
-            _say(f"  {d['name']}: " + (f"pid {d['pid']}{memory}" if d["pid"] else "not running"))
-        _say(f"  health: {report.get('health', 'daemons not running')}")
+            say(f"  {d['name']}: " + (f"pid {d['pid']}{memory}" if d["pid"] else "not running"))
+        say(f"  health: {report.get('health', 'daemons not running')}")
         for code, message in report.get("checks", {}).items():
-            _say(f"    {code}: {message}")
+            say(f"    {code}: {message}")
     sys.exit(0 if report["ready"] else 1)
 
 
 def _services_status(name: str, report: dict) -> None:
     client_file = report.get("clouds_yaml") or report.get("kubeconfig")
-    _say(f"{name} testbed in {report['state']}; client file {client_file}")
+    say(f"{name} testbed in {report['state']}; client file {client_file}")
     total = 0
     for d in report["daemons"]:
         total += d["rss_kib"]
         running = f"pid {d['pid']}, RSS {d['rss_kib'] / 1024:.0f} MiB" if d["pid"] else None
-        _say(f"  {d['name']}: {running or 'not running'}")
-    _say(f"  memory: {total / 1024:.0f} MiB RSS in all (workers included)")
+        say(f"  {d['name']}: {running or 'not running'}")
+    say(f"  memory: {total / 1024:.0f} MiB RSS in all (workers included)")
     for name in report.get("services_down", []):
-        _say(f"  not up: {name}")
+        say(f"  not up: {name}")
 
 
 @testbed.command()
@@ -222,11 +231,11 @@ def down(name: str, state: Path | None, purge: bool) -> None:
     """Stop NAME's daemons (by their pid files); --purge removes its state as well."""
     bed = _testbed(name, state)
     try:
-        stopped = bed.down(purge, _say)
+        stopped = bed.down(purge, say)
     except TestbedError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        console().print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(1)
-    _say(f"{len(stopped)} daemon(s) stopped")
+    say(f"{len(stopped)} daemon(s) stopped")
 
 
 @testbed.command("crash-node")
@@ -237,14 +246,14 @@ def crash_node(name: str, node: str, state: Path | None) -> None:
     """Crash NODE of the k8s testbed, as a power loss would: its kubelet, container
     runtime and pods killed at once (for the migration workload's failure: crash).
     `volperf testbed up k8s` brings it back."""
-    bed = K8sTestbed(state or default_state_dir(name))
+    bed = _testbed(name, state)
     if not bed.marker.exists():
-        console.print(f"[red]error:[/] no Kubernetes testbed in {bed.state}", highlight=False)
+        console().print(f"[red]error:[/] no Kubernetes testbed in {bed.state}", highlight=False)
         sys.exit(1)
     try:
-        bed.crash_node(node, _say)
+        bed.crash_node(node, say)
     except TestbedError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        console().print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(1)
 
 
@@ -261,13 +270,14 @@ def guest_runner(state: Path | None, once: bool, stop: bool) -> None:
     driver boots no guest, so this runs each cinder-fio server's own user_data agent on this
     host, on the server's Cinder volume through fio's rbd engine, and the agent signals the
     real Heat. `testbed up openstack` starts it; --stop stops it, --once runs it on demand."""
-    bed = OpenStackTestbed(state or default_state_dir("openstack"))
+    bed = _testbed("openstack", state)
     if not bed.marker.exists():
-        console.print(f"[red]error:[/] no OpenStack testbed in {bed.state}", highlight=False)
+        console().print(f"[red]error:[/] no OpenStack testbed in {bed.state}", highlight=False)
         sys.exit(1)
     if stop:
-        _say("guest runner stopped" if bed.stop_guest_runner() else "guest runner was not running")
+        say("guest runner stopped" if bed.stop_guest_runner() else "guest runner was not running")
     elif once:
-        sys.exit(subprocess.call(guest_runner_command(bed.state, once=True)))
+        command = _module("openstack").guest_runner_command(bed.state, once=True)
+        sys.exit(subprocess.call(command))
     else:
-        bed.start_guest_runner(_say)
+        bed.start_guest_runner(say)

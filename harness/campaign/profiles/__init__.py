@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from harness.core.spec import WORKLOAD_MODELS, CampaignSpec, SpecError, validate
+if TYPE_CHECKING:  # the models (pydantic) only when a spec is made: `volperf --help` lists names
+    from harness.core.spec import CampaignSpec
 
 
 def names() -> list[str]:
@@ -20,6 +21,8 @@ def names() -> list[str]:
 
 def load(name: str) -> dict[str, Any]:
     if name not in names():
+        from harness.core.spec import SpecError
+
         raise SpecError(f"profile {name!r}", [f"profile: unknown; one of {', '.join(names())}"])
     return yaml.safe_load(resources.files(__name__).joinpath(f"{name}.yaml").read_text())
 
@@ -53,6 +56,8 @@ def profile_spec(
     settings: Sequence[str] = (),
 ) -> CampaignSpec:
     """A profile completed with a target, a name and the command line's overrides."""
+    from harness.core.spec import validate
+
     data = load(profile)
     data["name"] = name
     data["target"] = target
@@ -73,11 +78,15 @@ def _values(text: str, source: str, option: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",")]
     except ValueError:
+        from harness.core.spec import SpecError
+
         raise SpecError(source, [f"{option}: expected numbers like 1,2,4 (got {text!r})"]) from None
 
 
 def _apply(workloads: list[dict[str, Any]], settings: Sequence[str], source: str) -> None:
     """--set KEY=VALUE on every workload whose tool has KEY; VALUE is read as YAML."""
+    from harness.core.spec import WORKLOAD_MODELS, SpecError
+
     for setting in settings:
         key, sep, text = setting.partition("=")
         if not sep:

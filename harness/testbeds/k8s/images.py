@@ -38,9 +38,9 @@ from harness.host.buildlock import build_lock
 from harness.host.process import BuildTimeout, run_build
 from harness.testbeds import TestbedError
 from harness.testbeds.mounts import unmount_under
-from harness.tools.apps.command import YCSB
 from harness.tools.gobuilt import GoProgramError
 from harness.tools.nats.build import CLIENT, SERVER, ensure_nats
+from harness.tools.ycsb.build import NAME as YCSB
 from harness.tools.ycsb.build import ensure_ycsb
 
 REGISTRY = "registry.local"

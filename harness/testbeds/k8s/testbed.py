@@ -40,7 +40,6 @@ from harness.testbeds.ceph import FS_USER, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
-from harness.testbeds.k8s.certs import clients, make_node_pki, make_pki, write_kubeconfig
 from harness.testbeds.k8s.configs import CEPH_FS_CLASS, NODE, NODES, Layout, Node
 from harness.testbeds.mounts import mounted, unmount_under
 
@@ -229,6 +228,8 @@ class K8sTestbed:
         layout = configs.node_layout(self.layout, node)
         for sub in ("etc/containerd", "etc/cni/net.d", "data/cni-ipam", configs.POD_LOGS):
             layout.path(sub).mkdir(parents=True, exist_ok=True)
+        from harness.testbeds.k8s.certs import make_node_pki, write_kubeconfig  # cryptography
+
         make_node_pki(self.layout.pki, layout.pki, node.name, node.ip)
         write_kubeconfig(layout.kubeconfig("kubelet"), layout.pki, "kubelet", self.layout.server)
         files = {
@@ -367,6 +368,8 @@ class K8sTestbed:
             "data/cni-ipam",
         ):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
+        from harness.testbeds.k8s.certs import clients, make_pki, write_kubeconfig  # cryptography
+
         make_pki(layout.pki, NODES[0].name, NODES[0].ip)
         for client in clients(NODE):
             if client.name != "apiserver-kubelet":

@@ -15,9 +15,9 @@ from harness.core.spec import (
     RedisWorkload,
 )
 from harness.core.units import size_bytes
+from harness.tools.ycsb.build import NAME as YCSB  # on PATH in the image
 
 FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh", "redis.sh", "broker.sh")
-YCSB = "volperf-ycsb"  # the YCSB client (harness/tools/ycsb), on PATH in the image
 NATS_DIR = "/usr/local/bin"  # nats-server and nats (harness/tools/nats) in the image
 PORTS = {"redis": 6379, "broker": 4222}  # a server in a pod of its own
 ServedWorkload = RedisWorkload | BrokerWorkload  # an application server and its clients
