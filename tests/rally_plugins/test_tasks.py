@@ -59,33 +59,22 @@ def validator(tmp_path_factory, openstack_testbed):
     config = rally_config(work / "rally")
     rally_cli_env(config, target.env, work / "rally" / f"{target.env}.env.json")
 
-    def start(task: Path, args: dict) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "harness.planes.rally.runner",
-                "--rally-dir",
-                str(work / "rally"),
-                "--env",
-                target.env,
-                "--task",
-                str(task),
-                "--args",
-                json.dumps(args),
-                "--validate-only",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+    def run(task: Path, arg_sets: list[dict]) -> subprocess.CompletedProcess[str]:
+        """The runner's validation of ``task`` with each set of args, in one process."""
+        argv = [sys.executable, "-m", "harness.planes.rally.runner", "--rally-dir"]
+        argv += [str(work / "rally"), "--env", target.env, "--task", str(task)]
+        argv += [part for args in arg_sets for part in ("--args", json.dumps(args))]
+        return subprocess.run(
+            [*argv, "--validate-only"], capture_output=True, text=True, timeout=600
         )
 
-    return start
+    return run
 
 
-def _finished(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
-    out, err = process.communicate(timeout=600)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+def _answers(done: subprocess.CompletedProcess[str]) -> list[dict]:
+    """The runner's line per set of args, in order."""
+    lines = [line for line in done.stdout.splitlines() if line.startswith('{"args": ')]
+    return [json.loads(line) for line in lines]
 
 
 def test_there_are_task_files_and_presets():
@@ -96,13 +85,12 @@ def test_there_are_task_files_and_presets():
 
 def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
     samples = _samples(ceph_testbed.conf)
-    # the first makes Rally's environment; the others are validated at once
-    task = TASKS_DIR / "control-plane.yaml"
-    started = {name: validator(task, args) for name, args in samples.items()}  # at once
-    finished = {name: _finished(process) for name, process in started.items()}
-    for name, done in finished.items():
-        assert done.returncode == 0, f"{name}: {done.stderr[-3000:]}"
-        config = json.loads(done.stdout.strip().splitlines()[-1])
+    done = validator(TASKS_DIR / "control-plane.yaml", list(samples.values()))
+    answers = _answers(done)
+    assert [a["args"] for a in answers] == list(range(len(samples))), done.stderr[-3000:]
+    for name, answer in zip(samples, answers, strict=True):
+        assert "error" not in answer, f"{name}: {answer['error']}"
+        config = answer["config"]
         runners = [next(iter(s["runner"].values())) for s in config["subtasks"]]
         if name == "seed-30-60-120":
             assert [(r["times"], r["concurrency"]) for r in runners] == [
@@ -138,13 +126,13 @@ def test_every_sample_is_valid_for_rally(validator, ceph_testbed):
 
 def test_a_bad_argument_is_refused_by_rally(validator):
     task = TASKS_DIR / "control-plane.yaml"
-    samples = [{"image_name": "no-such-image"}, {"scenarios": ["extend", "bogus"]}]
-    image, scenario = [_finished(p) for p in [validator(task, a) for a in samples]]
-    assert image.returncode != 0
-    assert "no-such-image" in image.stderr
-    done = scenario
+    samples = [{"image_name": "no-such-image"}, {"scenarios": ["extend", "bogus"]}, {}]
+    done = validator(task, samples)
     assert done.returncode != 0
-    assert "no such scenario in control-plane.yaml: bogus" in done.stderr
+    image, scenario, defaults = _answers(done)
+    assert "no-such-image" in image["error"]
+    assert "no such scenario in control-plane.yaml: bogus" in scenario["error"]
+    assert "error" not in defaults  # a refused set stops none after it
 
 
 def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(validator):
@@ -154,20 +142,15 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
     every |= {"image": "tiny", "flavor": "tiny", "network": "", "device_mode": "device"}
     every |= {"volume_size": 3, "agent_timeout": 900, "max_failure_percent": 50, "quotas": {}}
     samples = [{}, {"concurrency": 6, "times": 12}, every]
-    defaults, swept, everything = [_finished(p) for p in [validator(task, a) for a in samples]]
-    done = defaults
-    assert done.returncode == 0, done.stderr[-3000:]
-    config = json.loads(done.stdout.strip().splitlines()[-1])
-    counts = [s["scenario"]["VolPerf.cinder_fio"]["vm_count"] for s in config["subtasks"]]
+    done = validator(task, samples)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    defaults, swept, everything = [answer["config"] for answer in _answers(done)]
+    counts = [s["scenario"]["VolPerf.cinder_fio"]["vm_count"] for s in defaults["subtasks"]]
     assert counts == [2, 4, 10, 20, 40]  # the reference study's
-    done = swept
-    assert done.returncode == 0, done.stderr[-3000:]
-    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
+    [subtask] = swept["subtasks"]
     assert subtask["scenario"]["VolPerf.cinder_fio"]["vm_count"] == 6  # volperf's sweep
     assert subtask["runner"]["constant"] == {"times": 1, "concurrency": 1}
-    done = everything
-    assert done.returncode == 0, done.stderr[-3000:]
-    [subtask] = json.loads(done.stdout.strip().splitlines()[-1])["subtasks"]
+    [subtask] = everything["subtasks"]
     args = subtask["scenario"]["VolPerf.cinder_fio"]
     assert args["volume_size"] == 3 and args["agent_timeout"] == 900 and args["rw"] == ["randrw"]
     assert subtask["runner"]["constant"] == {"times": 2, "concurrency": 1}
@@ -175,8 +158,7 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
 
 
 def test_a_bad_data_plane_argument_is_refused_and_named(validator):
-    done = _finished(
-        validator(TASKS_DIR / "data-plane.yaml", {"device_mode": "nbd", "vm_counts": [2]})
-    )
+    done = validator(TASKS_DIR / "data-plane.yaml", [{"device_mode": "nbd", "vm_counts": [2]}])
     assert done.returncode != 0
-    assert "device_mode" in done.stderr
+    [answer] = _answers(done)
+    assert "device_mode" in answer["error"]

@@ -4,7 +4,8 @@ stays out of volperf's process and a hung task can be stopped with a signal.
 
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
         --args JSON --out RAW [--poll-interval S]
-    python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE --validate-only
+    python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
+        --validate-only [--args JSON ...]
     python -m harness.planes.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
@@ -116,13 +117,26 @@ def prepared(
     return api, render(api, task_file, args)
 
 
-def validate(rally_dir: Path, env: str, task_file: Path, args: dict[str, Any]) -> int:
-    """Render the task and have Rally validate it against the cloud (syntax, plugins, and
-    what its validators check there: image, flavor …); prints the rendered task."""
-    api, config = prepared(rally_dir, env, task_file, args)
-    api.task.validate(deployment=env, config=copy.deepcopy(config))  # it rewrites its input
-    print(json.dumps(config), flush=True)
-    return 0
+def validate(rally_dir: Path, env: str, task_file: Path, arg_sets: list[dict[str, Any]]) -> int:
+    """Render the task with each set of args and have Rally validate it against the cloud
+    (syntax, plugins, and what its validators check there: image, flavor …), all in this
+    one process (Rally and its plugins load once: seconds of CPU each time). Prints one
+    JSON line per set, in order: ``{"args": I, "config": TASK}`` with the rendered task,
+    or ``{"args": I, "error": WHY}``; exits 1 if any set was refused."""
+    api = open_api(rally_dir)
+    ensure_env(api, rally_dir, env)
+    refused = 0
+    for index, args in enumerate(arg_sets):
+        try:
+            config = render(api, task_file, args)
+            api.task.validate(deployment=env, config=copy.deepcopy(config))  # rewrites it
+        except Exception as exc:
+            refused += 1
+            print(json.dumps({"args": index, "error": f"{type(exc).__name__}: {exc}"}))
+        else:
+            print(json.dumps({"args": index, "config": config}))
+        sys.stdout.flush()
+    return 1 if refused else 0
 
 
 def keep_data_plane_raw(config: dict[str, Any], out: Path) -> None:
@@ -213,7 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rally-dir", type=Path, required=True)
     parser.add_argument("--env")
     parser.add_argument("--task", type=Path)
-    parser.add_argument("--args", default="{}", help="task args as JSON")
+    parser.add_argument(
+        "--args",
+        action="append",
+        help="task args as JSON (default {}); with --validate-only, once per set to validate",
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument("--tag", action="append", default=[])
     parser.add_argument("--poll-interval", type=float, help="seconds between Rally's status checks")
@@ -232,15 +250,18 @@ def main(argv: list[str] | None = None) -> int:
         return owner_ids(options.rally_dir, options.owner_ids_of)
     if options.env is None or options.task is None:
         parser.error("--env and --task are needed")
+    arg_sets = [json.loads(text) for text in options.args or ["{}"]]
     if options.validate_only:
-        return validate(options.rally_dir, options.env, options.task, json.loads(options.args))
+        return validate(options.rally_dir, options.env, options.task, arg_sets)
     if options.out is None:
         parser.error("--out is needed to run a task")
+    if len(arg_sets) > 1:
+        parser.error("--args once: a run runs one task")
     return run(
         options.rally_dir,
         options.env,
         options.task,
-        json.loads(options.args),
+        arg_sets[0],
         options.out,
         options.tag,
         options.poll_interval,
