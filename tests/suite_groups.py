@@ -17,12 +17,21 @@ setup to its teardown, a quiet test holds it alone. Other tests never wait for a
 test that is waiting, so quiet tests run in the moments when nothing else does, most of
 them once the testbeds' groups are done.
 
+The testbeds' groups are the suite's longest chains, and most of their time is waiting
+on their daemons; the spread tests can run at any time. So the spread tests, and all they
+start, run in a cgroup of their own (``CpuWeights``) that weighs on the CPU as much as one
+process session: on a busy machine the testbeds' tests, which share the pytest session's
+weight with the spread tests otherwise, come first, and the spread tests fill the time
+the testbeds' groups leave idle.
+
 At the end, the wall time each group took, from its first setup to its last teardown,
 goes to the terminal beside pytest's slowest tests.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -126,7 +135,63 @@ def register(config: pytest.Config) -> None:
     """The plugins of this module, in the processes that need them (conftest.py)."""
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         config.pluginmanager.register(GroupTimes(), "volperf-group-times")
+        spread = SpreadCgroup.make() if config.getoption("numprocesses", None) else None
+        if spread is not None:  # the workers, started later, inherit its name
+            os.environ[SPREAD_CGROUP_ENV] = str(spread)
     config.pluginmanager.register(QuietWindow(), "volperf-quiet-window")
+    spread = os.environ.get(SPREAD_CGROUP_ENV)
+    if spread and hasattr(config, "workerinput"):
+        config.pluginmanager.register(CpuWeights(Path(spread)), "volperf-cpu-weights")
+
+
+CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller (this machine's kind)
+SPREAD_CGROUP_ENV = "VOLPERF_TEST_SPREAD_CGROUP"
+SPREAD_CPU_SHARES = 1024  # the weight of one process session (autogroup) at nice 0
+
+
+class SpreadCgroup:
+    """The cpu cgroup of a suite's spread tests: made by the controller, removed at its end
+    (what is still in it, a leftover process, moved back to the root first), and those of
+    suites that died (their controller gone) removed at the next one's start."""
+
+    @staticmethod
+    def make() -> Path | None:
+        """The cgroup's path; None where there is no cgroup v1 cpu controller to write
+        (then every test keeps the weight it has)."""
+        if not os.access(CPU_CGROUPS / "cgroup.procs", os.W_OK):
+            return None
+        for stale in CPU_CGROUPS.glob("volperf-tests-*"):
+            if not Path(f"/proc/{stale.name.rsplit('-', 1)[1]}").exists():
+                SpreadCgroup.remove(stale)
+        path = CPU_CGROUPS / f"volperf-tests-{os.getpid()}"
+        path.mkdir(exist_ok=True)
+        (path / "cpu.shares").write_text(f"{SPREAD_CPU_SHARES}\n")
+        atexit.register(SpreadCgroup.remove, path)
+        return path
+
+    @staticmethod
+    def remove(path: Path) -> None:
+        with contextlib.suppress(OSError):
+            for pid in (path / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):  # gone meanwhile
+                    (CPU_CGROUPS / "cgroup.procs").write_text(pid)
+            path.rmdir()
+
+
+class CpuWeights:
+    """Moves the worker into the spread tests' cgroup for a spread test, back to the root
+    (its process session's weight) for any other; what a test starts stays where it
+    started."""
+
+    def __init__(self, spread: Path) -> None:
+        self.spread = spread
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        group = dict(item.user_properties).get(GROUP_PROPERTY)
+        cgroup = self.spread if group == UNGROUPED else CPU_CGROUPS
+        with contextlib.suppress(OSError):  # the suite's end removed it: nothing to weigh
+            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
 
 
 def quiet_lock_path() -> Path:

@@ -3,6 +3,7 @@ run of a small suite whose testbed fixtures only note the worker that made them.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.helpers import REPO
-from tests.suite_groups import group_of
+from tests.suite_groups import CPU_CGROUPS, group_of
 
 CONFTEST = """
 import os
@@ -48,24 +49,34 @@ import pytest
 
 @pytest.mark.parametrize("n", range(4))
 def test_rbd(ceph_testbed, n):
-    pass
+    _cgroup(f"rbd{n}")
 
 @pytest.mark.parametrize("n", range(4))
 def test_heat(openstack_testbed, n):
-    pass
+    _cgroup(f"heat{n}")
 
 @pytest.mark.parametrize("n", range(4))
 def test_pods(k8s_testbed, n):
-    pass
+    _cgroup(f"pods{n}")
 
 @pytest.mark.parametrize("n", range(12))
 def test_unit(n, tmp_path_factory):
     _timed(f"unit{n}", 0.2)
+    _cgroup(f"unit{n}")
 
 @pytest.mark.quiet
 @pytest.mark.parametrize("n", range(3))
 def test_alone(n):
     _timed(f"quiet{n}", 0.3)
+    _cgroup(f"quiet{n}")
+
+def _cgroup(name):
+    import os, subprocess
+    # as a process the test starts sees it
+    line = subprocess.run(["grep", ":cpu,cpuacct:\\|:cpu:", "/proc/self/cgroup"],
+                          capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(os.environ["MADE_DIR"], "cgroups"), "a") as out:
+        out.write(f"{name} {line.rsplit(':', 1)[-1] if line else '?'}\\n")
 
 def _timed(name, seconds):
     import os, time
@@ -123,6 +134,16 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
         if name.startswith("quiet"):
             others = [s for n, s in spans.items() if n != name]
             assert all(stop <= s0 or s1 <= start for s0, s1 in others), (name, spans)
+    # the spread tests (and what they start) in the suite's cpu cgroup, the others not;
+    # the cgroup gone at the end
+    lines = (made / "cgroups").read_text().splitlines()
+    cgroups = {name: cgroup for name, cgroup in (line.split() for line in lines)}
+    assert len(cgroups) == 27
+    if os.access(CPU_CGROUPS / "cgroup.procs", os.W_OK):  # this machine's kind
+        [spread] = {c for n, c in cgroups.items() if n.startswith("unit")}
+        assert re.fullmatch(r"/volperf-tests-\d+", spread), cgroups
+        assert {c for n, c in cgroups.items() if not n.startswith("unit")} == {"/"}, cgroups
+        assert not (CPU_CGROUPS / spread.lstrip("/")).exists()
 
 
 def test_a_test_that_needs_two_groups_testbeds_is_refused():
