@@ -135,7 +135,7 @@ def register(config: pytest.Config) -> None:
     """The plugins of this module, in the processes that need them (conftest.py)."""
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         config.pluginmanager.register(GroupTimes(), "volperf-group-times")
-        spread = SpreadCgroup.make() if config.getoption("numprocesses", None) else None
+        spread = make_spread_cgroup() if config.getoption("numprocesses", None) else None
         if spread is not None:  # the workers, started later, inherit its name
             os.environ[SPREAD_CGROUP_ENV] = str(spread)
     config.pluginmanager.register(QuietWindow(), "volperf-quiet-window")
@@ -149,33 +149,30 @@ SPREAD_CGROUP_ENV = "VOLPERF_TEST_SPREAD_CGROUP"
 SPREAD_CPU_SHARES = 1024  # the weight of one process session (autogroup) at nice 0
 
 
-class SpreadCgroup:
-    """The cpu cgroup of a suite's spread tests: made by the controller, removed at its end
-    (what is still in it, a leftover process, moved back to the root first), and those of
-    suites that died (their controller gone) removed at the next one's start."""
+def make_spread_cgroup() -> Path | None:
+    """The cpu cgroup of a suite's spread tests, made by the controller and removed at its
+    end (those of suites that died, their controller gone, at the next one's start); None
+    where there is no cgroup v1 cpu controller to write (every test keeps its weight)."""
+    if not os.access(CPU_CGROUPS / "cgroup.procs", os.W_OK):
+        return None
+    for stale in CPU_CGROUPS.glob("volperf-tests-*"):
+        if not Path(f"/proc/{stale.name.rsplit('-', 1)[1]}").exists():
+            remove_cgroup(stale)
+    path = CPU_CGROUPS / f"volperf-tests-{os.getpid()}"
+    path.mkdir(exist_ok=True)
+    (path / "cpu.shares").write_text(f"{SPREAD_CPU_SHARES}\n")
+    atexit.register(remove_cgroup, path)
+    return path
 
-    @staticmethod
-    def make() -> Path | None:
-        """The cgroup's path; None where there is no cgroup v1 cpu controller to write
-        (then every test keeps the weight it has)."""
-        if not os.access(CPU_CGROUPS / "cgroup.procs", os.W_OK):
-            return None
-        for stale in CPU_CGROUPS.glob("volperf-tests-*"):
-            if not Path(f"/proc/{stale.name.rsplit('-', 1)[1]}").exists():
-                SpreadCgroup.remove(stale)
-        path = CPU_CGROUPS / f"volperf-tests-{os.getpid()}"
-        path.mkdir(exist_ok=True)
-        (path / "cpu.shares").write_text(f"{SPREAD_CPU_SHARES}\n")
-        atexit.register(SpreadCgroup.remove, path)
-        return path
 
-    @staticmethod
-    def remove(path: Path) -> None:
-        with contextlib.suppress(OSError):
-            for pid in (path / "cgroup.procs").read_text().split():
-                with contextlib.suppress(OSError):  # gone meanwhile
-                    (CPU_CGROUPS / "cgroup.procs").write_text(pid)
-            path.rmdir()
+def remove_cgroup(path: Path) -> None:
+    """What is still in it (a leftover process) moved back to the root, then the cgroup
+    removed."""
+    with contextlib.suppress(OSError):
+        for pid in (path / "cgroup.procs").read_text().split():
+            with contextlib.suppress(OSError):  # gone meanwhile
+                (CPU_CGROUPS / "cgroup.procs").write_text(pid)
+        path.rmdir()
 
 
 class CpuWeights:
