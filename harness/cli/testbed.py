@@ -40,7 +40,7 @@ def _class(name: str) -> Any:
     return getattr(_module(name), TESTBEDS[name][1])
 
 
-name_argument = click.argument("name", type=click.Choice(["ceph", "openstack", "k8s"]))
+name_argument = click.argument("name", type=click.Choice(list(TESTBEDS)))
 state_option = click.option(
     "--state",
     type=click.Path(path_type=Path, file_okay=False),
