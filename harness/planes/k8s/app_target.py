@@ -34,7 +34,6 @@ from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
-    WAITING_FAILURES,
     NotOurs,
     k8s_name,
     make_namespace,
@@ -43,6 +42,7 @@ from harness.planes.k8s.cluster import (
 )
 from harness.planes.k8s.pod_end import LastLines
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
+from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.provision_target import STEP_LABEL, Pace
 from harness.records.app_step import APP_DIR, PROJECTS_FILE, read_runs
 from harness.tools.apps import command
@@ -230,6 +230,7 @@ class K8sAppTarget:
         servers: dict[str, str] = {}  # redis, broker: each ready server's address
         served = isinstance(workload, command.ServedWorkload)
         signalled = False
+        waiting = WaitingWatch()
         last_lines = LastLines(self.core, CONTAINER, DONE)
         while pending:
             tick(time.monotonic() - started, None)
@@ -249,7 +250,7 @@ class K8sAppTarget:
                     continue
                 entry = seen[consumer]
                 if pod.metadata.name == SERVER:
-                    if problem := self._server_state(workload.tool, pod, started):
+                    if problem := self._server_state(workload.tool, pod, started, waiting):
                         entry["error"] = problem
                         pending.discard(consumer)
                     elif is_ready(pod):
@@ -271,7 +272,7 @@ class K8sAppTarget:
                 reason = waiting_reason(pod)
                 waited = time.monotonic() - started
                 late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
-                if reason in WAITING_FAILURES or late:
+                if waiting.hopeless(consumer, reason) or late:
                     entry["error"] = stuck(self.core, pod, reason, waited, claim="data")
                     pending.discard(consumer)
             if (
@@ -295,13 +296,13 @@ class K8sAppTarget:
             time.sleep(POLL_S)
         return "done"
 
-    def _server_state(self, tool: str, pod: Any, started: float) -> str:
+    def _server_state(self, tool: str, pod: Any, started: float, waiting: WaitingWatch) -> str:
         """Why a project's redis or broker server will not serve, or ''."""
         if pod.status.phase in ("Succeeded", "Failed"):  # its log says why
             return f"its {tool} server's pod ended {pod.status.phase}"
         reason = waiting_reason(pod)
         waited = time.monotonic() - started
-        if reason in WAITING_FAILURES or (
+        if waiting.hopeless(pod.metadata.name, reason) or (
             pod.status.phase == "Pending" and waited > self.options.pod_timeout
         ):
             why = stuck(self.core, pod, reason, waited, claim="data")

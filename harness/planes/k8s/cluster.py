@@ -22,15 +22,6 @@ LABEL = "volperf-campaign"
 NAMESPACE_KIND = "k8s-namespace"  # what created.json calls a namespace volperf made
 DELETE_POLL_S = 0.25
 REMAKE_TIMEOUT_S = 300  # a killed run's namespace, deleted to be made anew
-# a container waiting for one of these will not start by waiting longer
-WAITING_FAILURES = (
-    "ErrImagePull",
-    "ImagePullBackOff",
-    "ErrImageNeverPull",
-    "CrashLoopBackOff",
-    "CreateContainerConfigError",
-    "InvalidImageName",
-)
 
 
 def kubeconfig_path(given: Path | None) -> Path:

@@ -62,7 +62,6 @@ from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.k8s import databases as objects
 from harness.planes.k8s.cluster import (
     LABEL,
-    WAITING_FAILURES,
     NotOurs,
     absent,
     k8s_name,
@@ -72,6 +71,7 @@ from harness.planes.k8s.cluster import (
     waiting_reason,
 )
 from harness.planes.k8s.node_failure import NodeFailure, NodeFailureError, home_node
+from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.podexec import exec_in_pod
 from harness.planes.local.db_target import (
     LOAD_TIMEOUT_S,
@@ -246,6 +246,7 @@ class K8sDatabaseTarget:
     ) -> tuple[list[Any], str]:
         """The set's pods once all are Ready; or why not (a pod's name, state and events)."""
         started = time.monotonic()
+        waiting = WaitingWatch()
         while True:
             pods = self._pods(name)
             ready = [p for p in pods if _ready(p) and p.metadata.deletion_timestamp is None]
@@ -257,7 +258,9 @@ class K8sDatabaseTarget:
             waited = time.monotonic() - started
             for pod in pods:
                 reason = waiting_reason(pod)
-                if reason in WAITING_FAILURES or (waited > timeout and not _ready(pod)):
+                if waiting.hopeless(pod.metadata.name, reason) or (
+                    waited > timeout and not _ready(pod)
+                ):
                     return [], self._stuck(pod, reason, waited)
             if waited > timeout:
                 return (
@@ -561,12 +564,13 @@ class K8sDatabaseTarget:
 
     def _clients_ready(self, names: list[str], stop: threading.Event) -> str:
         deadline = time.monotonic() + self.options.pod_timeout
+        waiting = WaitingWatch()
         while time.monotonic() < deadline and not stop.is_set():
             pods = [self.core.read_namespaced_pod(n, self.namespace) for n in names]
             if all(_ready(p) for p in pods):
                 return ""
             for pod in pods:
-                if waiting_reason(pod) in WAITING_FAILURES:
+                if waiting.hopeless(pod.metadata.name, waiting_reason(pod)):
                     return self._stuck(pod, waiting_reason(pod), 0)
             time.sleep(POLL_S)
         return "stopped on request" if stop.is_set() else f"client pods not ready: {names}"

@@ -28,7 +28,6 @@ from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.fio_step import step_timeout
 from harness.planes.k8s.cluster import (
     LABEL,
-    WAITING_FAILURES,
     NotOurs,
     api_client,
     k8s_name,
@@ -38,6 +37,7 @@ from harness.planes.k8s.cluster import (
     waiting_reason,
 )
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
+from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
 from harness.tools.fio.printout import print_logs_command, split_printout
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
@@ -269,6 +269,7 @@ class K8sFioTarget:
         pending = {c.name for c in step.consumers}
         ready: set[str] = set()
         signalled = not self.options.start_together
+        waiting = WaitingWatch()
         while pending:
             tick(time.monotonic() - started, None)
             if stop.is_set():
@@ -295,7 +296,7 @@ class K8sFioTarget:
                 reason = waiting_reason(pod)
                 waited = time.monotonic() - started
                 late = pod.status.phase == "Pending" and waited > self.options.pod_timeout
-                if reason in WAITING_FAILURES or late:
+                if waiting.hopeless(pod.metadata.name, reason) or late:
                     entry["error"] = stuck(core, pod, reason, waited)
                     pending.discard(pod.metadata.name)
             if not signalled and pending and pending <= ready:

@@ -23,13 +23,13 @@ from harness.core.store import CampaignStore
 from harness.host.node_snapshot import NODES_DIR, SAMPLER_SCRIPT, epoch_of
 from harness.planes.k8s.cluster import (
     LABEL,
-    WAITING_FAILURES,
     NotOurs,
     k8s_name,
     last_events,
     make_namespace,
     waiting_reason,
 )
+from harness.planes.k8s.pod_waiting import WaitingWatch
 
 APP = "volperf-node-load"
 READY_TIMEOUT_S = 60
@@ -87,6 +87,7 @@ class NodeSampler:
             self.problem = f"its DaemonSet could not be made: {type(exc).__name__}: {exc}"
             return
         deadline = time.monotonic() + READY_TIMEOUT_S
+        waiting = WaitingWatch()
         while time.monotonic() < deadline:
             status = self.apps.read_namespaced_daemon_set(APP, self.namespace).status
             wanted = status.desired_number_scheduled or 0
@@ -94,7 +95,7 @@ class NodeSampler:
                 return
             for pod in self.core.list_namespaced_pod(self.namespace).items:
                 reason = waiting_reason(pod)
-                if reason in WAITING_FAILURES:  # waiting longer will not start it
+                if waiting.hopeless(pod.metadata.name, reason):
                     events = last_events(self.core, self.namespace, "Pod", pod.metadata.name)
                     self.problem = f"its pod {pod.metadata.name}: {reason}; {events}"
                     return

@@ -36,7 +36,6 @@ from harness.core.units import size_bytes
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
-    WAITING_FAILURES,
     NotOurs,
     begin_namespace_deletion,
     drain,
@@ -45,6 +44,7 @@ from harness.planes.k8s.cluster import (
     make_namespace,
     namespace_key,
 )
+from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.provision_step import PROVISION_FILE
 
 STEP_LABEL = "volperf-step"
@@ -96,6 +96,7 @@ class _Seen:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.claims: dict[tuple[str, str], dict[str, Any]] = {}
+        self.waiting = WaitingWatch()  # the pods' waiting reasons
 
     def note(self, key: tuple[str, str], field: str, value: Any, first: bool = True) -> None:
         with self.lock:
@@ -262,7 +263,7 @@ class K8sProvisionTarget:
         if ready and ready.get("status") == "True":
             seen.note(key, "ready_ms", _now_ms())
             seen.note(key, "ready_server_s", _stamp_s(ready.get("lastTransitionTime")))
-        elif waiting in WAITING_FAILURES:  # an image, a crash loop: no use waiting
+        elif seen.waiting.hopeless(key, waiting):  # an image, a crash loop: no use waiting
             seen.note(key, "cannot_start", waiting, first=False)
 
     def _create_all(
