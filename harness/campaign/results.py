@@ -25,7 +25,7 @@ from harness.records import stats
 from harness.records.aggregate import Warning, aggregate_step, mean_of_runs
 from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
 from harness.records.device_check import GAP_WARNING, compare, host_load
-from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv
+from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
 from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
 from harness.records.repeats import repeat_spreads
 from harness.records.steadystate import step_steadystate
@@ -294,12 +294,7 @@ def _read_logs(
     for record in records:
         span = running(logs[record.jobname], LOG_AVG_MS) if record.jobname in logs else None
         if record.window_estimated and span is not None:
-            # started when its first logged second began; ran for fio's own runtime (its
-            # last log line is stamped when fio exits, after closing the volume)
-            runtime = record.stop_ms - record.start_ms
-            record = replace(
-                record, start_ms=span[0], stop_ms=span[0] + runtime, window_estimated=False
-            )
+            record = measured_start(record, span[0])
         measured.append(record)
     return list(logs.values()), measured
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 
 from harness.core.redact import redact_text
@@ -212,6 +212,17 @@ def from_row(row: Mapping[str, str], context: ConsumerContext) -> FioConsumerRec
 
 def iso_time(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
+
+
+def measured_start(record: FioConsumerRecord, first_interval_ms: int) -> FioConsumerRecord:
+    """A fio < 3.36 job's record (no job_start: its start estimated from its output's stamp
+    less its runtime) with its start measured: the earlier of that estimate and the start
+    of its first logged interval, for its runtime. Neither comes before the real start,
+    and each can come after it: fio stamps its output after closing the file or volume,
+    and logs no interval in which nothing completed (a job stalled at its start)."""
+    runtime = record.stop_ms - record.start_ms
+    start = min(record.start_ms, first_interval_ms)
+    return replace(record, start_ms=start, stop_ms=start + runtime, window_estimated=False)
 
 
 def from_iso_time(stamp: str) -> int:

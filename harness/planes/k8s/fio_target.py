@@ -48,7 +48,10 @@ POLL_S = 0.5
 DELETE_TIMEOUT_S = 300
 LOGS = f"{SCRATCH}/logs"  # fio's per-second logs in the pod
 READY = f"{SCRATCH}/ready"  # made once prefilled: the pod's readiness probe
-START = f"{SCRATCH}/start"  # made by volperf once every pod is ready: fio starts
+START = f"{SCRATCH}/start"  # made by volperf once every pod is ready: when fio starts
+# fio starts at a whole second this far after the signal is sent, on the node's clock:
+# the pods share a start time, not the moments their signals (one exec each) arrive
+START_AHEAD_S = 3
 
 
 def _ms(moment: Any) -> int | None:
@@ -204,6 +207,9 @@ class K8sFioTarget:
             # together: ready once prefilled, then fio on volperf's signal (_signal)
             barrier = (
                 f"touch {READY}; while [ ! -e {START} ]; do sleep 0.05; done; "
+                f"at=$(cat {START}); "
+                'while [ "$(date +%s)" -lt "$((at - 1))" ]; do sleep 0.5; done; '
+                'while [ "$(date +%s)" -lt "$at" ]; do sleep 0.01; done; '
                 if self.options.start_together
                 else ""
             )
@@ -302,7 +308,10 @@ class K8sFioTarget:
             if not signalled and pending and pending <= ready:
                 signalled = True
                 pods = {name: (namespace, name) for name in sorted(pending)}
-                signal_start(core, pods, "fio", START, seen, stop)
+                at = int(time.time()) + START_AHEAD_S
+                for name in pods:
+                    seen[name]["start_at"] = at
+                signal_start(core, pods, "fio", START, seen, stop, dict.fromkeys(pods, str(at)))
             if time.monotonic() - started > limit:
                 for name in pending:
                     seen[name]["error"] = (

@@ -23,6 +23,7 @@ PODS_FILE = "pods.json"
 PODS_DIR = "pods"
 LOGS_SUFFIX = ".logs"  # raw/pods/<consumer>.logs/: fio's per-second logs of the pod
 TIMED = {"bound": "k8s pvc-bound", "running": "k8s pod-running"}
+LATE_S = 0.5  # a pod signalled this long after the pods' start time started late
 
 
 def is_k8s_step(raw: Path) -> bool:
@@ -58,6 +59,15 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                     f"{seen['signal_error']}",
                 )
             )
+        late = _late_s(seen)
+        if late >= LATE_S:
+            result.warnings.append(
+                Warning(
+                    "late-start",
+                    f"pod {consumer['name']}: volperf's start signal reached it {late:.1f} s "
+                    "after the pods' start time; it started at once, late",
+                )
+            )
         log = raw / PODS_DIR / f"{consumer['name']}.out"
         problem = seen.get("error", "")
         if not problem and log.exists():
@@ -90,3 +100,10 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
             )
         )
     return result
+
+
+def _late_s(seen: dict[str, Any]) -> float:
+    """How long after the pods' shared start time (start_at, s) the pod's signal arrived."""
+    if seen.get("start_at") is None or seen.get("signalled_ms") is None:
+        return 0.0
+    return max(0.0, seen["signalled_ms"] / 1000 - seen["start_at"])

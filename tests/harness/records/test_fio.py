@@ -13,6 +13,7 @@ from harness.records.fio import (
     FioConsumerRecord,
     fio_csv,
     from_row,
+    measured_start,
 )
 from harness.tools.fio.parse import parse_file
 
@@ -70,6 +71,17 @@ def test_row_carries_fios_numbers_in_reference_units(fio_fixture):
     assert row["role"] == "reader"
     assert reader.window_estimated  # fio 3.33 has no job_start
     assert reader.stop_ms == output.timestamp_ms
+
+
+def test_fio_3_33_starts_at_its_first_logged_interval_or_its_stamp_less_runtime(fio_fixture):
+    _, (reader, _) = records_of(fio_fixture("fio-3.33-jsonplus-reader-writer.out"))
+    runtime = reader.stop_ms - reader.start_ms
+    logged = measured_start(reader, reader.start_ms - 40)  # the output stamped 40 ms late
+    assert (logged.start_ms, logged.stop_ms) == (reader.start_ms - 40, reader.stop_ms - 40)
+    assert not logged.window_estimated
+    # nothing completed in its first 3 s, so its first logged interval began 3 s late
+    stalled = measured_start(reader, reader.start_ms + 3000)
+    assert (stalled.start_ms, stalled.stop_ms - stalled.start_ms) == (reader.start_ms, runtime)
 
 
 def test_fio_3_41_windows_come_from_job_start(fio_fixture):

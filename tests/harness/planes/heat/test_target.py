@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from harness.planes.ceph import images
+from harness.records.fio import from_iso_time
 from tests.harness.helpers import doc_source_copy, fio_json, lose_volume_and_run_agents, volperf
 from tests.harness.planes.heat.specs import heat_spec
 from tests.harness.report.html_tables import tables_of
@@ -115,7 +116,25 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
     if late:  # a VM that was late started at once and says by how much
         assert "late-start" in {w["code"] for w in second["warnings"]}
     else:
-        assert window["start_spread_s"] < 2, window
+        # each agent let its fio measure at the shared time (its own clock, to the second)
+        for stack in stacks:
+            for log in (campaign / "steps" / second["step"] / "raw" / "heat").glob(
+                f"{stack['name']}/logs-c*/agent.log"
+            ):
+                times = dict(field.split("=") for field in log.read_text().split())
+                assert times["started"] == times["start_at"] == str(heat["start_at"]), log
+        # and fio's own start stamps (job_start; in fio < 3.36 its output's stamp less its
+        # runtime) are within 2 s of each other. Not the window's start spread: that counts
+        # from each VM's first per-second log point, and fio writes no point for a second
+        # in which nothing completed, so a reader stalled behind the writers on this
+        # single-OSD testbed looked 3.2 s late in a suite run (its agent and fio both said
+        # it started on time).
+        starts = [
+            from_iso_time(r["starttime"])
+            for r in _rows(campaign / "fio.csv")
+            if r["step"] == second["step"]
+        ]
+        assert len(starts) == 4 and (max(starts) - min(starts)) / 1000 < 2, starts
     # they ran together: the common window, from the VMs' own per-second logs, covers the
     # 10 s runs but for the start spread just checked (under 2 s: the stand-in agents start
     # fio as the host's CPUs let them, with other tests running beside this one) and a

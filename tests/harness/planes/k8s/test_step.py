@@ -46,3 +46,18 @@ def test_a_pod_without_output_keeps_its_reason(tmp_path):
     assert not ok.error and failed.read is None and failed.write is None
     assert failed.error == "pod c02: Pending (ErrImageNeverPull) after 3 s; pod events: x"
     assert step.summary["pods_failed"] == 1
+
+
+def test_a_pod_signalled_after_the_shared_start_time_is_named_late(tmp_path):
+    folder = tmp_path / "step"
+    shutil.copytree(STEP, folder)
+    pods = json.loads((folder / "raw" / "pods.json").read_text())
+    at = 1_800_000_000
+    pods["consumers"]["c01"].update(start_at=at, signalled_ms=at * 1000 - 1200)
+    pods["consumers"]["c02"].update(start_at=at, signalled_ms=at * 1000 + 400)  # in time
+    (folder / "raw" / "pods.json").write_text(json.dumps(pods))
+    assert not k8s_step(folder / "raw", "002", _plan(folder), "b").warnings
+    pods["consumers"]["c02"]["signalled_ms"] = at * 1000 + 2500
+    (folder / "raw" / "pods.json").write_text(json.dumps(pods))
+    [late] = k8s_step(folder / "raw", "002", _plan(folder), "b").warnings
+    assert late.code == "late-start" and "pod c02" in late.message and "2.5 s" in late.message
