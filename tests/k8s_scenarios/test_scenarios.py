@@ -27,6 +27,7 @@ import pytest
 from harness.host.hoststats import device_for_path
 from harness.host.process import read_output
 from harness.planes.k8s.cluster import k8s_name
+from harness.records.fio import from_iso_time
 from harness.testbeds.k8s.configs import NODE
 from harness.tools.pgbench.parse import parse_run
 from harness.tools.sysbench.parse import parse_file
@@ -149,10 +150,17 @@ def test_each_class_gets_a_campaign_with_a_row_per_pod(scenario_run):
             job = fio_json(log)["jobs"][0]
             direction = "read" if row["rw"] == "randread" else "write"
             assert float(row[f"{direction}_iops"]) == pytest.approx(job[direction]["iops"])
-        # the 4 pods prefilled, then started fio together on volperf's signal
+        # the 4 pods prefilled, then started fio together at the time volperf's signal
+        # gave them: fio's own start stamps within a second (10 to 160 ms in suite runs)
         four = json.loads((campaign / "summary.json").read_text())["steps"][1]
-        assert four["concurrency"] == 4 and four["overlap"] > 0.9, four
+        starts = [from_iso_time(r["starttime"]) for r in rows if r["concurrency"] == "4"]
+        assert four["concurrency"] == 4 and (max(starts) - min(starts)) / 1000 < 1, starts
         assert four["window"]["start_spread_s"] < 2, four["window"]
+        # they ran together but for each one's drain past its 5 s: where a writer's last
+        # writes drained for 1.1 s (local-path, in a suite run), the overlap was 78 %, and
+        # the step must say so, not keep quiet
+        codes = {w["code"] for w in four["warnings"]}
+        assert four["overlap"] > 0.9 or "low-overlap" in codes, four
         assert four["window"]["read"]["consumers"] == four["window"]["write"]["consumers"] == 2
         assert all(float(r["window_read_iops"] or r["window_write_iops"]) > 0 for r in rows)
         # volperf's own requests to the cluster: PVCs, pods, watches, logs, the signal
