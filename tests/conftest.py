@@ -16,9 +16,10 @@ from harness.host.process import command_line
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
-from tests.harness.helpers import volperf
+from tests.harness.helpers import K8S_TEST_STATIC_PVS, volperf
 from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
-from tests.suite_groups import assign_groups, one_per_machine, register
+from tests.k8s_scenarios.scenario_runs import ScenarioRuns
+from tests.suite_groups import assign_groups, one_per_machine, order_turns, register
 
 # The suite runs beside testbeds and other tests on 2 cores: how long one example of a
 # property test takes says nothing of what it checks, so hypothesis's deadline is off.
@@ -28,6 +29,7 @@ settings.load_profile("volperf-suite")
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which appends the group to each test's id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    order_turns(items)
     assign_groups(items)
 
 
@@ -230,13 +232,14 @@ def host_leftovers(state: Path) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def k8s_testbed(
+def k8s_testbed_up(
     tmp_path_factory: pytest.TempPathFactory, k8s_ceph_testbed: CephTestbedInfo
 ) -> Iterator[K8sTestbedInfo]:
     """A real single-node Kubernetes from nothing but the cached builds and images (made
     if missing: about 8 minutes of Go on 2 cores), its class ceph-fs on its own Ceph
     testbed's CephFS, purged at the end, which checks that nothing of it is left on the
-    host."""
+    host. As brought up: the tests that use it alone run before any other of its group
+    (tests/suite_groups.py: TURNS)."""
     work = tmp_path_factory.mktemp("k8s-testbed")
     state = work / "state"
     with one_per_machine("k8s-testbed"):
@@ -248,6 +251,8 @@ def k8s_testbed(
             str(K8S_TEST_BASE_PORT),
             "--ceph-state",
             str(k8s_ceph_testbed.state),
+            "--static-pvs",
+            str(K8S_TEST_STATIC_PVS),
             cwd=work,
             timeout=3600,
         )
@@ -259,3 +264,41 @@ def k8s_testbed(
     assert down.returncode == 0, down.stderr
     assert host_leftovers(state) == []
     assert not state.exists()
+
+
+@pytest.fixture(scope="session")
+def k8s_scenarios(
+    tmp_path_factory: pytest.TempPathFactory, k8s_testbed_up: K8sTestbedInfo
+) -> Iterator[ScenarioRuns]:
+    """k8s_scenarios' runs on the testbed, started at the first test that shares the
+    cluster with them (tests/k8s_scenarios/scenario_runs.py); killed at the end if they
+    still run."""
+    runs = ScenarioRuns(k8s_testbed_up, tmp_path_factory.mktemp("k8s-scenarios"))
+    try:
+        runs.start()
+        yield runs
+    finally:
+        runs.stop()
+
+
+@pytest.fixture(scope="session")
+def k8s_testbed(k8s_scenarios: ScenarioRuns, k8s_testbed_up: K8sTestbedInfo) -> K8sTestbedInfo:
+    """The k8s testbed shared with k8s_scenarios' runs in the background: for tests that
+    leave the cluster as they found it (one node, the classes and their free volumes, no
+    volperf cleanup of the whole cluster) and whose figures are their own pods'."""
+    return k8s_testbed_up
+
+
+@pytest.fixture(scope="session")
+def k8s_scenarios_done(k8s_scenarios: ScenarioRuns) -> tuple[Path, subprocess.CompletedProcess]:
+    """k8s_scenarios' work folder and what their runs printed, once they have ended."""
+    return k8s_scenarios.wait()
+
+
+@pytest.fixture(scope="session")
+def k8s_testbed_alone(
+    k8s_scenarios_done: tuple[Path, subprocess.CompletedProcess], k8s_testbed_up: K8sTestbedInfo
+) -> K8sTestbedInfo:
+    """The k8s testbed once k8s_scenarios' runs have ended: for tests that change the
+    cluster (nodes added, crashed or drained; `up` again; `volperf cleanup`)."""
+    return k8s_testbed_up

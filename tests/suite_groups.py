@@ -51,8 +51,19 @@ TESTBED_GROUPS: dict[str, str] = {
     "openstack_campaigns": "openstack",
     "runner_stopped": "openstack",
     "k8s_ceph_testbed": "k8s",
+    "k8s_testbed_up": "k8s",
     "k8s_testbed": "k8s",
+    "k8s_scenarios": "k8s",
+    "k8s_scenarios_done": "k8s",
+    "k8s_testbed_alone": "k8s",
 }
+# A group's tests run in the order of the first of these fixtures each uses, from the
+# last to the first here (a stable sort: else in the order they were collected). The k8s
+# group's chain is the suite's longest, so k8s_scenarios run in the background while the
+# tests that share the cluster run (tests/conftest.py): first the tests of the testbed
+# as brought up, then those sharing it, then those of the scenarios' results, then those
+# that need the cluster to themselves.
+TURNS = ("k8s_testbed_alone", "k8s_scenarios_done", "k8s_testbed", "k8s_testbed_up")
 UNGROUPED = "spread"  # tests of no testbed: any worker takes them, a module at a time
 QUIET = "quiet"  # the mark of tests that run alone, and their group
 GROUP_PROPERTY = "volperf_group"
@@ -64,6 +75,19 @@ def group_of(fixturenames: list[str]) -> str | None:
     if len(groups) > 1:
         raise ValueError(f"uses the testbeds of groups {', '.join(groups)}")
     return groups[0] if groups else None
+
+
+def turn_of(fixturenames: list[str]) -> int:
+    """A test's place in its group's order (TURNS): 0 for a test that uses none of them."""
+    for index, name in enumerate(TURNS):
+        if name in fixturenames:
+            return len(TURNS) - index
+    return 0
+
+
+def order_turns(items: list[pytest.Item]) -> None:
+    """Sorts the tests, in place, by their turn (TURNS), else in collection order."""
+    items.sort(key=lambda item: turn_of(list(getattr(item, "fixturenames", []))))
 
 
 def assign_groups(items: list[pytest.Item]) -> None:

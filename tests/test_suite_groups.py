@@ -18,10 +18,11 @@ from tests.suite_groups import CPU_CGROUPS, group_of
 CONFTEST = """
 import os
 import pytest
-from tests.suite_groups import assign_groups, register
+from tests.suite_groups import assign_groups, order_turns, register
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
+    order_turns(items)
     assign_groups(items)
 
 def pytest_configure(config):
@@ -40,12 +41,34 @@ def openstack_testbed(ceph_testbed):
     _made("openstack")
 
 @pytest.fixture(scope="session")
-def k8s_testbed():
+def k8s_testbed_up():
     _made("k8s")
+
+@pytest.fixture(scope="session")
+def k8s_scenarios(k8s_testbed_up):
+    _made("k8s-scenarios")
+
+@pytest.fixture(scope="session")
+def k8s_testbed(k8s_scenarios):
+    pass
+
+@pytest.fixture(scope="session")
+def k8s_scenarios_done(k8s_scenarios):
+    pass
+
+@pytest.fixture(scope="session")
+def k8s_testbed_alone(k8s_scenarios_done):
+    pass
 """
 
 TESTS = """
 import pytest
+
+def test_pods_alone(k8s_testbed_alone):
+    _turn("alone")
+
+def test_pods_results(k8s_scenarios_done):
+    _turn("results")
 
 @pytest.mark.parametrize("n", range(4))
 def test_rbd(ceph_testbed, n):
@@ -58,6 +81,10 @@ def test_heat(openstack_testbed, n):
 @pytest.mark.parametrize("n", range(4))
 def test_pods(k8s_testbed, n):
     _cgroup(f"pods{n}")
+    _turn("shared")
+
+def test_pods_fresh(k8s_testbed_up):
+    _turn("fresh")
 
 @pytest.mark.parametrize("n", range(12))
 def test_unit(n, tmp_path_factory):
@@ -77,6 +104,11 @@ def _cgroup(name):
                           capture_output=True, text=True).stdout.strip()
     with open(os.path.join(os.environ["MADE_DIR"], "cgroups"), "a") as out:
         out.write(f"{name} {line.rsplit(':', 1)[-1] if line else '?'}\\n")
+
+def _turn(name):
+    import os
+    with open(os.path.join(os.environ["MADE_DIR"], "turns"), "a") as out:
+        out.write(name + "\\n")
 
 def _timed(name, seconds):
     import os, time
@@ -112,20 +144,26 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     ran = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
     }
-    assert len(ran) == 27, run.stdout
+    assert len(ran) == 30, run.stdout
     workers = {
         kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
         for kind in ("rbd", "heat", "pods")
     }
+    workers["pods"] |= {w for t, w in ran.items() if t.startswith("test_pods_")}
     # Ceph and OpenStack (on that Ceph) share one worker, Kubernetes has one of its own
     assert len(workers["rbd"] | workers["heat"]) == 1 and len(workers["pods"]) == 1
     assert workers["rbd"] != workers["pods"]
-    for testbed in ("ceph", "openstack", "k8s"):
+    for testbed in ("ceph", "openstack", "k8s", "k8s-scenarios"):
         assert len((made / testbed).read_text().splitlines()) == 1, testbed
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
-    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+4\s", table)
+    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+7\s", table)
     assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
+    # the k8s group in turns (suite_groups.TURNS), whatever the order in the file: the
+    # testbed as brought up, the tests that share it with the background scenarios, those
+    # of the scenarios' results, those that need it alone
+    turns = (made / "turns").read_text().split()
+    assert turns == ["fresh", "shared", "shared", "shared", "shared", "results", "alone"]
     # the quiet tests share a worker, and each ran while no other test did
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
     times = [line.split() for line in (made / "times").read_text().splitlines()]

@@ -91,6 +91,11 @@ def doc_source_copy(tmp_path: Path) -> Path:
     return source
 
 
+# the suite's k8s testbed's local-static PVs: k8s_scenarios' runs take about 40 while the
+# tests beside them take theirs (a used one stays Released until `up` again remakes it)
+K8S_TEST_STATIC_PVS = 64
+
+
 def k8s_scenarios_argv(
     k8s_testbed: Any, work: Path, *args: str, basetemp: Path | None = None
 ) -> list[str]:

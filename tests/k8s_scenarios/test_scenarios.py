@@ -4,7 +4,9 @@ each pod's own fio output; PVC provisioning events; sysbench and pgbench TPS per
 from the tools' own output; io-pause, replacement and recovery per deleted pod; git and
 build phase times per project from each pod's own lines, redis's and the broker's
 throughput from go-ycsb's and nats bench's own figures), each campaign's page and a
-StorageClass comparison page per scenario, built by Sphinx.
+StorageClass comparison page per scenario, built by Sphinx. The runs are made in the
+background of the k8s group's other tests (tests/k8s_scenarios/scenario_runs.py); these
+tests read what they made.
 
 A second test SIGKILLs a scenario's pytest while its StatefulSet is up and shows that
 `volperf cleanup` removes what it left."""
@@ -31,10 +33,9 @@ from harness.records.fio import from_iso_time
 from harness.testbeds.k8s.configs import NODE
 from harness.tools.pgbench.parse import parse_run
 from harness.tools.sysbench.parse import parse_file
-from tests.harness.helpers import doc_source_copy, fio_json, k8s_scenarios_argv, volperf
+from tests.harness.helpers import fio_json, k8s_scenarios_argv, volperf
+from tests.k8s_scenarios.scenario_runs import ALONE, CLASSES, REPO, SIDE_BY_SIDE
 
-REPO = Path(__file__).parents[2]
-CLASSES = ("local-path", "local-static")
 SCENARIOS = (
     "fio",
     "provision",
@@ -49,74 +50,12 @@ SCENARIOS = (
 )
 
 
-# The fio scenario's disk figures are set against the node disk's own counters
-# (test_node_load_of_a_fio_step_…), so it runs alone; the others check their pods' own
-# figures and cgroup counters, and run side by side, in pytest runs of their own on the
-# same cluster (each writes its scenarios' pages and comparisons), as evenly as their
-# times on this machine allow (seconds for both classes, warm: failover 84, pgbench 49;
-# build 72, sysbench 44, fileio 26; provision 56, broker 38, git 37, redis 33).
-ALONE = ("test_fio_pvc.py",)
-SIDE_BY_SIDE = (
-    ("test_failover.py", "test_pgbench.py"),
-    ("test_build.py", "test_mysql_sysbench.py", "test_sysbench_fileio.py"),
-    ("test_pvc_provisioning.py", "test_broker.py", "test_git.py", "test_redis.py"),
-)
-
-
-def _scenario_argv(k8s_testbed, work: Path, files: tuple[str, ...], index: int) -> list[str]:
-    argv = k8s_scenarios_argv(
-        k8s_testbed,
-        work,
-        *(str(REPO / "k8s_scenarios" / name) for name in files),
-        "--campaign",
-        "ci",
-        "--benchmark-disable-gc",
-        basetemp=work / f"basetemp-{index}",
-    )
-    for storage_class in CLASSES:
-        argv += ["--storage-class", storage_class]
-    return argv
-
-
 @pytest.fixture(scope="module")
-def scenario_run(k8s_testbed, tmp_path_factory):
-    """Every scenario but migration (it needs two nodes and a class that follows the pods:
-    its own test runs it on the two-node testbed, tests/harness/planes/k8s/test_migration.py)
-    on both classes; what the runs printed, one after the other, and the first failure's
-    exit status."""
-    work = tmp_path_factory.mktemp("k8s-scenarios")
-    doc_source_copy(work)
-    started = time.monotonic()
-    runs = [
-        subprocess.run(
-            _scenario_argv(k8s_testbed, work, ALONE, 0),
-            cwd=work,
-            capture_output=True,
-            text=True,
-            timeout=2400,
-        )
-    ]
-    side_by_side = [
-        subprocess.Popen(
-            _scenario_argv(k8s_testbed, work, files, index),
-            cwd=work,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for index, files in enumerate(SIDE_BY_SIDE, start=1)
-    ]
-    for process in side_by_side:
-        stdout, stderr = process.communicate(timeout=2400)
-        runs.append(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr))
-    print(f"k8s_scenarios on both classes: {time.monotonic() - started:.0f} s")
-    done = subprocess.CompletedProcess(
-        [run.args for run in runs],
-        next((run.returncode for run in runs if run.returncode), 0),
-        "\n".join(run.stdout for run in runs),
-        "\n".join(run.stderr for run in runs),
-    )
-    return work, done
+def scenario_run(k8s_scenarios_done):
+    """Every scenario but migration on both classes, run in the background of the k8s
+    group's other tests (tests/k8s_scenarios/scenario_runs.py): their work folder, what
+    the runs printed, one after the other, and the first failure's exit status."""
+    return k8s_scenarios_done
 
 
 def _rows(path: Path) -> list[dict[str, str]]:

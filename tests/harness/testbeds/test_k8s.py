@@ -16,13 +16,15 @@ import pytest
 
 from harness.host import loopdev
 from harness.testbeds.k8s.images import FIO
-from harness.testbeds.k8s.testbed import BLOCK_PVS, COUNTING_BPS, STATIC_PVS, disk_of
-from tests.harness.helpers import k8s_status, k8s_up, volperf
+from harness.testbeds.k8s.testbed import BLOCK_PVS, COUNTING_BPS, disk_of
+from tests.harness.helpers import K8S_TEST_STATIC_PVS, k8s_status, k8s_up, volperf
 
 
-def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed, k8s_ceph_testbed):
+def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed_up, k8s_ceph_testbed):
+    """Run first of the k8s group, as brought up (tests/suite_groups.py: TURNS)."""
     from kubernetes import client
 
+    k8s_testbed = k8s_testbed_up
     report = k8s_status(k8s_testbed)
     assert report["ready"]
     assert {d["name"] for d in report["daemons"] if d["pid"]} == {
@@ -60,7 +62,8 @@ def test_up_from_nothing_is_ready_with_its_storage_classes(k8s_testbed, k8s_ceph
     assert ceph_report["ready"] and ceph_report["health"].endswith(", MDS 1/1 active")
     assert (k8s_ceph_testbed.state / "ceph.client.k8s.keyring").stat().st_mode & 0o077 == 0
     pvs = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-static=true")
-    assert len(pvs.items) == STATIC_PVS and {pv.status.phase for pv in pvs.items} == {"Available"}
+    assert len(pvs.items) == K8S_TEST_STATIC_PVS  # as the suite asked for (default STATIC_PVS)
+    assert {pv.status.phase for pv in pvs.items} == {"Available"}
     # local-block: each PV a loop device on its own sparse file in the state dir
     assert classes["local-block"].provisioner == "kubernetes.io/no-provisioner"
     blocks = client.CoreV1Api(api).list_persistent_volume(label_selector="volperf-block=true")
@@ -177,11 +180,13 @@ def test_fio_runs_in_a_pod_on_a_pvc_of_each_class(k8s_testbed, storage_class):
     )
 
 
-def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed):
+def test_up_again_starts_nothing_new_and_puts_static_pvs_back(k8s_testbed_alone):
+    """Once nothing else uses the cluster: every PV is free again."""
     from kubernetes import client
 
+    k8s_testbed = k8s_testbed_alone
     before = {d["name"]: d["pid"] for d in k8s_status(k8s_testbed)["daemons"]}
-    more = STATIC_PVS + 4
+    more = K8S_TEST_STATIC_PVS + 4
     for options in (["--static-pvs", str(more)], []):  # more PVs, then kept as the testbed's
         again = k8s_up(k8s_testbed, *options)
         assert f"local-static ({more} pre-made local PVs" in " ".join(again.stderr.split())
@@ -214,7 +219,9 @@ def _pod(core, namespace: str, name: str, node: str, command: str, claim: str | 
     core.create_namespaced_pod(namespace, {"metadata": {"name": name}, "spec": spec})
 
 
-def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8s_testbed):
+def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(
+    k8s_testbed_alone,
+):
     """`up --nodes 2` adds volperf-node-2 (its own kubelet, containerd, bridge, subnet and
     cgroup root): both Ready; a pod the scheduler puts on it reaches a pod on the first
     node; a local-static volume keeps a pod from it (node-bound, the scheduler says so);
@@ -224,6 +231,7 @@ def test_a_second_node_runs_pods_routed_to_the_first_and_goes_without_a_trace(k8
 
     from harness.testbeds.k8s.configs import NODES
 
+    k8s_testbed = k8s_testbed_alone
     first, second = NODES
     core = client.CoreV1Api(k8s_testbed.api())
 

@@ -43,10 +43,12 @@ EVERY_ROW = {"before": TABLES * TABLE_SIZE, "after": TABLES * TABLE_SIZE}  # of 
 
 
 @pytest.fixture(scope="module")
-def two_nodes(k8s_testbed):
-    k8s_up(k8s_testbed, "--nodes", "2")
-    yield k8s_testbed
-    k8s_up(k8s_testbed, "--nodes", "1")
+def two_nodes(k8s_testbed_alone):
+    """A second node added, once nothing else runs on the cluster (its pods could land
+    there), removed at the end."""
+    k8s_up(k8s_testbed_alone, "--nodes", "2")
+    yield k8s_testbed_alone
+    k8s_up(k8s_testbed_alone, "--nodes", "1")
 
 
 def _core(k8s_testbed):
