@@ -127,13 +127,16 @@ def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
     built = build_html(source, html)
     assert built.returncode == 0, built.stderr
     tables = tables_of(html / "test_results" / "rally-sweep" / "index.html")
+    # what Rally said of any failed iteration (the step's warnings), for the message
+    steps = json.loads((campaign / "summary.json").read_text())["steps"]
+    said = [w["message"] for s in steps for w in s["warnings"]]
     for scenario in SCENARIOS:
         for concurrency in (2, 4):
             table = tables[
                 f"Response times, {scenario}, {concurrency} iterations (concurrency {concurrency})"
             ]
             assert table[0][0] == "Action" and table[-3][0] == "total"
-            assert table[-3][-1] == str(concurrency) and table[-3][-2] == "100.0%"
+            assert table[-3][-1] == str(concurrency) and table[-3][-2] == "100.0%", said
 
 
 def test_nothing_is_left_in_the_cloud_and_no_credentials_in_the_campaign(
