@@ -177,6 +177,7 @@ def openstack_campaigns(
         openstack_testbed.clouds_yaml,
         ceph_testbed.conf,
         openstack_testbed.connection(),
+        openstack_testbed.state / "log",
     )
 
 

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,28 @@ class OpenStackCampaigns:
     watch: CloudWatch
     rbd_left: dict[str, list[str]]  # pool -> images, once all three had ended
     clone_parents: dict[str, dict[str, list[str]]]  # volume-ID.deleted: snapshot: children
+    service_errors: list[str]  # what the services logged as ERROR meanwhile (for messages)
+
+
+SERVICE_ERRORS_KEPT = 40
+
+
+def service_errors(log_dir: Path, since: datetime) -> list[str]:
+    """The testbed's services' ERROR lines logged since ``since`` (oslo.log's local time
+    stamps), file by file and cut short: a failed iteration's message names the cloud's
+    side of it, which a CI run's output is the only place to read."""
+    found = []
+    for log in sorted(log_dir.glob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if " ERROR " not in line:
+                continue
+            try:
+                stamp = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S.%f")
+            except ValueError:
+                continue
+            if stamp >= since:
+                found.append(f"{log.stem}: {line[24:300]}")
+    return found[:SERVICE_ERRORS_KEPT]
 
 
 def _workload(name: str) -> dict[str, Any]:
@@ -127,7 +150,9 @@ def _finish(
     return CampaignRun(work / "results" / name, done, time.monotonic() - started, state)
 
 
-def run_all(work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any) -> OpenStackCampaigns:
+def run_all(
+    work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any, log_dir: Path
+) -> OpenStackCampaigns:
     target = {"type": "openstack", "cloud": "volperf-testbed", "clouds_yaml": str(clouds_yaml)}
     sweep_spec = {
         "name": "rally-sweep",
@@ -150,7 +175,7 @@ def run_all(work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any) -> OpenSt
     watch = CloudWatch(conn, ceph_conf)
     watcher = threading.Thread(target=watch.watch, daemon=True)
     watcher.start()
-    started = time.monotonic()
+    started, since = time.monotonic(), datetime.now()
     sweep, sweep_state = _start(work / "sweep", "rally", sweep_spec)
     lifecycle, lifecycle_state = _start(work / "lifecycle", "rally", lifecycle_spec)
     # 10 s runs: on this 2-core testbed fio's own runtime of a VM ran up to 0.75 s past
@@ -184,4 +209,6 @@ def run_all(work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any) -> OpenSt
             rbd(ceph_conf, "snap", "unprotect", snap)
             rbd(ceph_conf, "snap", "rm", snap)
         rbd(ceph_conf, "rm", f"{POOL}/{parent}")
-    return OpenStackCampaigns(ran_sweep, ran_lifecycle, ran_heat, watch, left, parents)
+    return OpenStackCampaigns(
+        ran_sweep, ran_lifecycle, ran_heat, watch, left, parents, service_errors(log_dir, since)
+    )

@@ -25,8 +25,11 @@ def lifecycle(openstack_campaigns):
     return ran.campaign, ran.run, openstack_campaigns.watch
 
 
-def test_every_lifecycle_workload_succeeds_and_rally_csv_equals_rallys_statistics(lifecycle):
+def test_every_lifecycle_workload_succeeds_and_rally_csv_equals_rallys_statistics(
+    lifecycle, openstack_campaigns
+):
     campaign, run, _ = lifecycle
+    logged = openstack_campaigns.service_errors  # the cloud's side of a failed iteration
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     [step] = sorted((campaign / "steps").iterdir())
     document = load_export(step / "raw" / "rally.json")
@@ -36,8 +39,8 @@ def test_every_lifecycle_workload_succeeds_and_rally_csv_equals_rallys_statistic
     for scenario, workload in done.items():
         runner = next(iter(workload["runner"].values()))
         assert (runner["times"], runner["concurrency"]) == (2, 2), scenario
-        assert workload["pass_sla"], scenario
-        assert [i["error"] for i in workload["data"]] == [[], []], scenario
+        assert workload["pass_sla"], (scenario, [i["error"] for i in workload["data"]], logged)
+        assert [i["error"] for i in workload["data"]] == [[], []], (scenario, logged)
     assert check_rally_csv(campaign) > 12 * 2
     # Rally polled as the spec said: at its defaults no delete could take under 2 s
     assert (

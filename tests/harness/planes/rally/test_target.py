@@ -114,7 +114,9 @@ def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
     assert checked == 2 * (7 + 4)  # per step: 6 actions + total, 3 actions + total
 
 
-def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
+def test_report_page_shows_the_table_per_concurrency_and_plots(
+    sweep, openstack_campaigns, tmp_path
+):
     campaign, _, _ = sweep
     source = doc_source_copy(tmp_path)
     done = volperf("report", str(campaign), "--doc-source", str(source), cwd=tmp_path)
@@ -129,7 +131,7 @@ def test_report_page_shows_the_table_per_concurrency_and_plots(sweep, tmp_path):
     tables = tables_of(html / "test_results" / "rally-sweep" / "index.html")
     # what Rally said of any failed iteration (the step's warnings), for the message
     steps = json.loads((campaign / "summary.json").read_text())["steps"]
-    said = [w["message"] for s in steps for w in s["warnings"]]
+    said = [w["message"] for s in steps for w in s["warnings"]] + openstack_campaigns.service_errors
     for scenario in SCENARIOS:
         for concurrency in (2, 4):
             table = tables[
