@@ -292,7 +292,8 @@ def k8s_testbed(k8s_scenarios: ScenarioRuns, k8s_testbed_up: K8sTestbedInfo) -> 
 
 @pytest.fixture(scope="session")
 def k8s_scenarios_done(k8s_scenarios: ScenarioRuns) -> tuple[Path, subprocess.CompletedProcess]:
-    """k8s_scenarios' work folder and what their runs printed, once they have ended."""
+    """k8s_scenarios' work folder and what their side-by-side runs printed, once they have
+    ended."""
     return k8s_scenarios.wait()
 
 
@@ -300,6 +301,15 @@ def k8s_scenarios_done(k8s_scenarios: ScenarioRuns) -> tuple[Path, subprocess.Co
 def k8s_testbed_alone(
     k8s_scenarios_done: tuple[Path, subprocess.CompletedProcess], k8s_testbed_up: K8sTestbedInfo
 ) -> K8sTestbedInfo:
-    """The k8s testbed once k8s_scenarios' runs have ended: for tests that change the
-    cluster (nodes added, crashed or drained; `up` again; `volperf cleanup`)."""
+    """The k8s testbed once k8s_scenarios' side-by-side runs have ended: for tests that
+    change the cluster (nodes added, crashed or drained; `up` again) or time it."""
     return k8s_testbed_up
+
+
+@pytest.fixture(scope="session")
+def k8s_scenarios_all(
+    k8s_scenarios: ScenarioRuns, k8s_testbed_alone: K8sTestbedInfo
+) -> tuple[Path, subprocess.CompletedProcess]:
+    """k8s_scenarios' fio scenario run alone, last of the k8s group (its disk figures are
+    set against the node disk's counters): the work folder and what every run printed."""
+    return k8s_scenarios.run_alone()

@@ -56,14 +56,21 @@ TESTBED_GROUPS: dict[str, str] = {
     "k8s_scenarios": "k8s",
     "k8s_scenarios_done": "k8s",
     "k8s_testbed_alone": "k8s",
+    "k8s_scenarios_all": "k8s",
 }
 # A group's tests run in the order of the first of these fixtures each uses, from the
 # last to the first here (a stable sort: else in the order they were collected). The k8s
 # group's chain is the suite's longest, so k8s_scenarios run in the background while the
 # tests that share the cluster run (tests/conftest.py): first the tests of the testbed
 # as brought up, then those sharing it, then those of the scenarios' results, then those
-# that need the cluster to themselves.
-TURNS = ("k8s_testbed_alone", "k8s_scenarios_done", "k8s_testbed", "k8s_testbed_up")
+# that need the cluster to themselves, and last the fio scenario's (its disk figures).
+TURNS = (
+    "k8s_scenarios_all",
+    "k8s_testbed_alone",
+    "k8s_scenarios_done",
+    "k8s_testbed",
+    "k8s_testbed_up",
+)
 UNGROUPED = "spread"  # tests of no testbed: any worker takes them, a module at a time
 QUIET = "quiet"  # the mark of tests that run alone, and their group
 GROUP_PROPERTY = "volperf_group"

@@ -59,10 +59,17 @@ def k8s_scenarios_done(k8s_scenarios):
 @pytest.fixture(scope="session")
 def k8s_testbed_alone(k8s_scenarios_done):
     pass
+
+@pytest.fixture(scope="session")
+def k8s_scenarios_all(k8s_testbed_alone):
+    pass
 """
 
 TESTS = """
 import pytest
+
+def test_pods_last(k8s_scenarios_all):
+    _turn("last")
 
 def test_pods_alone(k8s_testbed_alone):
     _turn("alone")
@@ -144,7 +151,7 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     ran = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
     }
-    assert len(ran) == 30, run.stdout
+    assert len(ran) == 31, run.stdout
     workers = {
         kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
         for kind in ("rbd", "heat", "pods")
@@ -157,13 +164,13 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
         assert len((made / testbed).read_text().splitlines()) == 1, testbed
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
-    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+7\s", table)
+    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+8\s", table)
     assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
     # the k8s group in turns (suite_groups.TURNS), whatever the order in the file: the
     # testbed as brought up, the tests that share it with the background scenarios, those
-    # of the scenarios' results, those that need it alone
+    # of the scenarios' results, those that need it alone, the one that runs last
     turns = (made / "turns").read_text().split()
-    assert turns == ["fresh", "shared", "shared", "shared", "shared", "results", "alone"]
+    assert turns == ["fresh", *["shared"] * 4, "results", "alone", "last"]
     # the quiet tests share a worker, and each ran while no other test did
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
     times = [line.split() for line in (made / "times").read_text().splitlines()]
