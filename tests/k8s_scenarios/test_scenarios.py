@@ -249,8 +249,9 @@ def test_fileio_pods_report_sysbench_s_own_rates_and_the_disk_s_reads(scenario_r
         use = step["storage"]
         assert not use["memory_not_storage"] and use["memory_bytes"] == 0, use
         assert "database containers' cgroup v1 blkio.throttle" in use["device"]
-        # direct reads: the disk read as often as sysbench did, over the run's window
-        # (its start-up inside: a little less)
+        # direct reads: the disk read as often as sysbench did, over sysbench's own run
+        # time (over the exec's, which took 1.6 s to start beside the other scenarios'
+        # runs, the rate was 23 % low: run24, fixtures/fileio-exec in tests/harness/records)
         reads = step["db"]["reads_per_s_total"]
         assert 0.8 * reads < use["device_read_iops"] < 1.2 * reads, use
         assert not step["warnings"], step["warnings"]
