@@ -41,14 +41,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 # fixture -> the group of every test that uses it, directly or through another fixture
 TESTBED_GROUPS: dict[str, str] = {
     "ceph_testbed": "openstack",
-    "openstack_testbed": "openstack",
+    "openstack_bring_up": "openstack",
+    "openstack_testbed_up": "openstack",
+    "openstack_campaigns_started": "openstack",
+    "openstack_busy": "openstack",
     "openstack_campaigns": "openstack",
+    "openstack_testbed": "openstack",
     "runner_stopped": "openstack",
     "k8s_ceph_testbed": "k8s",
     "k8s_testbed_up": "k8s",
@@ -59,18 +64,32 @@ TESTBED_GROUPS: dict[str, str] = {
     "k8s_scenarios_all": "k8s",
 }
 # A group's tests run in the order of the first of these fixtures each uses, from the
-# last to the first here (a stable sort: else in the order they were collected). The k8s
-# group's chain is the suite's longest, so k8s_scenarios run in the background while the
-# tests that share the cluster run (tests/conftest.py): first the tests of the testbed
-# as brought up, then those sharing it, then those of the scenarios' results, then those
-# that need the cluster to themselves, and last the fio scenario's (its disk figures).
+# last to the first here (a stable sort: else in the order they were collected). The
+# testbeds' groups are the suite's longest chains, so what waits on a testbed goes on in
+# the background while other tests of the group run (tests/conftest.py).
+# k8s: k8s_scenarios run in the background while the tests that share the cluster run:
+# first the tests of the testbed as brought up, then those sharing it, then those of the
+# scenarios' results, then those that need the cluster to themselves, and last the fio
+# scenario's (its disk figures).
+# openstack: the Ceph testbed's own tests while the OpenStack testbed comes up (STARTED
+# EARLY), then the tests of the cloud as brought up, then those that only look at it or
+# make and remove small things of their own while the campaigns run in the background,
+# then those of the campaigns' results, last those that need the cloud to themselves.
 TURNS = (
     "k8s_scenarios_all",
     "k8s_testbed_alone",
     "k8s_scenarios_done",
     "k8s_testbed",
     "k8s_testbed_up",
+    "openstack_testbed",
+    "openstack_campaigns",
+    "openstack_busy",
+    "openstack_testbed_up",
 )
+# a fixture whose setup only starts work in the background -> a fixture after which it
+# can start: when a selected test needs the former, every test that uses the latter
+# starts it too (the first one to run does), so the work goes on while they run
+STARTED_EARLY = {"openstack_bring_up": "ceph_testbed"}
 UNGROUPED = "spread"  # tests of no testbed: any worker takes them, a module at a time
 QUIET = "quiet"  # the mark of tests that run alone, and their group
 GROUP_PROPERTY = "volperf_group"
@@ -95,6 +114,27 @@ def turn_of(fixturenames: list[str]) -> int:
 def order_turns(items: list[pytest.Item]) -> None:
     """Sorts the tests, in place, by their turn (TURNS), else in collection order."""
     items.sort(key=lambda item: turn_of(list(getattr(item, "fixturenames", []))))
+
+
+def start_early(items: list[pytest.Item]) -> None:
+    """Adds each fixture of STARTED_EARLY to the tests that use the fixture it can start
+    after, when a selected test needs it: right after that one in the test's fixtures,
+    which are set up in their list's order (before the module's own)."""
+    names = [getattr(item, "fixturenames", None) for item in items]
+    for started, after in STARTED_EARLY.items():
+        if not any(started in (fixtures or []) for fixtures in names):
+            continue
+        for fixtures in names:
+            if fixtures is not None and after in fixtures and started not in fixtures:
+                fixtures.insert(fixtures.index(after) + 1, started)
+
+
+def arrange(items: list[pytest.Item]) -> None:
+    """The suite's collection hook: early starts, turns, groups (in that order: the
+    groups follow from the fixtures, the early ones included)."""
+    start_early(items)
+    order_turns(items)
+    assign_groups(items)
 
 
 def assign_groups(items: list[pytest.Item]) -> None:
@@ -224,6 +264,14 @@ class CpuWeights:
 
 def quiet_lock_path() -> Path:
     return lock_dir() / "quiet.lock"
+
+
+def quiet_shared() -> IO[str]:
+    """The quiet lock held shared, as a test holds it, by work that goes on in the
+    background between tests (no quiet test runs beside it): close the file to let go."""
+    handle = quiet_lock_path().open("a")
+    fcntl.flock(handle, fcntl.LOCK_SH)
+    return handle
 
 
 class QuietWindow:

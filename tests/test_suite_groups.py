@@ -18,12 +18,11 @@ from tests.suite_groups import CPU_CGROUPS, group_of
 CONFTEST = """
 import os
 import pytest
-from tests.suite_groups import assign_groups, order_turns, register
+from tests.suite_groups import arrange, register
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    order_turns(items)
-    assign_groups(items)
+    arrange(items)
 
 def pytest_configure(config):
     register(config)
@@ -37,8 +36,33 @@ def ceph_testbed():
     _made("ceph")
 
 @pytest.fixture(scope="session")
-def openstack_testbed(ceph_testbed):
+def openstack_bring_up(ceph_testbed):
     _made("openstack")
+    _os_turn("bring-up")
+
+@pytest.fixture(scope="session")
+def openstack_testbed_up(openstack_bring_up):
+    pass
+
+@pytest.fixture(scope="session")
+def openstack_campaigns_started(openstack_testbed_up):
+    _os_turn("campaigns-started")
+
+@pytest.fixture(scope="session")
+def openstack_busy(openstack_campaigns_started):
+    pass
+
+@pytest.fixture(scope="session")
+def openstack_campaigns(openstack_campaigns_started):
+    pass
+
+@pytest.fixture(scope="session")
+def openstack_testbed(openstack_testbed_up):
+    pass
+
+def _os_turn(name):
+    with open(os.path.join(os.environ["MADE_DIR"], "os-turns"), "a") as out:
+        out.write(name + "\\n")
 
 @pytest.fixture(scope="session")
 def k8s_testbed_up():
@@ -78,12 +102,23 @@ def test_pods_results(k8s_scenarios_done):
     _turn("results")
 
 @pytest.mark.parametrize("n", range(4))
-def test_rbd(ceph_testbed, n):
-    _cgroup(f"rbd{n}")
-
-@pytest.mark.parametrize("n", range(4))
 def test_heat(openstack_testbed, n):
     _cgroup(f"heat{n}")
+    _turn("alone", "os-turns")
+
+def test_cloud_results(openstack_campaigns):
+    _turn("results", "os-turns")
+
+def test_cloud_busy(openstack_busy):
+    _turn("busy", "os-turns")
+
+def test_cloud_fresh(openstack_testbed_up):
+    _turn("fresh", "os-turns")
+
+@pytest.mark.parametrize("n", range(4))
+def test_rbd(ceph_testbed, n):
+    _cgroup(f"rbd{n}")
+    _turn("ceph", "os-turns")
 
 @pytest.mark.parametrize("n", range(4))
 def test_pods(k8s_testbed, n):
@@ -112,9 +147,9 @@ def _cgroup(name):
     with open(os.path.join(os.environ["MADE_DIR"], "cgroups"), "a") as out:
         out.write(f"{name} {line.rsplit(':', 1)[-1] if line else '?'}\\n")
 
-def _turn(name):
+def _turn(name, file="turns"):
     import os
-    with open(os.path.join(os.environ["MADE_DIR"], "turns"), "a") as out:
+    with open(os.path.join(os.environ["MADE_DIR"], file), "a") as out:
         out.write(name + "\\n")
 
 def _timed(name, seconds):
@@ -151,12 +186,13 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     ran = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
     }
-    assert len(ran) == 31, run.stdout
+    assert len(ran) == 34, run.stdout
     workers = {
         kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
         for kind in ("rbd", "heat", "pods")
     }
     workers["pods"] |= {w for t, w in ran.items() if t.startswith("test_pods_")}
+    workers["heat"] |= {w for t, w in ran.items() if t.startswith("test_cloud_")}
     # Ceph and OpenStack (on that Ceph) share one worker, Kubernetes has one of its own
     assert len(workers["rbd"] | workers["heat"]) == 1 and len(workers["pods"]) == 1
     assert workers["rbd"] != workers["pods"]
@@ -164,13 +200,26 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
         assert len((made / testbed).read_text().splitlines()) == 1, testbed
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
-    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+8\s", table)
+    assert re.search(r"openstack\s+11\s", table) and re.search(r"k8s\s+8\s", table)
     assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
     # the k8s group in turns (suite_groups.TURNS), whatever the order in the file: the
     # testbed as brought up, the tests that share it with the background scenarios, those
     # of the scenarios' results, those that need it alone, the one that runs last
     turns = (made / "turns").read_text().split()
     assert turns == ["fresh", *["shared"] * 4, "results", "alone", "last"]
+    # the openstack group likewise: the cloud's bring-up started with the first test of
+    # Ceph (suite_groups.STARTED_EARLY), those tests run while it comes up; then the cloud
+    # as brought up, beside the campaigns, their results, and the cloud alone
+    turns = (made / "os-turns").read_text().split()
+    assert turns == [
+        "bring-up",
+        *["ceph"] * 4,
+        "fresh",
+        "campaigns-started",
+        "busy",
+        "results",
+        *["alone"] * 4,
+    ]
     # the quiet tests share a worker, and each ran while no other test did
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
     times = [line.split() for line in (made / "times").read_text().splitlines()]

@@ -16,7 +16,6 @@ tests: at the start of the run, run beside them, the disk did 10 % more than fio
 
 from __future__ import annotations
 
-import fcntl
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.harness.helpers import doc_source_copy, k8s_scenarios_argv
-from tests.suite_groups import quiet_lock_path
+from tests.suite_groups import quiet_shared
 
 REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
@@ -70,8 +69,7 @@ class ScenarioRuns:
     def start(self) -> None:
         """Starts the side-by-side runs."""
         doc_source_copy(self.work)
-        self.quiet = quiet_lock_path().open("a")
-        fcntl.flock(self.quiet, fcntl.LOCK_SH)
+        self.quiet = quiet_shared()
         self.started = time.monotonic()
         self.going = [
             subprocess.Popen(
