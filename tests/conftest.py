@@ -18,11 +18,7 @@ from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import K8S_TEST_STATIC_PVS, volperf
-from tests.harness.planes.openstack_campaigns import (
-    CampaignsRunning,
-    OpenStackCampaigns,
-    start_all,
-)
+from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
 from tests.k8s_scenarios.scenario_runs import ScenarioRuns
 from tests.suite_groups import arrange, one_per_machine, quiet_shared, register
 
@@ -225,9 +221,9 @@ def openstack_bring_up(
 
 
 @pytest.fixture(scope="session")
-def openstack_testbed_up(openstack_bring_up: BringUp) -> OpenStackTestbedInfo:
-    """The OpenStack testbed once its bring-up has ended: for the tests of the testbed
-    as brought up."""
+def openstack_testbed(openstack_bring_up: BringUp) -> OpenStackTestbedInfo:
+    """The OpenStack testbed once its bring-up has ended (its tests run after those of
+    Ceph alone: tests/suite_groups.py, TURNS)."""
     up = openstack_bring_up.wait()
     state = openstack_bring_up.state
     return OpenStackTestbedInfo(
@@ -235,67 +231,21 @@ def openstack_testbed_up(openstack_bring_up: BringUp) -> OpenStackTestbedInfo:
     )
 
 
-@dataclass
-class CloudShared:
-    """Whether the campaigns run in the background, and whether a test has had the cloud
-    to itself (the worker that runs the openstack group has one)."""
-
-    campaigns: CampaignsRunning | None = None
-    alone: bool = False
-
-
-CLOUD_SHARED = CloudShared()
-
-
 @pytest.fixture(scope="session")
-def openstack_campaigns_started(
+def openstack_campaigns(
     tmp_path_factory: pytest.TempPathFactory,
-    openstack_testbed_up: OpenStackTestbedInfo,
+    openstack_testbed: OpenStackTestbedInfo,
     ceph_testbed: CephTestbedInfo,
-) -> Iterator[CampaignsRunning]:
-    """Rally's control-plane sweep and lifecycle campaign and a Heat sweep, started at
-    once on the session's OpenStack testbed (tests/harness/planes/openstack_campaigns.py);
-    killed at the end if they still run. Once a test has had the cloud to itself, they
-    are waited for at once, never beside one."""
-    running = start_all(
+) -> OpenStackCampaigns:
+    """Rally's control-plane sweep and lifecycle campaign and a Heat sweep, run at once on
+    the session's OpenStack testbed (tests/harness/planes/openstack_campaigns.py)."""
+    return run_all(
         tmp_path_factory.mktemp("openstack-campaigns"),
-        openstack_testbed_up.clouds_yaml,
+        openstack_testbed.clouds_yaml,
         ceph_testbed.conf,
-        openstack_testbed_up.connection(),
-        openstack_testbed_up.state / "log",
+        openstack_testbed.connection(),
+        openstack_testbed.state / "log",
     )
-    CLOUD_SHARED.campaigns = running
-    try:
-        if CLOUD_SHARED.alone:
-            running.wait()
-        yield running
-    finally:
-        running.stop()
-
-
-@pytest.fixture(scope="session")
-def openstack_busy(
-    openstack_campaigns_started: CampaignsRunning, openstack_testbed_up: OpenStackTestbedInfo
-) -> OpenStackTestbedInfo:
-    """The OpenStack testbed while the campaigns run on it: for tests that only look at
-    the cloud or make and remove small things of their own, whose figures are none."""
-    return openstack_testbed_up
-
-
-@pytest.fixture(scope="session")
-def openstack_campaigns(openstack_campaigns_started: CampaignsRunning) -> OpenStackCampaigns:
-    """The campaigns, once all three have ended."""
-    return openstack_campaigns_started.wait()
-
-
-@pytest.fixture(scope="session")
-def openstack_testbed(openstack_testbed_up: OpenStackTestbedInfo) -> OpenStackTestbedInfo:
-    """The OpenStack testbed to the test's own use: the campaigns, if they were started,
-    have ended (they run first: tests/suite_groups.py, TURNS)."""
-    if CLOUD_SHARED.campaigns is not None:
-        CLOUD_SHARED.campaigns.wait()
-    CLOUD_SHARED.alone = True
-    return openstack_testbed_up
 
 
 K8S_TEST_BASE_PORT = 23500  # off the default 23000

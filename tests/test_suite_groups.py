@@ -41,23 +41,7 @@ def openstack_bring_up(ceph_testbed):
     _os_turn("bring-up")
 
 @pytest.fixture(scope="session")
-def openstack_testbed_up(openstack_bring_up):
-    pass
-
-@pytest.fixture(scope="session")
-def openstack_campaigns_started(openstack_testbed_up):
-    _os_turn("campaigns-started")
-
-@pytest.fixture(scope="session")
-def openstack_busy(openstack_campaigns_started):
-    pass
-
-@pytest.fixture(scope="session")
-def openstack_campaigns(openstack_campaigns_started):
-    pass
-
-@pytest.fixture(scope="session")
-def openstack_testbed(openstack_testbed_up):
+def openstack_testbed(openstack_bring_up):
     pass
 
 def _os_turn(name):
@@ -104,16 +88,7 @@ def test_pods_results(k8s_scenarios_done):
 @pytest.mark.parametrize("n", range(4))
 def test_heat(openstack_testbed, n):
     _cgroup(f"heat{n}")
-    _turn("alone", "os-turns")
-
-def test_cloud_results(openstack_campaigns):
-    _turn("results", "os-turns")
-
-def test_cloud_busy(openstack_busy):
-    _turn("busy", "os-turns")
-
-def test_cloud_fresh(openstack_testbed_up):
-    _turn("fresh", "os-turns")
+    _turn("cloud", "os-turns")
 
 @pytest.mark.parametrize("n", range(4))
 def test_rbd(ceph_testbed, n):
@@ -186,13 +161,12 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     ran = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
     }
-    assert len(ran) == 34, run.stdout
+    assert len(ran) == 31, run.stdout
     workers = {
         kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
         for kind in ("rbd", "heat", "pods")
     }
     workers["pods"] |= {w for t, w in ran.items() if t.startswith("test_pods_")}
-    workers["heat"] |= {w for t, w in ran.items() if t.startswith("test_cloud_")}
     # Ceph and OpenStack (on that Ceph) share one worker, Kubernetes has one of its own
     assert len(workers["rbd"] | workers["heat"]) == 1 and len(workers["pods"]) == 1
     assert workers["rbd"] != workers["pods"]
@@ -200,7 +174,7 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
         assert len((made / testbed).read_text().splitlines()) == 1, testbed
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
-    assert re.search(r"openstack\s+11\s", table) and re.search(r"k8s\s+8\s", table)
+    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+8\s", table)
     assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
     # the k8s group in turns (suite_groups.TURNS), whatever the order in the file: the
     # testbed as brought up, the tests that share it with the background scenarios, those
@@ -208,18 +182,10 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     turns = (made / "turns").read_text().split()
     assert turns == ["fresh", *["shared"] * 4, "results", "alone", "last"]
     # the openstack group likewise: the cloud's bring-up started with the first test of
-    # Ceph (suite_groups.STARTED_EARLY), those tests run while it comes up; then the cloud
-    # as brought up, beside the campaigns, their results, and the cloud alone
+    # Ceph (suite_groups.STARTED_EARLY), those tests run while it comes up, the cloud's
+    # after them (written first in the file)
     turns = (made / "os-turns").read_text().split()
-    assert turns == [
-        "bring-up",
-        *["ceph"] * 4,
-        "fresh",
-        "campaigns-started",
-        "busy",
-        "results",
-        *["alone"] * 4,
-    ]
+    assert turns == ["bring-up", *["ceph"] * 4, *["cloud"] * 4]
     # the quiet tests share a worker, and each ran while no other test did
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
     times = [line.split() for line in (made / "times").read_text().splitlines()]

@@ -31,9 +31,9 @@ SEED_PARAMETERS = (
 )
 
 
-def _openstack(openstack_busy, *args: str) -> subprocess.CompletedProcess[str]:
+def _openstack(openstack_testbed, *args: str) -> subprocess.CompletedProcess[str]:
     cli = Path(sys.executable).with_name("openstack")
-    env = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(openstack_busy.clouds_yaml)}
+    env = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(openstack_testbed.clouds_yaml)}
     return subprocess.run(
         [str(cli), "--os-cloud", CLOUD, *args],
         capture_output=True,
@@ -61,10 +61,10 @@ def test_the_seed_command_line_parameters_are_all_there_with_constraints():
         ";prefill=image;prefill_image=tiny;test_mode=size",
     ],
 )
-def test_real_heat_accepts_the_templates(openstack_busy, extra):
+def test_real_heat_accepts_the_templates(openstack_testbed, extra):
     parameters = f"image=tiny;flavor=tiny{extra}"
     done = _openstack(
-        openstack_busy,
+        openstack_testbed,
         "orchestration",
         "template",
         "validate",
@@ -80,10 +80,10 @@ def test_real_heat_accepts_the_templates(openstack_busy, extra):
     assert parameters["vm_count"]["MaxValue"] == 500
 
 
-def test_real_heat_refuses_a_bad_parameter_naming_it(openstack_busy):
+def test_real_heat_refuses_a_bad_parameter_naming_it(openstack_testbed):
     parameters = "image=tiny;flavor=tiny;test_rw=trim"
     done = _openstack(
-        openstack_busy,
+        openstack_testbed,
         "stack",
         "create",
         "--dry-run",

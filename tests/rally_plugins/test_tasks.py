@@ -42,8 +42,8 @@ def _samples(ceph_conf: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def validator(tmp_path_factory, openstack_busy):
-    target = {"type": "openstack", "clouds_yaml": str(openstack_busy.clouds_yaml)}
+def validator(tmp_path_factory, openstack_testbed):
+    target = {"type": "openstack", "clouds_yaml": str(openstack_testbed.clouds_yaml)}
     spec = validate(
         {
             "name": "task-samples",

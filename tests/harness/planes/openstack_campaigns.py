@@ -8,8 +8,6 @@ admin API and lists the RBD pools. All at once: as every iteration and every VM 
 succeed, no campaign's cleanup may touch what another made, and each waits on its cloud
 while the others work.
 
-They run in the background (``start_all``) while the tests that only look at the cloud,
-or make and remove small things of their own, run; ``CampaignsRunning.wait`` ends them.
 Once all three have ended, what is left in the RBD pools is noted, and the parents Cinder's
 RBD driver keeps for deleted volumes that had a clone (``volume-ID.deleted``) are
 removed, so that later tests find the pools empty (test_volumes.py checks the note)."""
@@ -25,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import yaml
 
@@ -34,7 +32,6 @@ from harness.planes.rally.target import TASKS_DIR
 from harness.testbeds.ceph import POOL, POOLS, SECOND_POOL
 from tests.harness.helpers import rbd
 from tests.harness.planes.heat.specs import heat_spec
-from tests.suite_groups import quiet_shared
 
 POLL_S = 0.2  # Rally's status checks: its defaults (1 to 4 s) would round every action up
 WATCH_S = 0.2  # the watcher's looks at the cloud
@@ -153,64 +150,9 @@ def _finish(
     return CampaignRun(work / "results" / name, done, time.monotonic() - started, state)
 
 
-@dataclass
-class CampaignsRunning:
-    """The three campaigns and the watcher, going on in the background and holding the
-    suite's quiet lock shared (no quiet test runs beside them) until ``wait`` or
-    ``stop``."""
-
-    work: Path
-    ceph_conf: Path
-    log_dir: Path
-    watch: CloudWatch
-    watcher: threading.Thread
-    processes: dict[str, tuple[subprocess.Popen[str], Path, str]]  # work folder name ->
-    started: float
-    since: datetime
-    quiet: IO[str] | None
-    ended: OpenStackCampaigns | None = None
-
-    def wait(self) -> OpenStackCampaigns:
-        """Once all three have ended: what each did, what the watcher saw, what was left
-        in the pools (the clone parents Cinder keeps for deleted volumes removed)."""
-        if self.ended is not None:
-            return self.ended
-        try:
-            ran = {
-                folder: _finish(process, self.work / folder, name, state, self.started)
-                for folder, (process, state, name) in self.processes.items()
-            }
-        finally:
-            self.stop()
-        left, parents = _pools_after(self.ceph_conf)
-        self.ended = OpenStackCampaigns(
-            ran["sweep"],
-            ran["lifecycle"],
-            ran["heat"],
-            self.watch,
-            left,
-            parents,
-            service_errors(self.log_dir, self.since),
-        )
-        return self.ended
-
-    def stop(self) -> None:
-        """What still runs killed (the suite was interrupted), the watcher stopped, the
-        quiet lock let go."""
-        for process, _, _ in self.processes.values():
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-        self.watch.stop.set()
-        self.watcher.join()
-        if self.quiet is not None:
-            self.quiet.close()
-            self.quiet = None
-
-
-def start_all(
+def run_all(
     work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any, log_dir: Path
-) -> CampaignsRunning:
+) -> OpenStackCampaigns:
     target = {"type": "openstack", "cloud": "volperf-testbed", "clouds_yaml": str(clouds_yaml)}
     sweep_spec = {
         "name": "rally-sweep",
@@ -230,32 +172,29 @@ def start_all(
         ],
         "sweep": [2],
     }
-    quiet = quiet_shared()
     watch = CloudWatch(conn, ceph_conf)
     watcher = threading.Thread(target=watch.watch, daemon=True)
     watcher.start()
     started, since = time.monotonic(), datetime.now()
-    processes = {
-        "sweep": (*_start(work / "sweep", "rally", sweep_spec), "rally-sweep"),
-        "lifecycle": (*_start(work / "lifecycle", "rally", lifecycle_spec), "lifecycle"),
-        # 10 s runs: on this 2-core testbed fio's own runtime of a VM ran up to 0.75 s
-        # past the 8 s asked (its last I/Os draining), which eats into 90 % of a shorter run
-        "heat": (
-            *_start(
-                work / "heat", "heat", heat_spec("heat-sweep", clouds_yaml, [2, 4], runtime=10)
-            ),
-            "heat-sweep",
-        ),
-    }
-    return CampaignsRunning(
-        work, ceph_conf, log_dir, watch, watcher, processes, started, since, quiet
+    sweep, sweep_state = _start(work / "sweep", "rally", sweep_spec)
+    lifecycle, lifecycle_state = _start(work / "lifecycle", "rally", lifecycle_spec)
+    # 10 s runs: on this 2-core testbed fio's own runtime of a VM ran up to 0.75 s past
+    # the 8 s asked (its last I/Os draining), which eats into 90 % of a shorter run
+    heat, heat_state = _start(
+        work / "heat", "heat", heat_spec("heat-sweep", clouds_yaml, [2, 4], runtime=10)
     )
-
-
-def _pools_after(ceph_conf: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, list[str]]]]:
-    """What is left in the pools, and the clone parents Cinder's RBD driver keeps for
-    deleted volumes (``volume-ID.deleted``: snapshot: children), those of no volume that
-    still exists removed."""
+    try:
+        ran_sweep = _finish(sweep, work / "sweep", "rally-sweep", sweep_state, started)
+        ran_lifecycle = _finish(
+            lifecycle, work / "lifecycle", "lifecycle", lifecycle_state, started
+        )
+        ran_heat = _finish(heat, work / "heat", "heat-sweep", heat_state, started)
+    finally:
+        for process in (sweep, lifecycle, heat):
+            if process.poll() is None:  # the suite was interrupted: nothing runs on
+                process.kill()
+        watch.stop.set()
+        watcher.join()
     left = {pool: listed(ceph_conf, pool) for pool in POOLS}
     parents: dict[str, dict[str, list[str]]] = {}
     for parent in (image for image in left[POOL] if image.endswith(".deleted")):
@@ -270,4 +209,6 @@ def _pools_after(ceph_conf: Path) -> tuple[dict[str, list[str]], dict[str, dict[
             rbd(ceph_conf, "snap", "unprotect", snap)
             rbd(ceph_conf, "snap", "rm", snap)
         rbd(ceph_conf, "rm", f"{POOL}/{parent}")
-    return left, parents
+    return OpenStackCampaigns(
+        ran_sweep, ran_lifecycle, ran_heat, watch, left, parents, service_errors(log_dir, since)
+    )

@@ -1,8 +1,6 @@
 """The OpenStack testbed brought up for real by the session fixture (tests/conftest.py):
-as brought up, every service answers and the client files carry the credentials only in
-0600 files; while the campaigns run on it (openstack_busy), Cinder's volumes are RBD
-images on the Ceph testbed with no quota in the way; on its own, `up` again starts
-nothing new."""
+every service answers, Cinder's volumes are RBD images on the Ceph testbed, `up` again
+starts nothing new, and the client files carry the credentials only in 0600 files."""
 
 from __future__ import annotations
 
@@ -31,8 +29,8 @@ def _status(openstack_testbed) -> dict:
     return json.loads(done.stdout)
 
 
-def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed_up):
-    report = _status(openstack_testbed_up)
+def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed):
+    report = _status(openstack_testbed)
     assert report["ready"] and report["services_down"] == []
     assert {d["name"] for d in report["daemons"] if d["pid"]} >= {
         "mariadb",
@@ -48,15 +46,15 @@ def test_up_from_nothing_is_ready_and_says_how_to_use_it(openstack_testbed_up):
         "placement-api",
         "guest-runner",
     }
-    assert "fake virt driver" in openstack_testbed_up.up_output
-    assert "TEST STAND-IN" in openstack_testbed_up.up_output  # the guest runner says what it is
-    log = (openstack_testbed_up.state / "log" / "guest-runner.out").read_text()
+    assert "fake virt driver" in openstack_testbed.up_output
+    assert "TEST STAND-IN" in openstack_testbed.up_output  # the guest runner says what it is
+    log = (openstack_testbed.state / "log" / "guest-runner.out").read_text()
     assert "TEST STAND-IN" in log
-    assert f"--os-cloud {CLOUD}" in openstack_testbed_up.up_output
-    for path in (openstack_testbed_up.clouds_yaml, openstack_testbed_up.state / "openrc"):
+    assert f"--os-cloud {CLOUD}" in openstack_testbed.up_output
+    for path in (openstack_testbed.clouds_yaml, openstack_testbed.state / "openrc"):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    password = json.loads((openstack_testbed_up.state / "testbed.json").read_text())["passwords"]
-    assert password["admin"] not in openstack_testbed_up.up_output
+    password = json.loads((openstack_testbed.state / "testbed.json").read_text())["passwords"]
+    assert password["admin"] not in openstack_testbed.up_output
 
 
 def test_up_again_starts_nothing_new(openstack_testbed):
@@ -77,8 +75,8 @@ def test_up_again_starts_nothing_new(openstack_testbed):
     assert time.monotonic() - started < 120
 
 
-def test_a_cinder_volume_is_an_rbd_image_of_the_ceph_testbed(openstack_busy, ceph_testbed):
-    conn = openstack_busy.connection()
+def test_a_cinder_volume_is_an_rbd_image_of_the_ceph_testbed(openstack_testbed, ceph_testbed):
+    conn = openstack_testbed.connection()
     volume = conn.block_storage.create_volume(size=1, name="volperf-test-rbd")
     try:
         volume = conn.block_storage.wait_for_status(
@@ -93,10 +91,10 @@ def test_a_cinder_volume_is_an_rbd_image_of_the_ceph_testbed(openstack_busy, cep
         assert f"volume-{volume.id}" not in images.existing(ioctx)
 
 
-def test_no_quota_of_a_project_refuses_the_reference_scale(openstack_busy):
+def test_no_quota_of_a_project_refuses_the_reference_scale(openstack_testbed):
     """40 VMs (40 volumes and servers) in a project, or 120 Rally users: the APIs' own
     answer for the admin project is "no limit" (Cinder's default was 10 volumes)."""
-    conn = openstack_busy.connection()
+    conn = openstack_testbed.connection()
     project = conn.current_project_id
     volume = conn.get_volume_quotas(project)
     compute = conn.get_compute_quotas(project)
@@ -104,8 +102,8 @@ def test_no_quota_of_a_project_refuses_the_reference_scale(openstack_busy):
     assert (compute.instances, compute.cores, compute.ram) == (-1, -1, -1)
 
 
-def test_cinder_has_two_rbd_backends_their_types_and_a_multiattach_type(openstack_busy):
-    storage = openstack_busy.connection().block_storage
+def test_cinder_has_two_rbd_backends_their_types_and_a_multiattach_type(openstack_testbed):
+    storage = openstack_testbed.connection().block_storage
     pools = {pool.name for pool in storage.backend_pools()}
     assert pools == {"volperf-volume@ceph#ceph", "volperf-volume@ceph2#ceph2"}
     specs = {t.name: t.extra_specs for t in storage.types()}
@@ -114,15 +112,15 @@ def test_cinder_has_two_rbd_backends_their_types_and_a_multiattach_type(openstac
     assert specs["multiattach"] == {"volume_backend_name": "ceph", "multiattach": "<is> True"}
 
 
-def test_cinder_reads_its_keyring_from_an_etc_ceph_of_its_own(openstack_busy):
+def test_cinder_reads_its_keyring_from_an_etc_ceph_of_its_own(openstack_testbed):
     """os-brick reads the keyring from /etc/ceph: cinder-volume and cinder-backup see the
     testbed's etc/ceph there, in their own mount namespace; the host's is another dir."""
-    own = openstack_busy.state / "etc" / "ceph"
+    own = openstack_testbed.state / "etc" / "ceph"
     assert (own / "ceph.client.cinder.keyring").resolve().exists()
     host = os.stat("/etc/ceph")
     assert (host.st_dev, host.st_ino) != (own.stat().st_dev, own.stat().st_ino)
     for name in ("cinder-volume", "cinder-backup"):
-        pid = int((openstack_busy.state / "run" / f"{name}.pid").read_text())
+        pid = int((openstack_testbed.state / "run" / f"{name}.pid").read_text())
         seen = Path(f"/proc/{pid}/root/etc/ceph")
         assert (seen.stat().st_dev, seen.stat().st_ino) == (own.stat().st_dev, own.stat().st_ino)
         assert os.readlink(f"/proc/{pid}/ns/mnt") != os.readlink("/proc/self/ns/mnt"), name
