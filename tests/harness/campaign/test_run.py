@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -15,14 +16,18 @@ pytestmark = pytest.mark.functional
 
 
 class StopDuringStep(Display):
-    """Asks the run to stop ``after`` seconds into the given step, as Ctrl-C would."""
+    """Asks the run to stop, as Ctrl-C would, ``after`` seconds into the given step once
+    fio has made the step's files in ``data`` (one a consumer, kept from step to step: the
+    step's new consumer's file is fio's; it handles signals by then)."""
 
-    def __init__(self, stop: threading.Event, step_index: int, after: float = 0.5):
-        self.stop, self.step_index, self.after = stop, step_index, after
+    def __init__(self, stop: threading.Event, step_index: int, data: Path, after: float = 0.5):
+        self.stop, self.step_index, self.data, self.after = stop, step_index, data, after
 
     def step_started(self, step, position, total):
         def tick(elapsed, iops):
-            if step.index == self.step_index and elapsed > self.after:
+            if step.index != self.step_index or elapsed <= self.after:
+                return
+            if len(list(self.data.iterdir())) >= step.concurrency:
                 self.stop.set()
 
         return tick
@@ -32,9 +37,10 @@ def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
     spec = tiny_spec(tmp_path / "data", sweep=[1, 2, 3], workload={"runtime": 5})
     (tmp_path / "data").mkdir()
     stop = threading.Event()
-    # 2 s in: past fio's start and file layout even on a loaded machine (a stop at 0.5 s
-    # once came before fio wrote anything), well before its end
-    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, StopDuringStep(stop, 2, 2.0), stop)
+    # once fio has laid out a file: a stop at a fixed 0.5 s, then 2 s, into the step came
+    # before fio had started on a loaded machine (fio.out empty, no "terminating")
+    during = StopDuringStep(stop, 2, tmp_path / "data")
+    first = run_campaign(spec, tmp_path / "r", LocalFioTarget, during, stop)
     store = first.store
     steps = store.step_ids()
     assert first.interrupted and not first.ok

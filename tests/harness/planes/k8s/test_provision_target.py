@@ -31,3 +31,28 @@ def test_the_creators_pace_holds_the_rate_after_a_burst():
     assert sent[4] - started < 0.05  # the burst
     assert sent[-1] - started >= (15 - 5) * 0.01 - 0.002  # 10 more, 10 ms apart
     assert Pace(None).interval == 0  # no limit: wait returns at once
+
+
+def test_one_at_a_time_each_goes_an_interval_after_the_one_before_went(monkeypatch):
+    """Pace(qps, burst=1): a call whose sleep ended late pushes the next one back (on a
+    virtual schedule the next would go at its own slot, less than an interval after)."""
+    late = [0.012, 0.0]  # how far past its time each sleep ends
+
+    class Clock:
+        now = 100.0
+
+        def monotonic(self) -> float:
+            return self.now
+
+        def sleep(self, seconds: float) -> None:
+            self.now += seconds + late.pop(0)
+
+    clock = Clock()
+    monkeypatch.setattr("harness.planes.k8s.provision_target.time", clock)
+    pace, went = Pace.per_minute(120), []
+    for _ in range(3):
+        pace.wait()
+        went.append(clock.now)
+    assert went[0] == 100.0  # the first at once
+    assert went[1] == pytest.approx(100.512)  # 12 ms late
+    assert went[2] - went[1] == pytest.approx(0.5)  # an interval after the late one
