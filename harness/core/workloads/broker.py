@@ -1,0 +1,44 @@
+"""broker: a NATS JetStream server per consumer under nats bench."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from harness.core.workloads.base import Name, ProjectPace, Tool, _Strict
+
+
+class BrokerWorkload(_Strict):
+    """A message broker persisting to the storage under test: every consumer runs its own
+    NATS server (nats-server with JetStream) whose stream keeps its messages in files on
+    that storage (fsynced before each is acknowledged with ``sync: always``, else NATS's
+    default: every 2 minutes); NATS's own benchmark client (`nats bench`) publishes
+    ``messages`` messages of ``message_size`` bytes from ``clients`` publishers, waiting
+    for each batch's acknowledgements, then ``clients`` consumers read and acknowledge
+    them all; each phase timed, its messages per second and publishing latencies as nats
+    bench measured them; ``iterations`` times, each making the stream anew. On Kubernetes
+    the server has a pod of its own on the PVC and the clients the second."""
+
+    tool: Literal["broker"] = Field(description="broker")
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
+    messages: int = Field(10_000, ge=1, le=1_000_000_000, description="messages per iteration")
+    message_size: int = Field(1024, ge=1, le=8 * 2**20, description="bytes of each message")
+    clients: int = Field(
+        2, ge=1, le=1024, description="publishers, then consumers, per consumer (project)"
+    )
+    sync: Literal["always", "default"] = Field(
+        "always",
+        description="when the server fsyncs its stream's files: before acknowledging each "
+        "write, or NATS's default (every 2 minutes)",
+    )
+    iterations: int = Field(1, ge=1, le=1000, description="publish and consume rounds")
+    pace: ProjectPace = Field(
+        default_factory=ProjectPace,
+        description="k8s target: how fast projects (namespaces) are created and deleted",
+    )
+
+
+TOOL = Tool("broker", BrokerWorkload, "app", frozenset({"local", "k8s"}))

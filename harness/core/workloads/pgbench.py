@@ -1,0 +1,31 @@
+"""pgbench against volperf's own PostgreSQL, one per consumer."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from harness.core.workloads.base import Tool
+from harness.core.workloads.database import ThreadCounts, _SizedDbWorkload
+
+
+class PgbenchWorkload(_SizedDbWorkload):
+    """pgbench (TPC-B like) against volperf's own PostgreSQL, one per consumer; the
+    init at ``scale`` is timed as the load time."""
+
+    tool: Literal["pgbench"] = Field(description="pgbench")
+    scale: int = Field(
+        10,
+        ge=1,
+        description="pgbench's scale factor (-s, 100,000 accounts rows each); or give dataset",
+    )
+    threads: ThreadCounts = Field([1], description="pgbench clients (-c)")
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
+    jobs: int | None = Field(None, ge=1, description="pgbench worker threads (-j)")
+    protocol: Literal["simple", "extended", "prepared"] = Field(
+        "prepared", description="how pgbench sends its queries (--protocol)"
+    )
+
+
+TOOL = Tool("pgbench", PgbenchWorkload, "database", frozenset({"local", "k8s"}))

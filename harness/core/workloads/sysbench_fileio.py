@@ -1,0 +1,44 @@
+"""sysbench fileio: each consumer is one sysbench on its own set of files."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from harness.core.workloads.base import Size, Tool
+from harness.core.workloads.database import ThreadCounts, _DbWorkload
+
+
+class FileioWorkload(_DbWorkload):
+    """sysbench fileio: each consumer is one sysbench on its own set of files."""
+
+    tool: Literal["sysbench-fileio"] = Field(description="sysbench-fileio")
+    test: Literal["rndrd", "rndwr", "rndrw", "seqrd", "seqwr"] = Field(
+        description="sysbench's file-test-mode: random or sequential read, write, or random mixed"
+    )
+    threads: ThreadCounts = Field(
+        [1], description="sysbench threads of each consumer, one step per count"
+    )
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
+    file_total_size: Size = Field("1G", description="size of each consumer's files in all")
+    file_num: int = Field(16, ge=1, le=100000, description="files per consumer")
+    file_block_size: Size = Field("16k", description="block size of every I/O")
+    file_io_mode: Literal["sync", "async", "mmap"] = Field(
+        "sync", description="sysbench's file-io-mode"
+    )
+    file_extra_flags: list[Literal["direct", "dsync", "sync"]] = Field(
+        ["direct"],
+        description="flags the files are opened with; direct (O_DIRECT) keeps the page cache "
+        "from answering for the disk",
+    )
+    file_fsync_freq: int = Field(100, ge=0, description="fsync every N requests, 0: never")
+    file_fsync_all: bool = Field(False, description="fsync after every write")
+    file_fsync_end: bool = Field(True, description="fsync at the end of the run")
+    file_fsync_mode: Literal["fsync", "fdatasync"] = Field(
+        "fsync", description="the call the syncs use"
+    )
+    file_rw_ratio: float = Field(1.5, gt=0, description="reads per write for rndrw")
+
+
+TOOL = Tool("sysbench-fileio", FileioWorkload, "database", frozenset({"local", "k8s"}))

@@ -1,0 +1,31 @@
+"""sysbench OLTP against volperf's own database server, one per consumer."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from harness.core.workloads.base import Tool
+from harness.core.workloads.database import ThreadCounts, _SizedDbWorkload
+
+
+class OltpWorkload(_SizedDbWorkload):
+    """sysbench OLTP against volperf's own database server, one per consumer."""
+
+    tool: Literal["sysbench-oltp"] = Field(description="sysbench-oltp")
+    engine: Literal["mariadb", "postgresql"] = Field(
+        "mariadb", description="the database server each consumer gets"
+    )
+    test: Literal["read_write", "read_only", "write_only"] = Field(
+        "read_write", description="sysbench's OLTP test (oltp_read_write …)"
+    )
+    tables: int = Field(10, ge=1, le=10000, description="tables in each consumer's database")
+    table_size: int = Field(10000, ge=1, description="rows per table; or give dataset")
+    threads: ThreadCounts = Field(
+        [1], description="client threads of each consumer, one step per count"
+    )
+    runtime: int = Field(60, ge=1, description="seconds of measured run")
+
+
+TOOL = Tool("sysbench-oltp", OltpWorkload, "database", frozenset({"local", "k8s"}))
