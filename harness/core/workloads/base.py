@@ -4,6 +4,7 @@ project's pace, unions told apart by a field; and ``Tool``, a tool's declaration
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
@@ -94,7 +95,11 @@ TARGET_TYPES = frozenset({"local", "rbd", "openstack", "k8s", "hosts"})
 @dataclass(frozen=True)
 class Tool:
     """A workload tool: ``tag`` is the spec's ``tool``, ``model`` its workload's model,
-    ``targets`` the target types it runs on; ``elsewhere`` says what a spec that asks for
+    ``targets`` the target types it runs on; ``describe`` its workload (as the spec's
+    dict) in the method section's words, ``expected_seconds`` how long a step's measured
+    part should take (None: as long as what it waits on takes), ``step_line`` the
+    terminal's short form of a step (the threads of a database step given); ``elsewhere``
+    says what a spec that asks for
     it on another target is told where that target does not say what it runs (the local
     target runs what runs anywhere)."""
 
@@ -102,6 +107,9 @@ class Tool:
     model: type[_Strict]
     family: Family
     targets: frozenset[str]
+    describe: Callable[[dict[str, Any]], str]
+    expected_seconds: Callable[[dict[str, Any]], float | None]
+    step_line: Callable[[dict[str, Any], int | None], str]
     elsewhere: str = ""
 
     def __post_init__(self) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Name, ProjectPace, Tool, _Strict
+from harness.core.workloads.words import join, open_ended, paced
 
 
 class BrokerWorkload(_Strict):
@@ -41,4 +42,35 @@ class BrokerWorkload(_Strict):
     )
 
 
-TOOL = Tool("broker", BrokerWorkload, "app", frozenset({"local", "k8s"}))
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return (
+        f"broker: {w.get('iterations')} x publish and consume {w.get('messages')} messages "
+        f"of {w.get('message_size')} bytes, {w.get('clients')} clients, sync {w.get('sync')}"
+    )
+
+
+def describe(w: dict[str, Any]) -> str:
+    sync = (
+        "fsynced before each write is acknowledged"
+        if w.get("sync") == "always"
+        else "fsynced when NATS's default interval (2 minutes) says"
+    )
+    return join(
+        [
+            "broker: each consumer runs its own NATS server (nats-server v2.15.2, JetStream) "
+            f"whose stream keeps its messages in files on its own volume or folder, {sync}; "
+            f"nats bench (natscli v0.5.0) publishes {w.get('messages')} messages of "
+            f"{w.get('message_size')} bytes from {w.get('clients')} publishers (asynchronous, "
+            f"acknowledged in batches of 500), then {w.get('clients')} consumers read and "
+            "acknowledge them",
+            f"{w.get('iterations')} iteration(s), each making the stream anew",
+            paced(w.get("pace") or {}, "projects"),
+            "messages per second as nats bench measured them, and its publishing latency: "
+            "the time until a batch of 500 is acknowledged",
+        ]
+    )
+
+
+TOOL = Tool(
+    "broker", BrokerWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line
+)

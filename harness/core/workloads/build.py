@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Name, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.words import join, open_ended, paced
 
 
 class BuildSource(_Strict):
@@ -38,4 +39,30 @@ class BuildWorkload(_Strict):
     )
 
 
-TOOL = Tool("build", BuildWorkload, "app", frozenset({"local", "k8s"}))
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    source = w.get("source") or {}
+    return (
+        f"build: {w.get('iterations')} x unpack, make -j {w.get('jobs')}, clean of "
+        f"{source.get('files')} files of {source.get('file_size')}"
+    )
+
+
+def describe(w: dict[str, Any]) -> str:
+    source = w.get("source") or {}
+    return join(
+        [
+            f"build: each consumer unpacks a generated source tree of {source.get('files')} "
+            f"files of {source.get('file_size')} onto its own volume or folder, builds it "
+            f"with make -j {w.get('jobs')} (each job reads a source file and its header, "
+            "writes an object with gzip and fsyncs it; an archive per folder and a link, "
+            "each fsynced; no compiler) and removes it",
+            f"{w.get('iterations')} iteration(s)",
+            paced(w.get("pace") or {}, "projects"),
+            "each phase timed by the workload's script and ended with the file system synced",
+        ]
+    )
+
+
+TOOL = Tool(
+    "build", BuildWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line
+)

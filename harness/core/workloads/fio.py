@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from harness.core.workloads.base import TARGET_TYPES, Name, Size, Tool, _Strict
+from harness.core.workloads.words import join
 
 READ_MODES = frozenset({"read", "randread"})
 WRITE_MODES = frozenset({"write", "randwrite"})
@@ -123,4 +124,41 @@ class FioWorkload(_Strict):
         return self
 
 
-TOOL = Tool("fio", FioWorkload, "fio", TARGET_TYPES)
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    length = f"{w['runtime']} s" if w.get("mode", "time") == "time" else f"size {w['size']}"
+    return f"bs {w.get('bs')}, iodepth {w.get('iodepth')}, {length}"
+
+
+def expected_seconds(w: dict[str, Any]) -> float | None:
+    if w.get("mode", "time") == "time":
+        return float((w.get("runtime") or 0) + w.get("ramp_time", 0))
+    return None
+
+
+def describe(w: dict[str, Any]) -> str:
+    rw = w.get("rw", [])
+    rw = rw if isinstance(rw, list) else [rw]
+    who = (
+        f"consumers take {', '.join(rw)} in turn" if len(rw) > 1 else f"every consumer runs {rw[0]}"
+    )
+    length = (
+        f"for {w.get('runtime')} s"
+        + (f" after {w['ramp_time']} s ramp" if w.get("ramp_time") else "")
+        if w.get("mode", "time") == "time"
+        else f"until {w.get('size')} is done"
+    )
+    return join(
+        [
+            f"fio: {who}, bs {w.get('bs')}, iodepth {w.get('iodepth')}",
+            f"numjobs {w.get('numjobs', 1)}" if w.get("numjobs", 1) != 1 else "",
+            f"{w.get('size')} per consumer",
+            length,
+            f"ioengine {w['ioengine']}" if w.get("ioengine") else "",
+            {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
+            "every block written once before measuring (prefill)" if w.get("prefill") else "",
+            f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
+        ]
+    )
+
+
+TOOL = Tool("fio", FioWorkload, "fio", TARGET_TYPES, describe, expected_seconds, step_line)

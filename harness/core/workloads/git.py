@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Name, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.words import join, open_ended, paced
 
 
 class GitRepo(_Strict):
@@ -36,4 +37,26 @@ class GitWorkload(_Strict):
     )
 
 
-TOOL = Tool("git", GitWorkload, "app", frozenset({"local", "k8s"}))
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    repo = w.get("repo") or {}
+    return (
+        f"git: {w.get('iterations')} x clone, tar, untar, rm of {repo.get('files')} files "
+        f"of {repo.get('file_size')}"
+    )
+
+
+def describe(w: dict[str, Any]) -> str:
+    repo = w.get("repo") or {}
+    return join(
+        [
+            f"git: each consumer clones (git clone --no-local) a generated repository of "
+            f"{repo.get('files')} files of {repo.get('file_size')} with {repo.get('commits')} "
+            "commits onto its own volume or folder, tars the clone, untars it and removes both",
+            f"{w.get('iterations')} iteration(s)",
+            paced(w.get("pace") or {}, "projects"),
+            "each phase timed by the workload's script and ended with the file system synced",
+        ]
+    )
+
+
+TOOL = Tool("git", GitWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Tool
 from harness.core.workloads.database import _UnderLoadWorkload
+from harness.core.workloads.words import db_step_line, join, thread_counts
 
 
 class IoPauseWorkload(_UnderLoadWorkload):
@@ -22,4 +23,34 @@ class IoPauseWorkload(_UnderLoadWorkload):
     recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
 
 
-TOOL = Tool("io-pause", IoPauseWorkload, "database", frozenset({"local", "k8s"}))
+def expected_seconds(w: dict[str, Any]) -> float | None:
+    return float(w.get("kills", 1) * (w.get("before", 0) + w.get("after", 0)))
+
+
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return db_step_line(w, threads, expected_seconds(w))
+
+
+def describe(w: dict[str, Any]) -> str:
+    return join(
+        [
+            f"io-pause: sysbench oltp_{w.get('test')} with 1-second reports against each "
+            f"consumer's own {w.get('engine')}; every server killed (SIGKILL) "
+            f"{w.get('kills')} times, {w.get('before')} s into the load, and restarted on the "
+            f"same data after {w.get('restart_delay')} s",
+            f"{w.get('after')} s of load after each recovery",
+            thread_counts(w),
+            f"{w.get('tables')} tables of {w.get('table_size')} rows",
+        ]
+    )
+
+
+TOOL = Tool(
+    "io-pause",
+    IoPauseWorkload,
+    "database",
+    frozenset({"local", "k8s"}),
+    describe,
+    expected_seconds,
+    step_line,
+)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from harness.core.workloads.base import Tool
 from harness.core.workloads.database import _UnderLoadWorkload
+from harness.core.workloads.words import join, open_ended, thread_counts
 
 
 class MigrationWorkload(_UnderLoadWorkload):
@@ -56,10 +57,40 @@ class MigrationWorkload(_UnderLoadWorkload):
         return self
 
 
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return f"migration: node {w.get('node') or '(first by name)'} {w.get('failure')}, " + (
+        f"sysbench oltp_{w.get('test', '')}, {threads} threads"
+    )
+
+
+def describe(w: dict[str, Any]) -> str:
+    how = {
+        "drain": "drained (cordoned, the pods evicted)",
+        "crash": "crashed (crash_command), then tainted out of service",
+    }
+    return join(
+        [
+            f"migration: every consumer's {w.get('engine')} pod starts on node "
+            f"{w.get('node') or 'the first Ready one by name'} under sysbench "
+            f"oltp_{w.get('test')} with 1-second reports from a client pod on another node; "
+            f"{w.get('before')} s into the load the node is {how.get(w.get('failure', ''))}, "
+            "each pod's time to Running and Ready elsewhere and its client's io-pause are "
+            "recorded, and the time until all are back",
+            f"{w.get('after')} s of load after that; the node is brought back at the end, the "
+            "rows counted before and after the move",
+            thread_counts(w),
+            f"{w.get('tables')} tables of {w.get('table_size')} rows",
+        ]
+    )
+
+
 TOOL = Tool(
     "migration",
     MigrationWorkload,
     "database",
     frozenset({"k8s"}),
+    describe,
+    open_ended,  # as long as the pods take to come back
+    step_line,
     "migration needs the k8s target (a node fails and its pods move to another)",
 )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Tool
 from harness.core.workloads.database import ThreadCounts, _SizedDbWorkload
+from harness.core.workloads.words import db_step_line, join, runtime_seconds, thread_counts
 
 
 class PgbenchWorkload(_SizedDbWorkload):
@@ -28,4 +29,28 @@ class PgbenchWorkload(_SizedDbWorkload):
     )
 
 
-TOOL = Tool("pgbench", PgbenchWorkload, "database", frozenset({"local", "k8s"}))
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return db_step_line(w, threads, runtime_seconds(w))
+
+
+def describe(w: dict[str, Any]) -> str:
+    return join(
+        [
+            f"pgbench (TPC-B like): each consumer its own PostgreSQL server, loaded at scale "
+            f"{w.get('scale')} (load timed)",
+            thread_counts(w, "clients"),
+            f"{w.get('protocol')} protocol",
+            f"for {w.get('runtime')} s",
+        ]
+    )
+
+
+TOOL = Tool(
+    "pgbench",
+    PgbenchWorkload,
+    "database",
+    frozenset({"local", "k8s"}),
+    describe,
+    runtime_seconds,
+    step_line,
+)

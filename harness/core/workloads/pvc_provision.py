@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Name, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.words import join, open_ended, per_minute
 
 
 class PvcProvisionWorkload(_Strict):
@@ -43,10 +44,31 @@ class PvcProvisionWorkload(_Strict):
     )
 
 
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return f"{w.get('pvcs')} PVC(s) of {w.get('size')} per namespace"
+
+
+def describe(w: dict[str, Any]) -> str:
+    pace = w.get("pace") or {}
+    return join(
+        [
+            f"PVC provisioning: each consumer a namespace with {w.get('pvcs')} PVC(s) of "
+            f"{w.get('size')}",
+            per_minute(pace, "create_per_min", "namespaces created"),
+            per_minute(pace, "delete_per_min", "deleted"),
+            "a pod mounting each PVC (pod-ready times)" if w.get("pods") else "no pods",
+            "times from volperf's create request to Bound and to Ready, seen through watches",
+        ]
+    )
+
+
 TOOL = Tool(
     "pvc-provision",
     PvcProvisionWorkload,
     "provision",
     frozenset({"k8s"}),
+    describe,
+    open_ended,  # as long as the cluster takes
+    step_line,
     "pvc-provision needs the k8s target",
 )

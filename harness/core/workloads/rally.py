@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from harness.core.workloads.base import Name, Tool, _Strict
+from harness.core.workloads.words import join, open_ended
 
 
 class RallyWorkload(_Strict):
@@ -40,10 +41,39 @@ class RallyWorkload(_Strict):
         return self.times or self.times_per_user * concurrency
 
 
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return f"Rally task {w.get('task')}"
+
+
+def describe(w: dict[str, Any]) -> str:
+    if w.get("task") == "exported":
+        return f"Rally task {w.get('args', {}).get('task_uuid')}, run by Rally and exported."
+    times = (
+        f"{w['times']} iterations"
+        if w.get("times")
+        else f"{w.get('times_per_user', 2)} iteration(s) per concurrent user"
+    )
+    args = ", ".join(f"{k}={v}" for k, v in (w.get("args") or {}).items())
+    return join(
+        [
+            f"Rally task {w.get('task')} at each concurrency of the sweep",
+            times,
+            f"task args {args}" if args else "",
+            f"Rally checked what it waited for every {w['poll_interval']:g} s"
+            if w.get("poll_interval")
+            else "Rally checked what it waited for at rally-openstack's default intervals "
+            "(1 to 4 s: an action's time is rounded up to them)",
+        ]
+    )
+
+
 TOOL = Tool(
     "rally",
     RallyWorkload,
     "rally",
     frozenset({"openstack"}),
+    describe,
+    open_ended,  # as long as the cloud takes
+    step_line,
     "Rally workloads need the openstack target (type: openstack, cloud: NAME)",
 )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Name, ProjectPace, Tool, _Strict
+from harness.core.workloads.words import join, open_ended, paced
 
 
 class RedisWorkload(_Strict):
@@ -41,4 +42,30 @@ class RedisWorkload(_Strict):
     )
 
 
-TOOL = Tool("redis", RedisWorkload, "app", frozenset({"local", "k8s"}))
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return (
+        f"redis: {w.get('iterations')} x YCSB load of {w.get('records')} records, run of "
+        f"{w.get('operations')} operations (workload {w.get('workload')}), appendfsync "
+        f"{w.get('appendfsync')}"
+    )
+
+
+def describe(w: dict[str, Any]) -> str:
+    return join(
+        [
+            "redis: each consumer runs its own redis-server with its data and append-only "
+            f"file (appendfsync {w.get('appendfsync')}) on its own volume or folder, loads "
+            f"{w.get('records')} records of 10 fields of {w.get('field_length')} bytes and "
+            f"runs {w.get('operations')} operations of YCSB workload {w.get('workload')} "
+            f"with {w.get('client_threads')} client threads (go-ycsb v1.0.3's core workload, "
+            "volperf-ycsb)",
+            f"{w.get('iterations')} iteration(s), each load phase emptying the database first",
+            paced(w.get("pace") or {}, "projects"),
+            "throughput and latencies as go-ycsb measured them",
+        ]
+    )
+
+
+TOOL = Tool(
+    "redis", RedisWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line
+)

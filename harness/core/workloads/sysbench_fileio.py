@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Size, Tool
 from harness.core.workloads.database import ThreadCounts, _DbWorkload
+from harness.core.workloads.words import db_step_line, join, runtime_seconds, thread_counts
 
 
 class FileioWorkload(_DbWorkload):
@@ -41,4 +42,45 @@ class FileioWorkload(_DbWorkload):
     file_rw_ratio: float = Field(1.5, gt=0, description="reads per write for rndrw")
 
 
-TOOL = Tool("sysbench-fileio", FileioWorkload, "database", frozenset({"local", "k8s"}))
+_SYSBENCH_TESTS = {
+    "rndrd": "random reads",
+    "rndwr": "random writes",
+    "rndrw": "random reads and writes",
+    "seqrd": "sequential reads",
+    "seqwr": "sequential writes",
+}
+
+
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return db_step_line(w, threads, runtime_seconds(w))
+
+
+def describe(w: dict[str, Any]) -> str:
+    flags = w.get("file_extra_flags") or []
+    fsync = (
+        f"fsync every {w.get('file_fsync_freq')} requests"
+        if w.get("file_fsync_freq")
+        else "no periodic fsync"
+    )
+    return join(
+        [
+            f"sysbench fileio {w.get('test')} ({_SYSBENCH_TESTS.get(w.get('test', ''), '')}): "
+            f"each consumer one sysbench on {w.get('file_num')} files of "
+            f"{w.get('file_total_size')} in all, block {w.get('file_block_size')}",
+            thread_counts(w),
+            f"{w.get('file_io_mode')} I/O" + (f" with {', '.join(flags)}" if flags else ""),
+            fsync + ("; fsync after every write" if w.get("file_fsync_all") else ""),
+            f"for {w.get('runtime')} s",
+        ]
+    )
+
+
+TOOL = Tool(
+    "sysbench-fileio",
+    FileioWorkload,
+    "database",
+    frozenset({"local", "k8s"}),
+    describe,
+    runtime_seconds,
+    step_line,
+)

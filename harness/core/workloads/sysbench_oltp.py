@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.workloads.base import Tool
 from harness.core.workloads.database import ThreadCounts, _SizedDbWorkload
+from harness.core.workloads.words import db_step_line, join, runtime_seconds, thread_counts
 
 
 class OltpWorkload(_SizedDbWorkload):
@@ -28,4 +29,27 @@ class OltpWorkload(_SizedDbWorkload):
     runtime: int = Field(60, ge=1, description="seconds of measured run")
 
 
-TOOL = Tool("sysbench-oltp", OltpWorkload, "database", frozenset({"local", "k8s"}))
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return db_step_line(w, threads, runtime_seconds(w))
+
+
+def describe(w: dict[str, Any]) -> str:
+    return join(
+        [
+            f"sysbench oltp_{w.get('test')}: each consumer its own {w.get('engine')} server "
+            f"and one sysbench, {w.get('tables')} tables of {w.get('table_size')} rows",
+            thread_counts(w),
+            f"for {w.get('runtime')} s",
+        ]
+    )
+
+
+TOOL = Tool(
+    "sysbench-oltp",
+    OltpWorkload,
+    "database",
+    frozenset({"local", "k8s"}),
+    describe,
+    runtime_seconds,
+    step_line,
+)
