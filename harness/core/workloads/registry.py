@@ -3,6 +3,9 @@ tool adds its module here and nowhere else in the spec."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from harness.core.workloads import (
     broker,
     build,
@@ -17,7 +20,7 @@ from harness.core.workloads import (
     sysbench_fileio,
     sysbench_oltp,
 )
-from harness.core.workloads.base import Tool, _Strict, tagged_union
+from harness.core.workloads.base import Family, Tool, _Strict, tagged_union
 
 TOOLS: tuple[Tool, ...] = (
     fio.TOOL,
@@ -48,3 +51,13 @@ def tool(tag: str) -> Tool:
 def running_on(target_type: str) -> list[str]:
     """The tools that run on a target type, in the registry's order."""
     return [t.tag for t in TOOLS if target_type in t.targets]
+
+
+def family_of(workload: Any) -> Family:
+    """How the planes run a workload (a spec's model, or its dict)."""
+    tag = workload.get("tool", "fio") if isinstance(workload, dict) else workload.tool
+    return tool(tag).family
+
+
+def families(workloads: Iterable[Any]) -> set[Family]:
+    return {family_of(w) for w in workloads}

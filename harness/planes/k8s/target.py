@@ -11,14 +11,18 @@ import threading
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec, FioWorkload, PvcProvisionWorkload
+from harness.core.spec import AppWorkload, CampaignSpec
 from harness.core.store import CampaignStore
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.app_target import K8sAppTarget
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
+
+# the attribute of the part that runs each family of tools (harness/core/workloads)
+PARTS = {"fio": "fio", "provision": "provision", "app": "applications", "database": "db"}
 
 
 class KubernetesTarget:
@@ -97,13 +101,8 @@ class KubernetesTarget:
     def _run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
-        if isinstance(step.workload, FioWorkload):
-            return self.fio.run_step(step, store, stop, tick)
-        if isinstance(step.workload, PvcProvisionWorkload):
-            return self.provision.run_step(step, store, stop, tick)
-        if isinstance(step.workload, AppWorkload):
-            return self.applications.run_step(step, store, stop, tick)
-        return self.db.run_step(step, store, stop, tick)
+        part = getattr(self, PARTS[family_of(step.workload)])
+        return part.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return []  # every namespace is noted in created.json: the campaign removes them
