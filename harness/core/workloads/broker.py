@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -40,6 +40,38 @@ class BrokerWorkload(_Strict):
         default_factory=ProjectPace,
         description="k8s target: how fast projects (namespaces) are created and deleted",
     )
+
+    served: ClassVar[bool] = True  # a nats-server, and nats bench its client
+    port: ClassVar[int] = 4222
+    # the folder of nats-server and nats (harness/tools/nats) in the image
+    client: ClassVar[str] = "/usr/local/bin"
+    source_suffix: ClassVar[str] = ".params"
+
+    def source_sizes(self) -> list[str]:
+        """nats bench's parameters, as broker.sh's generate takes them."""
+        return [str(self.messages), str(self.message_size)]
+
+    def run_args(self, client: str | None, server: str | None) -> list[str]:
+        """The folder of nats-server and nats, sync, clients, and a server of its own or
+        ``server``."""
+        given = [client or self.client, self.sync, str(self.clients)]
+        return given + ([server] if server else [])
+
+    def ready_check(self) -> str:
+        """A shell test that succeeds once JetStream answers with its account information."""
+        return f"nats --server nats://127.0.0.1:{self.port} account info >/dev/null"
+
+    def tree_bytes(self) -> int:
+        """The messages published."""
+        return self.messages * self.message_size
+
+    def peak_bytes(self) -> int:
+        """Its stream, each message with about 100 bytes of subject, headers and index."""
+        return 2 * self.messages * (self.message_size + 100)
+
+    def timeout_s(self) -> float:
+        """A minute an iteration and 10 ms a message."""
+        return self.iterations * (60 + self.messages / 100)
 
 
 def step_line(w: dict[str, Any], threads: int | None) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from harness.core.units import size_bytes
 from harness.core.workloads.base import Name, ProjectPace, Size, Tool, _Strict
 from harness.core.workloads.words import join, open_ended, paced
 
@@ -35,6 +36,27 @@ class GitWorkload(_Strict):
         default_factory=ProjectPace,
         description="k8s target: how fast projects (namespaces) are created and deleted",
     )
+
+    served: ClassVar[bool] = False  # no server: the script works on the files itself
+    source_suffix: ClassVar[str] = ""
+
+    def source_sizes(self) -> list[str]:
+        """The generated repository's shape, as git.sh's generate takes it."""
+        return [str(self.repo.files), str(size_bytes(self.repo.file_size)), str(self.repo.commits)]
+
+    def run_args(self, client: str | None, server: str | None) -> list[str]:
+        return []
+
+    def tree_bytes(self) -> int:
+        return self.repo.files * size_bytes(self.repo.file_size)
+
+    def peak_bytes(self) -> int:
+        """A clone, its tar and the copy."""
+        return 3 * self.tree_bytes()
+
+    def timeout_s(self) -> float:
+        """A minute an iteration and 10 s per MiB of the tree (slow storage)."""
+        return self.iterations * (60 + 10 * self.tree_bytes() / 2**20)
 
 
 def step_line(w: dict[str, Any], threads: int | None) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -40,6 +40,46 @@ class RedisWorkload(_Strict):
         default_factory=ProjectPace,
         description="k8s target: how fast projects (namespaces) are created and deleted",
     )
+
+    served: ClassVar[bool] = True  # a redis-server, and go-ycsb its client
+    port: ClassVar[int] = 6379
+    client: ClassVar[str] = "volperf-ycsb"  # harness/tools/ycsb's build, on PATH in the image
+    source_suffix: ClassVar[str] = ".properties"
+
+    def source_sizes(self) -> list[str]:
+        """YCSB's properties, as redis.sh's generate takes them."""
+        return [self.workload, str(self.records), str(self.operations), str(self.field_length)]
+
+    def run_args(self, client: str | None, server: str | None) -> list[str]:
+        """go-ycsb, appendfsync, client threads, and a server of its own or ``server``."""
+        given = [client or self.client, self.appendfsync, str(self.client_threads)]
+        return given + ([server] if server else [])
+
+    @property
+    def sync(self) -> str:
+        return self.appendfsync
+
+    def ready_check(self) -> str:
+        """A shell test that succeeds once the server answers Redis's PING."""
+        return f'[ "$(redis-cli -p {self.port} ping)" = PONG ]'
+
+    def record_bytes(self) -> int:
+        """A YCSB record as Redis keeps it: its 10 fields, their names and its key."""
+        return 10 * (self.field_length + 8) + 24
+
+    def tree_bytes(self) -> int:
+        """The records loaded."""
+        return self.records * self.record_bytes()
+
+    def peak_bytes(self) -> int:
+        """Its append-only file: every iteration's load and updates (a field each), twice
+        while Redis rewrites it."""
+        updates = self.operations * (self.field_length + 64)
+        return 2 * self.iterations * (self.tree_bytes() + updates)
+
+    def timeout_s(self) -> float:
+        """A minute an iteration and 10 ms an operation or record."""
+        return self.iterations * (60 + (self.records + self.operations) / 100)
 
 
 def step_line(w: dict[str, Any], threads: int | None) -> str:
