@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
@@ -21,6 +21,8 @@ class _DbWorkload(_Strict):
         description="the workload's name: it names the workload's steps; unique in the campaign"
     )
     report_interval: int = Field(1, ge=1, description="seconds between interval reports")
+    # its clients run until volperf stops them, while it makes the servers go
+    endless: ClassVar[bool] = False
 
     @field_validator("threads", check_fields=False)
     @classmethod
@@ -77,6 +79,7 @@ class _UnderLoadWorkload(_DbWorkload):
     """sysbench OLTP with 1-second reports against each consumer's MariaDB while volperf
     makes its server go (io-pause, migration)."""
 
+    endless: ClassVar[bool] = True
     engine: Literal["mariadb"] = Field("mariadb", description="the database server: MariaDB")
     test: Literal["read_write", "read_only", "write_only"] = Field(
         "read_write", description="sysbench's OLTP test (oltp_read_write …)"
