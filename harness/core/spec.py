@@ -19,7 +19,6 @@ from pydantic import (
     model_validator,
 )
 
-from harness.core.units import size_bytes
 from harness.core.workloads.base import Name, ProjectPace, Size, _Strict, tagged_union
 from harness.core.workloads.broker import BrokerWorkload
 from harness.core.workloads.build import BuildSource, BuildWorkload
@@ -39,7 +38,14 @@ from harness.core.workloads.pgbench import PgbenchWorkload
 from harness.core.workloads.pvc_provision import PvcProvisionWorkload
 from harness.core.workloads.rally import RallyWorkload
 from harness.core.workloads.redis import RedisWorkload
-from harness.core.workloads.registry import WORKLOAD_MODELS, AppWorkload, Workload, running_on, tool
+from harness.core.workloads.registry import (
+    TOOLS,
+    WORKLOAD_MODELS,
+    AppWorkload,
+    Workload,
+    running_on,
+    tool,
+)
 from harness.core.workloads.sysbench_fileio import FileioWorkload
 from harness.core.workloads.sysbench_oltp import OltpWorkload
 
@@ -314,51 +320,6 @@ class HostsTarget(_Strict):
         return self
 
 
-# fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
-# defaults or the template's: a workload that asks for another value cannot run in VMs
-AGENT_FIXED = {
-    "numjobs": 1,
-    "ramp_time": 0,
-    "ioengine": "libaio",
-    "direct": True,
-    "rwmixread": None,
-    "rate_iops": None,
-    "start_stagger": 0,
-    "steadystate": None,
-    "histogram_logs": False,
-    "fio_options": {},
-}
-
-
-def _check_heat(target: OpenStackTarget, workloads: list[FioWorkload]) -> None:
-
-    if not workloads:
-        return
-    names = ", ".join(w.name for w in workloads)
-    if target.heat is None:
-        raise ValueError(
-            f"workloads {names}: fio on an openstack target runs in VMs that Heat "
-            "creates: give target.heat (image, flavor, …)"
-        )
-    for w in workloads:
-        fixed = [f"{k}: {getattr(w, k)!r}" for k, v in AGENT_FIXED.items() if getattr(w, k) != v]
-        if fixed:
-            raise ValueError(
-                f"workload {w.name}: the VMs' agent runs fio without "
-                f"{', '.join(fixed)} (remove them for an openstack "
-                "target)"
-            )
-        if (
-            target.heat.volume_size is not None
-            and size_bytes(w.size) > target.heat.volume_size * 2**30
-        ):
-            raise ValueError(
-                f"workload {w.name}: size {w.size} does not fit the VMs' volumes "
-                f"(target.heat.volume_size {target.heat.volume_size} "
-                "GiB)"
-            )
-
-
 TARGET_MODELS: dict[str, type[_Strict]] = {
     "local": LocalTarget,
     "rbd": RbdTarget,
@@ -519,18 +480,10 @@ class CampaignSpec(_Strict):
             needs = tool(refused[0].tool)
             names = ", ".join(w.name for w in refused if w.tool == needs.tag)
             raise ValueError(f"workloads {names}: {needs.elsewhere}")
-        if self.target.type == "k8s":
-            histograms = [
-                w.name for w in self.workloads if isinstance(w, FioWorkload) and w.histogram_logs
-            ]
-            if histograms:
-                raise ValueError(
-                    f"workloads {', '.join(histograms)}: histogram_logs is for the local and "
-                    "rbd targets (pods bring their logs back through the pod log, too small "
-                    "for them)"
-                )
-        if self.target.type == "openstack":
-            _check_heat(self.target, [w for w in self.workloads if isinstance(w, FioWorkload)])
+        for declared in TOOLS:  # what each tool asks of the target beyond its type
+            mine = [w for w in self.workloads if w.tool == declared.tag]
+            if mine and declared.fits is not None:
+                declared.fits(self.target, mine)
         return self
 
     @property

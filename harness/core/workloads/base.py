@@ -101,7 +101,8 @@ class Tool:
     terminal's short form of a step (the threads of a database step given); ``elsewhere``
     says what a spec that asks for
     it on another target is told where that target does not say what it runs (the local
-    target runs what runs anywhere)."""
+    target runs what runs anywhere); ``fits`` checks what else it asks of a target (its
+    settings there), as rally-openstack's validators do."""
 
     tag: str
     model: type[_Strict]
@@ -111,6 +112,8 @@ class Tool:
     expected_seconds: Callable[[dict[str, Any]], float | None]
     step_line: Callable[[dict[str, Any], int | None], str]
     elsewhere: str = ""
+    # what it asks of a target beyond its type (the target, its workloads): ValueError
+    fits: Callable[[Any, list[Any]], None] | None = None
 
     def __post_init__(self) -> None:
         unknown = self.targets - TARGET_TYPES

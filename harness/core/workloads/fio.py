@@ -3,10 +3,11 @@ image or volume; it runs on every target."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from harness.core.units import size_bytes
 from harness.core.workloads.base import TARGET_TYPES, Name, Size, Tool, _Strict
 from harness.core.workloads.words import join
 
@@ -32,6 +33,7 @@ class SteadyStateOption(_Strict):
 class FioWorkload(_Strict):
     """fio options of one workload; consumers of a step are assigned ``rw`` round-robin."""
 
+    size_field: ClassVar[str] = "size"  # what a profile's --size sets
     tool: Literal["fio"] = Field("fio", description="fio, the default when tool is missing")
     name: Name = Field(
         description="the workload's name: it names the workload's steps; unique in the campaign"
@@ -161,4 +163,66 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
-TOOL = Tool("fio", FioWorkload, "fio", TARGET_TYPES, describe, expected_seconds, step_line)
+# fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
+# defaults or the template's: a workload that asks for another value cannot run in VMs
+AGENT_FIXED = {
+    "numjobs": 1,
+    "ramp_time": 0,
+    "ioengine": "libaio",
+    "direct": True,
+    "rwmixread": None,
+    "rate_iops": None,
+    "start_stagger": 0,
+    "steadystate": None,
+    "histogram_logs": False,
+    "fio_options": {},
+}
+
+
+def _check_heat(target: Any, workloads: list[FioWorkload]) -> None:
+
+    if not workloads:
+        return
+    names = ", ".join(w.name for w in workloads)
+    if target.heat is None:
+        raise ValueError(
+            f"workloads {names}: fio on an openstack target runs in VMs that Heat "
+            "creates: give target.heat (image, flavor, …)"
+        )
+    for w in workloads:
+        fixed = [f"{k}: {getattr(w, k)!r}" for k, v in AGENT_FIXED.items() if getattr(w, k) != v]
+        if fixed:
+            raise ValueError(
+                f"workload {w.name}: the VMs' agent runs fio without "
+                f"{', '.join(fixed)} (remove them for an openstack "
+                "target)"
+            )
+        if (
+            target.heat.volume_size is not None
+            and size_bytes(w.size) > target.heat.volume_size * 2**30
+        ):
+            raise ValueError(
+                f"workload {w.name}: size {w.size} does not fit the VMs' volumes "
+                f"(target.heat.volume_size {target.heat.volume_size} "
+                "GiB)"
+            )
+
+
+def fits(target: Any, workloads: list[FioWorkload]) -> None:
+    """What fio asks of a target beyond its type: no histogram logs from pods; on an
+    openstack target, Heat's settings and options the VMs' agent can run."""
+    if target.type == "k8s":
+        histograms = [w.name for w in workloads if w.histogram_logs]
+        if histograms:
+            raise ValueError(
+                f"workloads {', '.join(histograms)}: histogram_logs is for the local and "
+                "rbd targets (pods bring their logs back through the pod log, too small "
+                "for them)"
+            )
+    if target.type == "openstack":
+        _check_heat(target, workloads)
+
+
+TOOL = Tool(
+    "fio", FioWorkload, "fio", TARGET_TYPES, describe, expected_seconds, step_line, fits=fits
+)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -14,6 +14,7 @@ from harness.core.workloads.words import db_step_line, join, runtime_seconds, th
 class FileioWorkload(_DbWorkload):
     """sysbench fileio: each consumer is one sysbench on its own set of files."""
 
+    size_field: ClassVar[str] = "file_total_size"  # what a profile's --size sets
     tool: Literal["sysbench-fileio"] = Field(description="sysbench-fileio")
     test: Literal["rndrd", "rndwr", "rndrw", "seqrd", "seqwr"] = Field(
         description="sysbench's file-test-mode: random or sequential read, write, or random mixed"

@@ -11,15 +11,16 @@ import threading
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec
+from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
-from harness.core.workloads.registry import family_of
+from harness.core.workloads.registry import families, family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.app_target import K8sAppTarget
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
+from harness.tools.db_clients import client_of
 
 # the attribute of the part that runs each family of tools (harness/core/workloads)
 PARTS = {"fio": "fio", "provision": "provision", "app": "applications", "database": "db"}
@@ -73,17 +74,15 @@ class KubernetesTarget:
     def tool_versions(self) -> dict[str, str]:
         versions = self.fio.tool_versions()
         o = self.fio.options
-        engines = {
-            getattr(w, "engine", "postgresql" if w.tool == "pgbench" else None)
-            for w in self.spec.workloads
-        }
+        databases = [w for w in self.spec.workloads if family_of(w) == "db"]
+        engines = {client_of(w).engine(w) for w in databases}
         if "mariadb" in engines:
             versions["mariadb image"] = o.mariadb_image
-        if any(w.tool == "sysbench-fileio" for w in self.spec.workloads):
+        if any(client_of(w).in_data_folder for w in databases):  # fileio's sysbench
             versions["sysbench image (fileio)"] = o.mariadb_image
         if "postgresql" in engines:
             versions["postgresql image"] = o.postgresql_image
-        if any(isinstance(w, AppWorkload) for w in self.spec.workloads):
+        if "app" in families(self.spec.workloads):
             versions["applications' image"] = o.app_image
         return versions
 
