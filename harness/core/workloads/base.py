@@ -18,6 +18,8 @@ from pydantic import (
     Tag,
 )
 
+from harness.core.workloads.columns import Column
+
 _SIZE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?[iI]?[bB]?$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -93,6 +95,18 @@ TARGET_TYPES = frozenset({"local", "rbd", "openstack", "k8s", "hosts"})
 
 
 @dataclass(frozen=True)
+class Plot:
+    """The picture of a tool's steps on its page: ``kind`` names the report's drawing
+    (harness/report/plots.py: PLOTS), ``name`` its file's suffix; a throughput plot's
+    two phases and their unit."""
+
+    kind: str = "tps"
+    name: str = "tps"
+    phases: tuple[str, ...] = ()
+    unit: str = ""
+
+
+@dataclass(frozen=True)
 class Tool:
     """A workload tool: ``tag`` is the spec's ``tool``, ``model`` its workload's model,
     ``targets`` the target types it runs on; ``describe`` its workload (as the spec's
@@ -114,6 +128,9 @@ class Tool:
     elsewhere: str = ""
     # what it asks of a target beyond its type (the target, its workloads): ValueError
     fits: Callable[[Any, list[Any]], None] | None = None
+    columns: tuple[Column, ...] = ()  # its table of a step's figures (fio's: report/tables)
+    phases: tuple[str, ...] = ()  # an application's timed phases, in order
+    plot: Plot = Plot()  # its steps' picture on its page (fio's and Rally's: their own)
 
     def __post_init__(self) -> None:
         unknown = self.targets - TARGET_TYPES

@@ -6,7 +6,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from harness.core.workloads.base import Name, ProjectPace, Tool, _Strict
+from harness.core.workloads.base import Name, Plot, ProjectPace, Tool, _Strict
+from harness.core.workloads.columns import at, consumers
 from harness.core.workloads.words import join, open_ended, paced
 
 
@@ -103,6 +104,31 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
+PHASES = ("publish", "consume")  # its timed phases, in order (its script's lines)
+COLUMNS = (
+    consumers(),
+    at("iterations", "app", "iterations"),
+    at("publish s", "app", "publish_s", 2),
+    at("consume s", "app", "consume_s", 2),
+    at("publish msg/s sum", "app", "publish_ops_s", 1),
+    at("publish msg/s per consumer", "app", "publish_ops_s_per_consumer", 1),
+    at("consume msg/s sum", "app", "consume_ops_s", 1),
+    at("consume msg/s per consumer", "app", "consume_ops_s_per_consumer", 1),
+    at("publish latency avg ms", "app", "publish_latency_avg_ms", 3),
+    at("publish p99 ms (highest)", "app", "publish_p99_ms_max", 3),
+    at("failed iterations", "app", "failed"),
+)
+
+
 TOOL = Tool(
-    "broker", BrokerWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line
+    "broker",
+    BrokerWorkload,
+    "app",
+    frozenset({"local", "k8s"}),
+    describe,
+    open_ended,
+    step_line,
+    columns=COLUMNS,
+    plot=Plot("throughput", "messages", PHASES, "messages/s"),
+    phases=PHASES,
 )

@@ -7,7 +7,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from harness.core.units import size_bytes
-from harness.core.workloads.base import Name, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.base import Name, Plot, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.columns import phase_columns
 from harness.core.workloads.words import join, open_ended, paced
 
 
@@ -85,6 +86,19 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
+PHASES = ("unpack", "build", "clean")  # its timed phases, in order (its script's lines)
+COLUMNS = phase_columns(PHASES)
+
+
 TOOL = Tool(
-    "build", BuildWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line
+    "build",
+    BuildWorkload,
+    "app",
+    frozenset({"local", "k8s"}),
+    describe,
+    open_ended,
+    step_line,
+    columns=COLUMNS,
+    plot=Plot("phases", "app"),
+    phases=PHASES,
 )

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from harness.core.workloads.base import Tool
+from harness.core.workloads.columns import consumers, count_of, event, threads
 from harness.core.workloads.database import _UnderLoadWorkload
 from harness.core.workloads.words import db_step_line, join, thread_counts
 
@@ -45,6 +46,18 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
+COLUMNS = (
+    consumers(),
+    threads(),
+    count_of("server kills", "server-recovery", "count"),
+    event("io-pause mean s", "io-pause", "mean_s", 1),
+    event("io-pause max s", "io-pause", "max_s", 1),
+    count_of("never resumed", "io-pause", "unresolved"),
+    event("server recovery mean s", "server-recovery", "mean_s", 2),
+    event("recovery max s", "server-recovery", "max_s", 2),
+)
+
+
 TOOL = Tool(
     "io-pause",
     IoPauseWorkload,
@@ -53,4 +66,5 @@ TOOL = Tool(
     describe,
     expected_seconds,
     step_line,
+    columns=COLUMNS,
 )

@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from harness.core.workloads.base import Tool
+from harness.core.workloads.base import Plot, Tool
+from harness.core.workloads.columns import consumers, count_of, event, threads
 from harness.core.workloads.database import _UnderLoadWorkload
 from harness.core.workloads.words import join, open_ended, thread_counts
 
@@ -84,6 +85,19 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
+COLUMNS = (
+    consumers(),
+    threads(),
+    event("all back s", "all-back", "max_s", 2),
+    event("running elsewhere mean s", "pod-replaced", "mean_s", 2),
+    event("ready elsewhere mean s", "server-recovery", "mean_s", 2),
+    event("ready max s", "server-recovery", "max_s", 2),
+    event("io-pause mean s", "io-pause", "mean_s", 1),
+    event("io-pause max s", "io-pause", "max_s", 1),
+    count_of("never resumed", "io-pause", "unresolved"),
+)
+
+
 TOOL = Tool(
     "migration",
     MigrationWorkload,
@@ -93,4 +107,6 @@ TOOL = Tool(
     open_ended,  # as long as the pods take to come back
     step_line,
     "migration needs the k8s target (a node fails and its pods move to another)",
+    columns=COLUMNS,
+    plot=Plot("migration", "migration"),
 )

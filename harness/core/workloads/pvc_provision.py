@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from harness.core.workloads.base import Name, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.columns import Column, cell, consumers
 from harness.core.workloads.words import join, open_ended, per_minute
 
 
@@ -62,6 +63,39 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
+def _ended_of(kind: str, always: bool) -> Column:
+    """How many of the step's events of a kind ended, of how many ("–" for none, unless
+    ``always``)."""
+
+    def shown(step: dict[str, Any]) -> str:
+        seen = ((step.get("provision") or {}).get(kind)) or {}
+        if not always and not seen.get("count"):
+            return "–"
+        return f"{seen.get('ended', 0)} of {seen.get('count', 0)}"
+
+    return Column(f"{'bound' if kind == 'pvc-bound' else 'pods ready'}", shown)
+
+
+def _time(label: str, kind: str, name: str) -> Column:
+    return Column(
+        label, lambda s: cell((((s.get("provision") or {}).get(kind)) or {}).get(name), 2)
+    )
+
+
+COLUMNS = (
+    consumers("namespaces"),
+    Column("PVCs", lambda s: str((s.get("provision") or {}).get("pvcs", "–"))),
+    _ended_of("pvc-bound", always=True),
+    _time("bound p50 s", "pvc-bound", "p50_s"),
+    _time("bound p95 s", "pvc-bound", "p95_s"),
+    _time("bound max s", "pvc-bound", "max_s"),
+    _ended_of("pod-ready", always=False),
+    _time("ready p50 s", "pod-ready", "p50_s"),
+    _time("ready p95 s", "pod-ready", "p95_s"),
+    _time("ready max s", "pod-ready", "max_s"),
+)
+
+
 TOOL = Tool(
     "pvc-provision",
     PvcProvisionWorkload,
@@ -71,4 +105,5 @@ TOOL = Tool(
     open_ended,  # as long as the cluster takes
     step_line,
     "pvc-provision needs the k8s target",
+    columns=COLUMNS,
 )

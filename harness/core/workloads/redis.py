@@ -6,7 +6,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from harness.core.workloads.base import Name, ProjectPace, Tool, _Strict
+from harness.core.workloads.base import Name, Plot, ProjectPace, Tool, _Strict
+from harness.core.workloads.columns import Column, at, consumers
 from harness.core.workloads.words import join, open_ended, paced
 
 
@@ -106,6 +107,40 @@ def describe(w: dict[str, Any]) -> str:
     )
 
 
+PHASES = ("load", "run")  # its timed phases, in order (its script's lines)
+
+
+def _failed_operations(step: dict[str, Any]) -> str:
+    """The operations go-ycsb counted as failed, over both phases."""
+    app = step.get("app")
+    return str(sum(app.get(f"{phase}_failed_operations") or 0 for phase in PHASES)) if app else "–"
+
+
+COLUMNS = (
+    consumers(),
+    at("iterations", "app", "iterations"),
+    at("load s", "app", "load_s", 2),
+    at("run s", "app", "run_s", 2),
+    at("load ops/s sum", "app", "load_ops_s", 1),
+    at("run ops/s sum", "app", "run_ops_s", 1),
+    at("run ops/s per consumer", "app", "run_ops_s_per_consumer", 1),
+    at("run latency avg ms", "app", "run_latency_avg_ms", 3),
+    at("run p95 ms (highest)", "app", "run_p95_ms_max", 3),
+    at("run p99 ms (highest)", "app", "run_p99_ms_max", 3),
+    Column("failed operations", _failed_operations),
+    at("failed iterations", "app", "failed"),
+)
+
+
 TOOL = Tool(
-    "redis", RedisWorkload, "app", frozenset({"local", "k8s"}), describe, open_ended, step_line
+    "redis",
+    RedisWorkload,
+    "app",
+    frozenset({"local", "k8s"}),
+    describe,
+    open_ended,
+    step_line,
+    columns=COLUMNS,
+    plot=Plot("throughput", "ycsb", PHASES, "operations/s"),
+    phases=PHASES,
 )
