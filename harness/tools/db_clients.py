@@ -10,17 +10,23 @@ OLTP (also under io-pause and migration, through reconnect.lua), pgbench."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from harness.core.spec import dataset_factor
 from harness.core.units import size_bytes
 from harness.host.databases.postgresql import PGBENCH_DATABASE
 from harness.host.databases.server import SYSBENCH_DATABASE
+from harness.host.process import read_output
 from harness.tools.pgbench import command as pgbench_command
 from harness.tools.pgbench.command import SCALE_BYTES
+from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_run
 from harness.tools.sysbench import command as sysbench_command
 from harness.tools.sysbench.command import ROW_BYTES
+from harness.tools.sysbench.parse import SysbenchParseError, parse_file
+
+ParseError = (PgbenchParseError, SysbenchParseError)
 
 
 class Connection(Protocol):
@@ -29,6 +35,15 @@ class Connection(Protocol):
     def sysbench_options(self) -> list[str]: ...
 
     def pgbench(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """What a client's own output says of its run: figures by DbRecord column (its
+    duration among them), or why there are none."""
+
+    figures: dict[str, Any]
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,25 @@ class DbClient:
     program: ClassVar[str]  # what must be installed
     in_data_folder: ClassVar[bool] = False  # runs in the consumer's folder (its files)
     database: ClassVar[str | None] = None  # the database its data goes in (None: files)
+    default_test: ClassVar[str] = ""  # the test its records name when the spec names none
+    # what its clients are served per second (a record's column), as the storage check
+    # words it; None where the figure says nothing of reads
+    served: ClassVar[tuple[str, str] | None] = None
+    under_load: ClassVar[bool] = False  # io-pause, migration: pauses, not rates
+    node_failure: ClassVar[bool] = False  # migration: a node fails under it
+
+    def served_by(self, test: str) -> tuple[str, str] | None:
+        """The figure of reads served for a step of ``test``, and its words."""
+        return self.served
+
+    def load_time_s(self, out: Path, err: Path, timed: float | None) -> float | None:
+        """A consumer's load time: the process's ``timed`` seconds (ParseError when its
+        own output gives another that cannot be read)."""
+        return timed
+
+    def run_figures(self, out: Path, err: Path) -> RunFigures:
+        """The figures of a consumer's run from its output (ParseError when unreadable)."""
+        raise NotImplementedError
 
     def engine(self, workload: Any) -> str | None:
         return str(workload.engine)
@@ -76,9 +110,20 @@ class DbClient:
         raise NotImplementedError
 
 
+def _sysbench_run(out: Path) -> RunFigures:
+    """The summary's figures, named as its fields (the record's columns of the same name
+    take them), or what sysbench said when it ended without one."""
+    output = parse_file(out)
+    summary = output.summary
+    if summary is None:
+        return RunFigures({}, " / ".join(output.fatal[-3:]) or "no summary: sysbench ended early")
+    return RunFigures({**asdict(summary), "duration_s": summary.total_time_s})
+
+
 class SysbenchFileio(DbClient):
     program = "sysbench"
     in_data_folder = True
+    served = ("reads_per_s", "reads")
 
     def engine(self, workload: Any) -> str | None:
         return None
@@ -96,6 +141,9 @@ class SysbenchFileio(DbClient):
     def cache_flags(self, workload: Any) -> list[str]:
         return list(workload.file_extra_flags)
 
+    def run_figures(self, out: Path, err: Path) -> RunFigures:
+        return _sysbench_run(out)
+
     def run(self, workload: Any, connection: Connection | None, threads: int) -> list[str]:
         return sysbench_command.fileio(workload, threads, "run")
 
@@ -108,6 +156,13 @@ class SysbenchOltp(DbClient):
 
     program = "sysbench"
     database = SYSBENCH_DATABASE
+    served = ("qps", "queries")
+
+    def served_by(self, test: str) -> tuple[str, str] | None:
+        return None if test == "write_only" else self.served
+
+    def run_figures(self, out: Path, err: Path) -> RunFigures:
+        return _sysbench_run(out)
 
     def dataset(self, workload: Any) -> tuple[str, dict[str, Any]]:
         return "sysbench", {"tables": workload.tables, "table_size": workload.table_size}
@@ -135,6 +190,22 @@ class SysbenchOltp(DbClient):
 class Pgbench(DbClient):
     program = "pgbench"
     database = PGBENCH_DATABASE
+    default_test = "tpcb-like"
+    served = ("tps", "transactions")
+
+    def load_time_s(self, out: Path, err: Path, timed: float | None) -> float | None:
+        # pgbench times its own phases; its total is the load time the studies quote
+        return parse_init(read_output(err)).load_time_s
+
+    def run_figures(self, out: Path, err: Path) -> RunFigures:
+        run = parse_run(read_output(out), read_output(err), str(out))
+        figures = {
+            "tps": run.tps,
+            "latency_avg_ms": run.latency_avg_ms,
+            "latency_stddev_ms": run.latency_stddev_ms,
+            "duration_s": run.progress[-1].time_s if run.progress else None,
+        }
+        return RunFigures(figures, f"{run.failed} failed transactions" if run.failed else "")
 
     def engine(self, workload: Any) -> str | None:
         return "postgresql"
@@ -160,12 +231,25 @@ class Pgbench(DbClient):
         return Load(pgbench_command.init(workload, connection.pgbench()), False, self.database)
 
 
-OLTP = SysbenchOltp()
+class SysbenchUnderLoad(SysbenchOltp):
+    """sysbench OLTP while volperf makes the servers go (io-pause, migration): its
+    records are pauses from its interval reports, not rates."""
+
+    served = None
+    under_load = True
+
+
+class SysbenchMigration(SysbenchUnderLoad):
+    """Under migration the servers' node fails: its records add the pods' moves."""
+
+    node_failure = True
+
+
 CLIENTS: dict[str, DbClient] = {
     "sysbench-fileio": SysbenchFileio(),
-    "sysbench-oltp": OLTP,
-    "io-pause": OLTP,
-    "migration": OLTP,
+    "sysbench-oltp": SysbenchOltp(),
+    "io-pause": SysbenchUnderLoad(),
+    "migration": SysbenchMigration(),
     "pgbench": Pgbench(),
 }
 
