@@ -131,6 +131,9 @@ class Tool:
     columns: tuple[Column, ...] = ()  # its table of a step's figures (fio's: report/tables)
     phases: tuple[str, ...] = ()  # an application's timed phases, in order
     plot: Plot = Plot()  # its steps' picture on its page (fio's and Rally's: their own)
+    # an application's own figures that `volperf compare` sets side by side, before its
+    # phases' times: (figure, label, True when higher is better)
+    compared: tuple[tuple[str, str, bool], ...] = ()
 
     def __post_init__(self) -> None:
         unknown = self.targets - TARGET_TYPES

@@ -120,6 +120,16 @@ COLUMNS = (
 )
 
 
+# go-ycsb's (nats bench's) figures that `volperf compare` sets side by side
+COMPARED = (
+    ("publish_ops_s", "publish msg/s (sum)", True),
+    ("publish_ops_s_per_consumer", "publish msg/s per consumer", True),
+    ("publish_latency_avg_ms", "publish latency avg ms", False),
+    ("publish_p99_ms_max", "publish p99 ms (highest)", False),
+    ("consume_ops_s", "consume msg/s (sum)", True),
+)
+
+
 TOOL = Tool(
     "broker",
     BrokerWorkload,
@@ -129,6 +139,7 @@ TOOL = Tool(
     open_ended,
     step_line,
     columns=COLUMNS,
+    compared=COMPARED,
     plot=Plot("throughput", "messages", PHASES, "messages/s"),
     phases=PHASES,
 )

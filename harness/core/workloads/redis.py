@@ -132,6 +132,17 @@ COLUMNS = (
 )
 
 
+# go-ycsb's (nats bench's) figures that `volperf compare` sets side by side
+COMPARED = (
+    ("run_ops_s", "run ops/s (sum)", True),
+    ("run_ops_s_per_consumer", "run ops/s per consumer", True),
+    ("run_latency_avg_ms", "run latency avg ms", False),
+    ("run_p95_ms_max", "run p95 ms (highest)", False),
+    ("load_ops_s", "load ops/s (sum)", True),
+    ("run_failed_operations", "failed run operations", False),
+)
+
+
 TOOL = Tool(
     "redis",
     RedisWorkload,
@@ -141,6 +152,7 @@ TOOL = Tool(
     open_ended,
     step_line,
     columns=COLUMNS,
+    compared=COMPARED,
     plot=Plot("throughput", "ycsb", PHASES, "operations/s"),
     phases=PHASES,
 )

@@ -31,6 +31,7 @@ from typing import Any
 from harness.core.plan import Step
 from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
@@ -72,7 +73,7 @@ class K8sAppTarget:
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
         workload = step.workload
-        assert isinstance(workload, AppWorkload)
+        assert family_of(workload) == "app"
         raw = store.raw_dir(step.id) / APP_DIR
         shutil.rmtree(raw, ignore_errors=True)
         raw.mkdir(parents=True)
