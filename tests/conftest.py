@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from hypothesis import settings
@@ -19,7 +20,7 @@ from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import K8S_TEST_STATIC_PVS, volperf
 from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
 from tests.k8s_scenarios.scenario_runs import ScenarioRuns
-from tests.suite_groups import assign_groups, one_per_machine, order_turns, register
+from tests.suite_groups import arrange, one_per_machine, quiet_shared, register
 
 # The suite runs beside testbeds and other tests on 2 cores: how long one example of a
 # property test takes says nothing of what it checks, so hypothesis's deadline is off.
@@ -29,29 +30,88 @@ settings.load_profile("volperf-suite")
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which appends the group to each test's id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    order_turns(items)
-    assign_groups(items)
+    arrange(items)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     register(config)
 
 
+@dataclass
+class BringUp:
+    """`volperf testbed up NAME` started in the background (``start``), holding the
+    suite's quiet lock shared while it runs, and waited for (``wait``): if it failed,
+    `testbed down NAME` (state and logs kept for diagnosis in pytest's temporary
+    directory) before the test fails, so that a failed bring-up leaves nothing running
+    for the rest of the suite."""
+
+    name: str
+    state: Path
+    options: tuple[str, ...]
+    cwd: Path
+    timeout: float = 300
+    process: subprocess.Popen[str] | None = None
+    started: float = 0.0
+    quiet: IO[str] | None = None
+    up: subprocess.CompletedProcess[str] | None = None
+    seconds: float = 0.0
+
+    def start(self) -> BringUp:
+        self.quiet = quiet_shared()
+        self.started = time.monotonic()
+        argv = [sys.executable, "-m", "harness.cli", "testbed", "up", self.name]
+        self.process = subprocess.Popen(
+            [*argv, "--state", str(self.state), *self.options],
+            cwd=self.cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        return self
+
+    def wait(self) -> subprocess.CompletedProcess[str]:
+        if self.up is None:
+            assert self.process is not None, "wait before start"
+            try:
+                out, err = self.process.communicate(
+                    timeout=max(1, self.started + self.timeout - time.monotonic())
+                )
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                out, err = self.process.communicate()
+                err += f"\n(killed after {self.timeout:.0f} s)"
+            finally:
+                self._release()
+            self.seconds = time.monotonic() - self.started
+            self.up = subprocess.CompletedProcess(
+                self.process.args, self.process.returncode, out, err
+            )
+        if self.up.returncode != 0:
+            down = volperf("testbed", "down", self.name, "--state", str(self.state), cwd=self.cwd)
+            pytest.fail(
+                f"testbed up {self.name} failed (exit {self.up.returncode}): "
+                f"{self.up.stderr[-3000:]}\ntestbed down {self.name}: exit {down.returncode} "
+                f"{down.stderr[-1000:]}; state and logs kept in {self.state}"
+            )
+        return self.up
+
+    def end(self) -> None:
+        """Waits, without failing, for a bring-up no test waited for."""
+        if self.up is None and self.process is not None:
+            self.process.communicate()
+        self._release()
+
+    def _release(self) -> None:
+        if self.quiet is not None:
+            self.quiet.close()
+            self.quiet = None
+
+
 def bring_up_or_fail(
     name: str, state: Path, *options: str, cwd: Path, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
-    """`volperf testbed up NAME`; if it fails, `testbed down NAME` (state and logs kept
-    for diagnosis in pytest's temporary directory) before the test fails, so that a
-    failed bring-up leaves nothing running for the rest of the suite."""
-    up = volperf("testbed", "up", name, "--state", str(state), *options, cwd=cwd, timeout=timeout)
-    if up.returncode != 0:
-        down = volperf("testbed", "down", name, "--state", str(state), cwd=cwd)
-        pytest.fail(
-            f"testbed up {name} failed (exit {up.returncode}): {up.stderr[-3000:]}\n"
-            f"testbed down {name}: exit {down.returncode} {down.stderr[-1000:]}; "
-            f"state and logs kept in {state}"
-        )
-    return up
+    """`volperf testbed up NAME`, waited for (BringUp)."""
+    return BringUp(name, state, options, cwd, timeout).start().wait()
 
 
 CEPH_TEST_MON_PORT = 20500  # off the default 20100, so a developer's own testbed can run
@@ -134,34 +194,41 @@ def openstack_processes(state: Path) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def openstack_testbed(
+def openstack_bring_up(
     tmp_path_factory: pytest.TempPathFactory, ceph_testbed: CephTestbedInfo
-) -> Iterator[OpenStackTestbedInfo]:
+) -> Iterator[BringUp]:
     """A real OpenStack control plane from nothing but the services' cached venv (built if
-    missing), Cinder on the session's Ceph testbed; purged at the end, which checks that
-    no process of it and no RBD image of Cinder's is left."""
+    missing), Cinder on the session's Ceph testbed, started in the background: in a run of
+    its group, as soon as the Ceph testbed is up (tests/suite_groups.py: STARTED_EARLY),
+    while the tests of Ceph alone run. Purged at the end, which checks that no process of
+    it and no RBD image of Cinder's is left."""
     work = tmp_path_factory.mktemp("openstack-testbed")
     state = work / "state"
+    options = ("--ceph-state", str(ceph_testbed.state))
+    options += ("--base-port", str(OPENSTACK_TEST_BASE_PORT))
     with one_per_machine("openstack-testbed"):
-        started = time.monotonic()
-        up = bring_up_or_fail(
-            "openstack",
-            state,
-            "--ceph-state",
-            str(ceph_testbed.state),
-            "--base-port",
-            str(OPENSTACK_TEST_BASE_PORT),
-            cwd=work,
-            timeout=1800,
-        )
-        info = OpenStackTestbedInfo(
-            state, state / "clouds.yaml", time.monotonic() - started, up.stdout + up.stderr
-        )
-        yield info
-        down = volperf("testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work)
+        bring_up = BringUp("openstack", state, options, work, timeout=1800).start()
+        try:
+            yield bring_up
+        finally:
+            bring_up.end()  # if no test waited for it, it still ends before the purge
+            down = volperf(
+                "testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work
+            )
     assert down.returncode == 0, down.stderr
     assert not openstack_processes(state)
     assert not state.exists()
+
+
+@pytest.fixture(scope="session")
+def openstack_testbed(openstack_bring_up: BringUp) -> OpenStackTestbedInfo:
+    """The OpenStack testbed once its bring-up has ended (its tests run after those of
+    Ceph alone: tests/suite_groups.py, TURNS)."""
+    up = openstack_bring_up.wait()
+    state = openstack_bring_up.state
+    return OpenStackTestbedInfo(
+        state, state / "clouds.yaml", openstack_bring_up.seconds, up.stdout + up.stderr
+    )
 
 
 @pytest.fixture(scope="session")
@@ -292,7 +359,8 @@ def k8s_testbed(k8s_scenarios: ScenarioRuns, k8s_testbed_up: K8sTestbedInfo) -> 
 
 @pytest.fixture(scope="session")
 def k8s_scenarios_done(k8s_scenarios: ScenarioRuns) -> tuple[Path, subprocess.CompletedProcess]:
-    """k8s_scenarios' work folder and what their runs printed, once they have ended."""
+    """k8s_scenarios' work folder and what their side-by-side runs printed, once they have
+    ended."""
     return k8s_scenarios.wait()
 
 
@@ -300,6 +368,15 @@ def k8s_scenarios_done(k8s_scenarios: ScenarioRuns) -> tuple[Path, subprocess.Co
 def k8s_testbed_alone(
     k8s_scenarios_done: tuple[Path, subprocess.CompletedProcess], k8s_testbed_up: K8sTestbedInfo
 ) -> K8sTestbedInfo:
-    """The k8s testbed once k8s_scenarios' runs have ended: for tests that change the
-    cluster (nodes added, crashed or drained; `up` again; `volperf cleanup`)."""
+    """The k8s testbed once k8s_scenarios' side-by-side runs have ended: for tests that
+    change the cluster (nodes added, crashed or drained; `up` again) or time it."""
     return k8s_testbed_up
+
+
+@pytest.fixture(scope="session")
+def k8s_scenarios_all(
+    k8s_scenarios: ScenarioRuns, k8s_testbed_alone: K8sTestbedInfo
+) -> tuple[Path, subprocess.CompletedProcess]:
+    """k8s_scenarios' fio scenario run alone, last of the k8s group (its disk figures are
+    set against the node disk's counters): the work folder and what every run printed."""
+    return k8s_scenarios.run_alone()

@@ -18,12 +18,11 @@ from tests.suite_groups import CPU_CGROUPS, group_of
 CONFTEST = """
 import os
 import pytest
-from tests.suite_groups import assign_groups, order_turns, register
+from tests.suite_groups import arrange, register
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    order_turns(items)
-    assign_groups(items)
+    arrange(items)
 
 def pytest_configure(config):
     register(config)
@@ -37,8 +36,17 @@ def ceph_testbed():
     _made("ceph")
 
 @pytest.fixture(scope="session")
-def openstack_testbed(ceph_testbed):
+def openstack_bring_up(ceph_testbed):
     _made("openstack")
+    _os_turn("bring-up")
+
+@pytest.fixture(scope="session")
+def openstack_testbed(openstack_bring_up):
+    pass
+
+def _os_turn(name):
+    with open(os.path.join(os.environ["MADE_DIR"], "os-turns"), "a") as out:
+        out.write(name + "\\n")
 
 @pytest.fixture(scope="session")
 def k8s_testbed_up():
@@ -59,10 +67,17 @@ def k8s_scenarios_done(k8s_scenarios):
 @pytest.fixture(scope="session")
 def k8s_testbed_alone(k8s_scenarios_done):
     pass
+
+@pytest.fixture(scope="session")
+def k8s_scenarios_all(k8s_testbed_alone):
+    pass
 """
 
 TESTS = """
 import pytest
+
+def test_pods_last(k8s_scenarios_all):
+    _turn("last")
 
 def test_pods_alone(k8s_testbed_alone):
     _turn("alone")
@@ -71,12 +86,14 @@ def test_pods_results(k8s_scenarios_done):
     _turn("results")
 
 @pytest.mark.parametrize("n", range(4))
-def test_rbd(ceph_testbed, n):
-    _cgroup(f"rbd{n}")
-
-@pytest.mark.parametrize("n", range(4))
 def test_heat(openstack_testbed, n):
     _cgroup(f"heat{n}")
+    _turn("cloud", "os-turns")
+
+@pytest.mark.parametrize("n", range(4))
+def test_rbd(ceph_testbed, n):
+    _cgroup(f"rbd{n}")
+    _turn("ceph", "os-turns")
 
 @pytest.mark.parametrize("n", range(4))
 def test_pods(k8s_testbed, n):
@@ -105,9 +122,9 @@ def _cgroup(name):
     with open(os.path.join(os.environ["MADE_DIR"], "cgroups"), "a") as out:
         out.write(f"{name} {line.rsplit(':', 1)[-1] if line else '?'}\\n")
 
-def _turn(name):
+def _turn(name, file="turns"):
     import os
-    with open(os.path.join(os.environ["MADE_DIR"], "turns"), "a") as out:
+    with open(os.path.join(os.environ["MADE_DIR"], file), "a") as out:
         out.write(name + "\\n")
 
 def _timed(name, seconds):
@@ -144,7 +161,7 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     ran = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] .*?PASSED \S+::(\S+)", run.stdout)
     }
-    assert len(ran) == 30, run.stdout
+    assert len(ran) == 31, run.stdout
     workers = {
         kind: {w for t, w in ran.items() if t.startswith(f"test_{kind}[")}
         for kind in ("rbd", "heat", "pods")
@@ -157,13 +174,18 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
         assert len((made / testbed).read_text().splitlines()) == 1, testbed
     assert "wall time per group" in run.stdout
     table = run.stdout[run.stdout.index("wall time per group") :]
-    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+7\s", table)
+    assert re.search(r"openstack\s+8\s", table) and re.search(r"k8s\s+8\s", table)
     assert re.search(r"spread\s+12\s", table) and re.search(r"quiet\s+3\s", table)
     # the k8s group in turns (suite_groups.TURNS), whatever the order in the file: the
     # testbed as brought up, the tests that share it with the background scenarios, those
-    # of the scenarios' results, those that need it alone
+    # of the scenarios' results, those that need it alone, the one that runs last
     turns = (made / "turns").read_text().split()
-    assert turns == ["fresh", "shared", "shared", "shared", "shared", "results", "alone"]
+    assert turns == ["fresh", *["shared"] * 4, "results", "alone", "last"]
+    # the openstack group likewise: the cloud's bring-up started with the first test of
+    # Ceph (suite_groups.STARTED_EARLY), those tests run while it comes up, the cloud's
+    # after them (written first in the file)
+    turns = (made / "os-turns").read_text().split()
+    assert turns == ["bring-up", *["ceph"] * 4, *["cloud"] * 4]
     # the quiet tests share a worker, and each ran while no other test did
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
     times = [line.split() for line in (made / "times").read_text().splitlines()]

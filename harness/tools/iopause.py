@@ -35,8 +35,10 @@ def lost_time(
     series: Sequence[tuple[float, float]], kill_s: float, until_s: float, interval_s: float
 ) -> float | None:
     """Seconds of transactions lost from the interval of the kill to ``until_s`` (the
-    end of the first full interval after the pause), against the median rate before."""
-    before = _median([tps for end, tps in series if end <= kill_s])
+    end of the first full interval after the pause), against the median rate before:
+    of the intervals that had transactions (an earlier kill's empty intervals are a
+    pause, not the rate: run25's second kill came after 25 of 49 s of an earlier one)."""
+    before = _median([tps for end, tps in series if end <= kill_s and tps > 0])
     if not before:
         return None
     around = [tps for end, tps in series if kill_s < end <= until_s]

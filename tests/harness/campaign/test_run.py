@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from pathlib import Path
 
+import psutil
 import pytest
 
 from harness.campaign.run import Display, run_campaign
@@ -15,19 +16,28 @@ from tests.harness.helpers import raw_files, tiny_spec
 pytestmark = pytest.mark.functional
 
 
-class StopDuringStep(Display):
-    """Asks the run to stop, as Ctrl-C would, ``after`` seconds into the given step once
-    fio has made the step's files in ``data`` (one a consumer, kept from step to step: the
-    step's new consumer's file is fio's; it handles signals by then)."""
+def _fio_jobs_running() -> bool:
+    """Whether a fio this process started has forked its jobs' processes: it has set its
+    signal handlers by then (fio_backend, before run_threads)."""
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            parent = child.parent()
+            if child.name() == "fio" and parent is not None and parent.name() == "fio":
+                return True
+    return False
 
-    def __init__(self, stop: threading.Event, step_index: int, data: Path, after: float = 0.5):
-        self.stop, self.step_index, self.data, self.after = stop, step_index, data, after
+
+class StopDuringStep(Display):
+    """Asks the run to stop, as Ctrl-C would, ``after`` seconds into the given step's
+    measured fio (its live IOPS shown: the prefill's are not) once fio runs its jobs."""
+
+    def __init__(self, stop: threading.Event, step_index: int, after: float = 0.5):
+        self.stop, self.step_index, self.after = stop, step_index, after
 
     def step_started(self, step, position, total):
         def tick(elapsed, iops):
-            if step.index != self.step_index or elapsed <= self.after:
-                return
-            if len(list(self.data.iterdir())) >= step.concurrency:
+            measuring = step.index == self.step_index and iops is not None
+            if measuring and elapsed > self.after and _fio_jobs_running():
                 self.stop.set()
 
         return tick
@@ -37,9 +47,10 @@ def test_interrupted_campaign_resumes_at_the_first_step_not_done(tmp_path):
     spec = tiny_spec(tmp_path / "data", sweep=[1, 2, 3], workload={"runtime": 5})
     (tmp_path / "data").mkdir()
     stop = threading.Event()
-    # once fio has laid out a file: a stop at a fixed 0.5 s, then 2 s, into the step came
-    # before fio had started on a loaded machine (fio.out empty, no "terminating")
-    during = StopDuringStep(stop, 2, tmp_path / "data")
+    # once the measured fio runs its jobs: a stop at a fixed 0.5 s, then 2 s, into the
+    # step came before fio had set its signal handlers on a loaded machine (fio.out empty),
+    # or during the prefill (no fio.out)
+    during = StopDuringStep(stop, 2)
     first = run_campaign(spec, tmp_path / "r", LocalFioTarget, during, stop)
     store = first.store
     steps = store.step_ids()

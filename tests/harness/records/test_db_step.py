@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.records.db_step import build_db_step
+from harness.records.db import DbRecord
+from harness.records.db_step import build_db_step, own_run
 from harness.tools.iopause import io_pause
 from harness.tools.sysbench.parse import parse_file
 
@@ -84,3 +85,32 @@ def test_rows_that_changed_or_were_not_counted_are_warnings(tmp_path):
         ("rows-changed", "c01: 4000 rows before the move, 3999 after"),
         ("rows-changed", "c02: 4000 rows before the move, None after"),
     ]
+
+
+EXEC = Path(__file__).parent / "fixtures" / "fileio-exec"
+
+
+def test_a_pods_disk_rate_is_over_its_tools_own_run_not_the_exec_s_window():
+    """fixtures/fileio-exec: sysbench fileio with O_DIRECT in a pod whose `kubectl exec`
+    took 6.92 s around sysbench's own 5.35 s; the container's disk read what sysbench
+    read, so its rate over sysbench's time is sysbench's rate (over the exec's, 23 % low)."""
+    plan = json.loads((EXEC / "step.json").read_text())
+    result = build_db_step(EXEC / "raw", plan, "001-rndrw", "k8s:local-path")
+    own = parse_file(EXEC / "raw" / "c01.out").summary
+    use = result.storage
+    assert use is not None and own.reads_per_s and own.total_time_s
+    assert use.device_read_iops == pytest.approx(own.reads_per_s, rel=0.01)
+    process = json.loads((EXEC / "raw" / "process.json").read_text())["c01"]
+    assert process["end_s"] - process["start_s"] > 1.25 * own.total_time_s
+
+
+def test_own_run_ends_with_the_last_client_and_lasts_its_longest_own_time():
+    def run(duration: float | None, error: str = "") -> DbRecord:
+        return DbRecord("s", "c", "pgbench", "postgresql", "tpcb-like", "run", 1, 1,
+                        duration_s=duration, error=error)  # fmt: skip
+
+    load = DbRecord("s", "c", "pgbench", "postgresql", "tpcb-like", "load", 1, 1)
+    assert own_run((100.0, 110.0), [load, run(5.0), run(7.5)]) == (102.5, 110.0)
+    assert own_run((100.0, 110.0), [run(5.0), run(None, "exited 1")]) == (100.0, 110.0)
+    assert own_run((100.0, 110.0), [load]) == (100.0, 110.0)
+    assert own_run((100.0, 110.0), [run(12.0)]) == (100.0, 110.0)  # never before the start

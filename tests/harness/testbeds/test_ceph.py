@@ -65,7 +65,7 @@ def test_three_osds_from_nothing_to_restart_to_purged(tmp_path: Path):
         "--state",
         str(state),
         "--mon-port",
-        "20800",
+        "20850",  # past the session testbed's daemons (20600 to 20800: conftest.py)
         cwd=tmp_path,
     )
     try:
@@ -109,7 +109,7 @@ def test_a_failed_bring_up_stops_what_it_started_and_keeps_the_logs(tmp_path: Pa
             "--state",
             str(state),
             "--mon-port",
-            "39500",
+            "25000",  # below the ephemeral range (39500 was once taken by a client)
         ],
         cwd=tmp_path,
         stdout=subprocess.PIPE,

@@ -50,3 +50,12 @@ def test_kill_after_the_output_ends():
 
 def test_lost_time_needs_a_rate_before_the_kill():
     assert lost_time([(1, 0), (2, 100)], kill_s=0.5, until_s=2, interval_s=1) is None
+
+
+def test_the_rate_before_a_second_kill_leaves_out_the_first_pause():
+    # a first outage of 6 of the 10 s before the second kill (a pod replaced slowly)
+    series = [(1, 100), (2, 100), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0)]
+    series += [(9, 100), (10, 100), (11, 0), (12, 0), (13, 100), (14, 100)]
+    pause = io_pause(series, kill_s=10.5)
+    assert (pause.last_ack_s, pause.resumed_s, pause.seconds) == (10, 12, 2)
+    assert pause.lost_s == pytest.approx(2.0)  # against 100 tps, not the median's 0

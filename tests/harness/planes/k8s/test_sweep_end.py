@@ -23,9 +23,11 @@ from tests.harness.planes.k8s.few_pvs import few_pvs_class
 pytestmark = pytest.mark.functional
 
 
-def test_a_sweep_ends_with_no_space_where_the_class_has_no_volume_left(k8s_testbed, tmp_path):
+def test_a_sweep_ends_with_no_space_where_the_class_has_no_volume_left(k8s_testbed_alone, tmp_path):
+    """On the cluster alone: its pods get 10 s to start, and its pace is timed."""
     from kubernetes import client
 
+    k8s_testbed = k8s_testbed_alone
     kubeconfig = str(k8s_testbed.kubeconfig)
     with few_pvs_class(kubeconfig, tmp_path / "pvs", pvs=4) as storage_class:
         spec = validate(

@@ -87,7 +87,8 @@ def run_watched(base: Path, name: str, workload: dict, pool: str) -> tuple[dict,
     watcher = Watcher(storage, results)
     watcher.start()
     try:
-        assert run_campaign(spec, results, LocalTarget).ok
+        outcome = run_campaign(spec, results, LocalTarget)
+        assert outcome.ok, [r.summary.get("error") for r in outcome.results]
     finally:
         watcher.done.set()
         watcher.join()
