@@ -74,7 +74,7 @@ class KubernetesTarget:
     def tool_versions(self) -> dict[str, str]:
         versions = self.fio.tool_versions()
         o = self.fio.options
-        databases = [w for w in self.spec.workloads if family_of(w) == "db"]
+        databases = [w for w in self.spec.workloads if family_of(w) == "database"]
         engines = {client_of(w).engine(w) for w in databases}
         if "mariadb" in engines:
             versions["mariadb image"] = o.mariadb_image

@@ -93,7 +93,7 @@ class LocalDatabaseTarget:
 
     @property
     def workloads(self) -> list[DbWorkload]:
-        return [w for w in self.spec.workloads if family_of(w) == "db"]
+        return [w for w in self.spec.workloads if family_of(w) == "database"]
 
     def engines(self) -> list[str]:
         return sorted({e for w in self.workloads if (e := client_of(w).engine(w)) is not None})
