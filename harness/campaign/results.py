@@ -16,8 +16,9 @@ from typing import Any
 from harness import __version__
 from harness.core.plan import plan_steps
 from harness.core.redact import redact
-from harness.core.spec import FioWorkload, validate
+from harness.core.spec import validate
 from harness.core.store import CampaignStore, atomic_write_json, atomic_write_text
+from harness.core.workloads.registry import families, family_of
 from harness.host.sampler import read_samples
 from harness.planes import registry
 from harness.planes.fio_step import LOG_DIR
@@ -103,7 +104,7 @@ def _tool_or_fio_step(
     step = RawStep(raw, step_id, plan, backend, status.started)
     extras = [extra(step) for extra in registry.step_extras()]  # Ceph health, if any
     tool = plan.get("workload", {}).get("tool", "fio")
-    if tool != "fio":
+    if family_of({"tool": tool}) != "fio":  # its tool's own builder
         summary["tool"] = tool
         build = registry.tool_step(tool)
         parts = [build(step)] if build else []
@@ -405,7 +406,7 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
         rate_iops = getattr(step.workload, "rate_iops", None)
         results.append(build_step(store, step.id, backend, rate_iops))
     records = [r for result in results for r in result.records]
-    runs_fio = any(isinstance(w, FioWorkload) for w in spec.workloads)
+    runs_fio = "fio" in families(spec.workloads)
     _write_if_any(store.root / "fio.csv", fio_csv(records) if records or runs_fio else None)
     db_records = [r for result in results for r in result.db_records]
     events = [e for result in results for e in result.events]

@@ -11,8 +11,8 @@ from rich.table import Table
 
 from harness.campaign.run import Display
 from harness.core.plan import Step
-from harness.core.spec import RallyWorkload
 from harness.core.store import CampaignStore
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.records.compare import Comparison
 from harness.report import tables
@@ -69,7 +69,7 @@ class RichDisplay(Display):
         who = (
             f"concurrency {step.concurrency}, {step.workload.times_at(step.concurrency)} "
             "iterations per scenario"
-            if isinstance(step.workload, RallyWorkload)
+            if family_of(step.workload) == "rally"
             else f"{step.concurrency} consumers ({_consumers_text(step)})"
         )
         self.console.print(f"[{position}/{total}] {step.id}: {who}, {step_line(w, step.threads)}")

@@ -25,7 +25,7 @@ def check(path: Path) -> str:
     """One line on a valid spec file; SpecError (or TargetError) naming what is wrong."""
     from harness.core import spec as spec_module
     from harness.core.plan import plan_steps
-    from harness.core.spec import FioWorkload
+    from harness.core.workloads.registry import family_of
     from harness.planes.base import TargetError
     from harness.planes.heat.parameters import TEMPLATE, stack_plans
     from harness.planes.heat.template import template_problems
@@ -33,11 +33,11 @@ def check(path: Path) -> str:
 
     spec = spec_module.load(path)
     for workload in spec.workloads:
-        if workload.tool == "rally":
+        if family_of(workload) == "rally":
             task_file(workload.task)  # a task of rally_plugins/tasks, or a file that exists
     steps = plan_steps(spec)
     heat = getattr(spec.target, "heat", None)
-    fio_steps = [s for s in steps if isinstance(s.workload, FioWorkload)]
+    fio_steps = [s for s in steps if family_of(s.workload) == "fio"]
     checked = ""
     if heat is not None and fio_steps:
         plans = [plan for s in fio_steps for plan in stack_plans(spec.name, s, heat)]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.redact import redact
-from harness.core.spec import READ_MODES, WRITE_MODES, CampaignSpec, FioWorkload, Workload
+from harness.core.spec import READ_MODES, WRITE_MODES, CampaignSpec, Workload
 
 # what each database test does to storage, for the reader/writer/mixed split of reports
 _DB_ROLES = {
@@ -68,9 +68,8 @@ def role_of(rw: str) -> str:
 
 def modes_of(workload: Workload) -> list[str]:
     """fio's rw modes, or the one test a database workload runs (rndrw, read_write …)."""
-    if isinstance(workload, FioWorkload):
-        return workload.rw
-    return [getattr(workload, "test", workload.tool)]
+    rw = getattr(workload, "rw", None)  # fio's modes, round-robin over its consumers
+    return list(rw) if rw else [getattr(workload, "test", workload.tool)]
 
 
 def assign_consumers(workload: Workload, count: int) -> list[ConsumerPlan]:

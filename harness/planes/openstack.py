@@ -6,8 +6,9 @@ from __future__ import annotations
 import threading
 
 from harness.core.plan import Step
-from harness.core.spec import CampaignSpec, FioWorkload, RallyWorkload
+from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
+from harness.core.workloads.registry import families, family_of
 from harness.planes.base import Plane, StepOutcome, Tick
 from harness.planes.heat.target import HeatTarget
 from harness.planes.rally.target import RallyTarget
@@ -15,11 +16,9 @@ from harness.planes.rally.target import RallyTarget
 
 class OpenStackCloudTarget:
     def __init__(self, spec: CampaignSpec):
-        workloads = spec.workloads
-        self.rally = (
-            RallyTarget(spec) if any(isinstance(w, RallyWorkload) for w in workloads) else None
-        )
-        self.heat = HeatTarget(spec) if any(isinstance(w, FioWorkload) for w in workloads) else None
+        present = families(spec.workloads)
+        self.rally = RallyTarget(spec) if "rally" in present else None
+        self.heat = HeatTarget(spec) if "fio" in present else None  # fio in its VMs
 
     @property
     def parts(self) -> list[RallyTarget | HeatTarget]:
@@ -39,7 +38,7 @@ class OpenStackCloudTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
-        target = self.heat if isinstance(step.workload, FioWorkload) else self.rally
+        target = self.heat if family_of(step.workload) == "fio" else self.rally
         assert target is not None
         return target.run_step(step, store, stop, tick)
 

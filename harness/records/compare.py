@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from harness.core.workloads.registry import tool as by_tag
 from harness.records import stats
 from harness.records.method import CampaignMethod, Difference, differences, step_method
 from harness.tools.apps.parse import PHASES
@@ -61,26 +62,8 @@ def app_metrics(tool: str) -> Metrics:
     """An application workload's figures: each phase's mean time, a whole iteration's,
     and the iterations that failed (slower, more: worse); redis go-ycsb's and the
     broker nats bench's throughput first (higher: better) and their latencies."""
-    ycsb: Metrics = []
-    if tool == "redis":
-        ycsb = [
-            ("run_ops_s", "run ops/s (sum)", True),
-            ("run_ops_s_per_consumer", "run ops/s per consumer", True),
-            ("run_latency_avg_ms", "run latency avg ms", False),
-            ("run_p95_ms_max", "run p95 ms (highest)", False),
-            ("load_ops_s", "load ops/s (sum)", True),
-            ("run_failed_operations", "failed run operations", False),
-        ]
-    if tool == "broker":
-        ycsb = [
-            ("publish_ops_s", "publish msg/s (sum)", True),
-            ("publish_ops_s_per_consumer", "publish msg/s per consumer", True),
-            ("publish_latency_avg_ms", "publish latency avg ms", False),
-            ("publish_p99_ms_max", "publish p99 ms (highest)", False),
-            ("consume_ops_s", "consume msg/s (sum)", True),
-        ]
     return [
-        *ycsb,
+        *by_tag(tool).compared,
         ("iteration_s", "iteration s (mean)", False),
         ("iteration_s_max", "iteration s (slowest)", False),
         *((f"{phase}_s", f"{phase} s", False) for phase in PHASES[tool]),

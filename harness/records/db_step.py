@@ -16,8 +16,8 @@ from harness.records.db_storage import StorageUse, storage_use
 from harness.records.device_check import cgroup_window, device_window
 from harness.records.stats import mean
 from harness.records.step import read_json
+from harness.tools.db_clients import CLIENTS, DbClient, ParseError
 from harness.tools.iopause import io_pause
-from harness.tools.pgbench.parse import PgbenchParseError, parse_init, parse_run
 from harness.tools.sysbench.parse import SysbenchParseError, parse_file
 
 
@@ -73,12 +73,13 @@ class DbStepResult:
 def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -> DbStepResult:
     workload = plan.get("workload", {})
     tool = workload.get("tool", "")
+    client = CLIENTS[tool]
     result = DbStepResult()
     base = {
         "step": step_id,
         "tool": tool,
         "engine": engine_of(workload),
-        "test": workload.get("test", "tpcb-like" if tool == "pgbench" else ""),
+        "test": workload.get("test", client.default_test),
         "concurrency": int(plan.get("concurrency") or 0),
         "threads": int(plan.get("threads") or 1),
         "backend": backend,
@@ -90,14 +91,14 @@ def build_db_step(raw: Path, plan: dict[str, Any], step_id: str, backend: str) -
     datasets = read_json(raw / "dataset.json") or {}
     for consumer in [c["name"] for c in plan.get("consumers", [])]:
         if consumer in loads:
-            result.records.append(_load_record(raw, consumer, tool, loads[consumer], base))
-        if tool in ("io-pause", "migration"):
+            result.records.append(_load_record(raw, consumer, client, loads[consumer], base))
+        if client.under_load:
             _io_pause_events(raw, consumer, processes.get(consumer), kills, step_id, result)
         elif (raw / f"{consumer}.out").exists():
             sizes = {k: datasets.get(consumer, {}).get(k) for k in ("data_bytes", "memory_bytes")}
-            record = _run_record(raw, consumer, tool, {**base, **sizes}, result)
+            record = _run_record(raw, consumer, client, {**base, **sizes}, result)
             result.records.append(record)
-    if tool == "migration":
+    if client.node_failure:  # migration: the pods moved off a failed node
         _migration(raw, kills, step_id, result)
     if datasets:
         result.storage = _storage(raw, workload, datasets, processes, result)
@@ -148,14 +149,11 @@ def _storage(
         else:  # this host: its device's counters, sampled
             window = device_window(read_samples(raw / "host.jsonl"), run)
     runs = [r for r in result.records if r.phase == "run" and not r.error]
-    tool, test = workload.get("tool"), workload.get("test")
+    client = CLIENTS[workload.get("tool", "")]
     served, what = None, ""
-    if tool == "sysbench-oltp" and test != "write_only":
-        served, what = sum(r.qps or 0 for r in runs), "queries"
-    elif tool == "pgbench":
-        served, what = sum(r.tps or 0 for r in runs), "transactions"
-    elif tool == "sysbench-fileio":
-        served, what = sum(r.reads_per_s or 0 for r in runs), "reads"
+    if (figure := client.served_by(str(workload.get("test")))) is not None:
+        column, what = figure
+        served = sum(getattr(r, column) or 0 for r in runs)
     use = storage_use(datasets, window, served, what)
     if unknown:
         result.warnings.append(
@@ -163,7 +161,7 @@ def _storage(
                 "device-io-unknown", f"the device's own I/O during the run is unknown: {unknown}"
             )
         )
-    if use.memory_not_storage and tool not in ("io-pause", "migration"):
+    if use.memory_not_storage and not client.under_load:  # pauses, not memory's speed
         result.warnings.append(
             Warning("memory-not-storage", f"this step measured memory, not storage: {use.why}")
         )
@@ -195,52 +193,34 @@ def _cgroup_readings(raw: Path, consumers: list[str]) -> dict[str, dict[str, str
 
 
 def _load_record(
-    raw: Path, consumer: str, tool: str, process: dict[str, Any], base: dict[str, Any]
+    raw: Path, consumer: str, client: DbClient, process: dict[str, Any], base: dict[str, Any]
 ) -> DbRecord:
     error = ""
     load_time = process.get("duration_s")
+    out, err = raw / f"{consumer}.load.out", raw / f"{consumer}.load.err"
     if process.get("returncode") != 0:
-        said = what_it_said(raw / f"{consumer}.load.out", raw / f"{consumer}.load.err")
+        said = what_it_said(out, err)
         error = redact_text(f"load exited {process.get('returncode')}: {said}")
         load_time = None
-    elif tool == "pgbench":
-        try:  # pgbench times its own phases; its total is the load time the studies quote
-            load_time = parse_init(read_output(raw / f"{consumer}.load.err")).load_time_s
-        except PgbenchParseError as exc:
+    else:
+        try:
+            load_time = client.load_time_s(out, err, load_time)
+        except ParseError as exc:
             error = str(exc)
     return DbRecord(**base, consumer=consumer, phase="load", load_time_s=load_time, error=error)
 
 
 def _run_record(
-    raw: Path, consumer: str, tool: str, base: dict[str, Any], result: DbStepResult
+    raw: Path, consumer: str, client: DbClient, base: dict[str, Any], result: DbStepResult
 ) -> DbRecord:
     out, err = raw / f"{consumer}.out", raw / f"{consumer}.err"
     try:
-        if tool == "pgbench":
-            run = parse_run(read_output(out), read_output(err), str(out))
-            return DbRecord(
-                **base,
-                consumer=consumer,
-                phase="run",
-                tps=run.tps,
-                latency_avg_ms=run.latency_avg_ms,
-                latency_stddev_ms=run.latency_stddev_ms,
-                duration_s=run.progress[-1].time_s if run.progress else None,
-                error=f"{run.failed} failed transactions" if run.failed else "",
-            )
-        output = parse_file(out)
-    except (PgbenchParseError, SysbenchParseError) as exc:
+        run = client.run_figures(out, err)
+    except ParseError as exc:
         result.warnings.append(Warning("unparseable-output", redact_text(str(exc))))
         return DbRecord(**base, consumer=consumer, phase="run", error=redact_text(str(exc)))
-    summary = output.summary
-    if summary is None:
-        said = " / ".join(output.fatal[-3:]) or "no summary: sysbench ended early"
-        return DbRecord(**base, consumer=consumer, phase="run", error=redact_text(said))
-    # the summary's figures go to the record's columns of the same name
-    figures = {k: v for k, v in asdict(summary).items() if k in DB_COLUMNS}
-    return DbRecord(
-        **base, consumer=consumer, phase="run", duration_s=summary.total_time_s, **figures
-    )
+    figures = {k: v for k, v in run.figures.items() if k in DB_COLUMNS}
+    return DbRecord(**base, consumer=consumer, phase="run", **figures, error=redact_text(run.error))
 
 
 def _io_pause_events(

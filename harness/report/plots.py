@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.core.workloads.base import Plot
 from harness.planes.rally.records import read_rally_csv
 from harness.records import stats
 from harness.records.db import EventRecord
@@ -410,3 +411,21 @@ def node_plot(
         )
     axes[2].set_xlabel("seconds since the first sample")
     return save(fig, directory, "nodes")
+
+
+def plot_of(
+    plot: Plot,
+    steps: Sequence[dict[str, Any]],
+    events: dict[str, list[EventRecord]],
+    directory: Path,
+    prefix: str,
+) -> str | None:
+    """A tool's steps drawn as its declaration asks (``Plot``: its kind, its file's name)."""
+    stem = f"{prefix}-{plot.name}"
+    if plot.kind == "throughput":
+        return throughput_plot(steps, directory, stem, (plot.phases[0], plot.phases[1]), plot.unit)
+    if plot.kind == "phases":
+        return app_plot(steps, directory, stem)
+    if plot.kind == "migration":
+        return migration_plot(steps, events, directory, stem)
+    return tps_plot(steps, directory, stem)

@@ -18,6 +18,8 @@ from harness.campaign.results import record_files
 from harness.core.redact import redact_text
 from harness.core.resources import package_path
 from harness.core.store import CampaignStore, atomic_write_text
+from harness.core.workloads.registry import family_of
+from harness.core.workloads.registry import tool as by_tag
 from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
 from harness.report import plots, tables
@@ -330,23 +332,10 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         spec_w = next((w for w in data.spec.get("workloads", []) if w.get("name") == name), {})
         prefix = f"w{index}"
         tool = spec_w.get("tool", "fio")
-        if tool == "rally" and not any(s.get("read") or s.get("write") for s in steps):
+        if family_of(spec_w) == "rally" and not any(s.get("read") or s.get("write") for s in steps):
             continue  # Rally's tables and plots have a section of their own
-        if tool not in ("fio", "rally"):
-            if tool == "redis":
-                made = plots.throughput_plot(
-                    steps, out, f"{prefix}-ycsb", ("load", "run"), "operations/s"
-                )
-            elif tool == "broker":
-                made = plots.throughput_plot(
-                    steps, out, f"{prefix}-messages", ("publish", "consume"), "messages/s"
-                )
-            elif tool in APP_TOOLS:
-                made = plots.app_plot(steps, out, f"{prefix}-app")
-            elif tool == "migration":
-                made = plots.migration_plot(steps, data.events, out, f"{prefix}-migration")
-            else:
-                made = plots.tps_plot(steps, out, f"{prefix}-tps")
+        if tool in tables.DB_HEADERS:  # a table of its own (its declaration's columns)
+            made = plots.plot_of(by_tag(tool).plot, steps, data.events, out, prefix)
             workloads.append(
                 {
                     "name": name,
@@ -376,7 +365,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 "runs": tables.run_rows(steps) if not data.reference else [],
                 "heat": tables.heat_rows(steps),
                 "vms": tables.vm_rows(steps, data.records)
-                if tables.heat_rows(steps) or tool == "rally"
+                if tables.heat_rows(steps) or family_of(spec_w) == "rally"
                 else [],
                 "plots": made + ([distribution] if distribution else []),
             }

@@ -4,28 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.core.workloads.columns import cell, figure
+from harness.core.workloads.registry import TOOLS
+from harness.core.workloads.registry import tool as by_tag
 from harness.records.repeats import CV_FLAG, repeat_spreads
-from harness.tools.apps.parse import PHASES
 
 DIRECTIONS = ("read", "write")
-
-
-def cell(value: float | None, digits: int = 0, ceiling: str | None = None) -> str:
-    """A number as the tables show it; a bound at a ceiling is marked, never a number."""
-    if value is None:
-        return "≥ ceiling" if ceiling else "–"
-    return f"{value:.{digits}f}"
-
-
-def figure(
-    step: dict[str, Any], direction: str, name: str, digits: int = 0, scale: float = 1.0
-) -> str:
-    data = step.get(direction)
-    if not data:
-        return "–"
-    value = data.get(name)
-    ceilings = data.get("ceilings", {})
-    return cell(value * scale if value is not None else None, digits, ceilings.get(name))
 
 
 def runtime_s(step: dict[str, Any]) -> str:
@@ -225,256 +209,17 @@ def warning_items(steps: list[dict[str, Any]]) -> list[str]:
     return items
 
 
-YCSB_HEADER = [
-    "consumers",
-    "iterations",
-    "load s",
-    "run s",
-    "load ops/s sum",
-    "run ops/s sum",
-    "run ops/s per consumer",
-    "run latency avg ms",
-    "run p95 ms (highest)",
-    "run p99 ms (highest)",
-    "failed operations",
-    "failed iterations",
-]
-
-
-BROKER_HEADER = [
-    "consumers",
-    "iterations",
-    "publish s",
-    "consume s",
-    "publish msg/s sum",
-    "publish msg/s per consumer",
-    "consume msg/s sum",
-    "consume msg/s per consumer",
-    "publish latency avg ms",
-    "publish p99 ms (highest)",
-    "failed iterations",
-]
-
-
-def app_header(tool: str) -> list[str]:
-    """An application workload's table: each phase's mean, a whole iteration's, failures
-    (the seed study's failed builds); redis go-ycsb's and the broker nats bench's
-    throughput and latencies instead."""
-    if tool == "redis":
-        return YCSB_HEADER
-    if tool == "broker":
-        return BROKER_HEADER
-    return [
-        "consumers",
-        "iterations",
-        *(f"{phase} s" for phase in PHASES[tool]),
-        "iteration s",
-        "slowest iteration s",
-        "failed iterations",
-    ]
-
-
 # database workloads (records/db_step.py), provisioning and the applications (app_step.py):
-# the figures each tool gives, per step
-DB_HEADERS = {
-    "sysbench-fileio": [
-        "consumers",
-        "threads",
-        "reads/s",
-        "writes/s",
-        "fsyncs/s",
-        "read MiB/s",
-        "written MiB/s",
-        "p95 ms (highest)",
-        "load s",
-    ],
-    "sysbench-oltp": [
-        "consumers",
-        "threads",
-        "TPS sum",
-        "TPS per consumer",
-        "QPS sum",
-        "latency avg ms",
-        "p95 ms (highest)",
-        "load s",
-    ],
-    "pgbench": ["consumers", "clients", "TPS sum", "TPS per consumer", "latency avg ms", "load s"],
-    "pvc-provision": [
-        "namespaces",
-        "PVCs",
-        "bound",
-        "bound p50 s",
-        "bound p95 s",
-        "bound max s",
-        "pods ready",
-        "ready p50 s",
-        "ready p95 s",
-        "ready max s",
-    ],
-    "io-pause": [
-        "consumers",
-        "threads",
-        "server kills",
-        "io-pause mean s",
-        "io-pause max s",
-        "never resumed",
-        "server recovery mean s",
-        "recovery max s",
-    ],
-    "migration": [
-        "consumers",
-        "threads",
-        "all back s",
-        "running elsewhere mean s",
-        "ready elsewhere mean s",
-        "ready max s",
-        "io-pause mean s",
-        "io-pause max s",
-        "never resumed",
-    ],
-    **{tool: app_header(tool) for tool in PHASES},
-}
+# each tool's table, as its declaration gives it (harness/core/workloads: columns)
+DB_HEADERS = {t.tag: [c.label for c in t.columns] for t in TOOLS if t.columns}
 
 
 def db_rows(steps: list[dict[str, Any]], tool: str) -> list[list[str]]:
-    """Sums over consumers and per-consumer averages, as the database studies show them
-    (sysbench fileio rates, TPS per instance and in total, pgbench load time …)."""
-    rows = []
-    for s in steps:
-        who = [str(s.get("concurrency")), str(s.get("threads") or "")]
-        if tool == "sysbench-fileio":
-            rows.append(
-                who
-                + [
-                    figure(s, "db", "reads_per_s_total"),
-                    figure(s, "db", "writes_per_s_total"),
-                    figure(s, "db", "fsyncs_per_s_total"),
-                    figure(s, "db", "read_mib_s_total", 1),
-                    figure(s, "db", "written_mib_s_total", 1),
-                    figure(s, "db", "latency_p95_ms_highest", 3),
-                    figure(s, "db", "load_time_s_max", 1),
-                ]
-            )
-        elif tool == "sysbench-oltp":
-            rows.append(
-                who
-                + [
-                    figure(s, "db", "tps_total", 1),
-                    figure(s, "db", "tps_per_consumer", 1),
-                    figure(s, "db", "qps_total"),
-                    figure(s, "db", "latency_avg_ms", 2),
-                    figure(s, "db", "latency_p95_ms_highest", 2),
-                    figure(s, "db", "load_time_s_max", 1),
-                ]
-            )
-        elif tool == "pgbench":
-            rows.append(
-                who
-                + [
-                    figure(s, "db", "tps_total", 1),
-                    figure(s, "db", "tps_per_consumer", 1),
-                    figure(s, "db", "latency_avg_ms", 3),
-                    figure(s, "db", "load_time_s_max", 2),
-                ]
-            )
-        elif tool == "pvc-provision":
-            seen = s.get("provision") or {}
-            bound, ready = seen.get("pvc-bound") or {}, seen.get("pod-ready") or {}
-            rows.append(
-                [
-                    str(s.get("concurrency")),
-                    str(seen.get("pvcs", "–")),
-                    f"{bound.get('ended', 0)} of {bound.get('count', 0)}",
-                    cell(bound.get("p50_s"), 2),
-                    cell(bound.get("p95_s"), 2),
-                    cell(bound.get("max_s"), 2),
-                    f"{ready.get('ended', 0)} of {ready.get('count', 0)}"
-                    if ready.get("count")
-                    else "–",
-                    cell(ready.get("p50_s"), 2),
-                    cell(ready.get("p95_s"), 2),
-                    cell(ready.get("max_s"), 2),
-                ]
-            )
-        elif tool == "redis":
-            failed_operations = [
-                (s.get("app") or {}).get(f"{phase}_failed_operations") or 0
-                for phase in PHASES[tool]
-            ]
-            rows.append(
-                [
-                    str(s.get("concurrency")),
-                    figure(s, "app", "iterations"),
-                    figure(s, "app", "load_s", 2),
-                    figure(s, "app", "run_s", 2),
-                    figure(s, "app", "load_ops_s", 1),
-                    figure(s, "app", "run_ops_s", 1),
-                    figure(s, "app", "run_ops_s_per_consumer", 1),
-                    figure(s, "app", "run_latency_avg_ms", 3),
-                    figure(s, "app", "run_p95_ms_max", 3),
-                    figure(s, "app", "run_p99_ms_max", 3),
-                    str(sum(failed_operations)) if s.get("app") else "–",
-                    figure(s, "app", "failed"),
-                ]
-            )
-        elif tool == "broker":
-            rows.append(
-                [
-                    str(s.get("concurrency")),
-                    figure(s, "app", "iterations"),
-                    figure(s, "app", "publish_s", 2),
-                    figure(s, "app", "consume_s", 2),
-                    figure(s, "app", "publish_ops_s", 1),
-                    figure(s, "app", "publish_ops_s_per_consumer", 1),
-                    figure(s, "app", "consume_ops_s", 1),
-                    figure(s, "app", "consume_ops_s_per_consumer", 1),
-                    figure(s, "app", "publish_latency_avg_ms", 3),
-                    figure(s, "app", "publish_p99_ms_max", 3),
-                    figure(s, "app", "failed"),
-                ]
-            )
-        elif tool in PHASES:
-            rows.append(
-                [
-                    str(s.get("concurrency")),
-                    figure(s, "app", "iterations"),
-                    *(figure(s, "app", f"{phase}_s", 2) for phase in PHASES[tool]),
-                    figure(s, "app", "iteration_s", 2),
-                    figure(s, "app", "iteration_s_max", 2),
-                    figure(s, "app", "failed"),
-                ]
-            )
-        elif tool == "io-pause":
-            events = s.get("events") or {}
-            pause, recovery = events.get("io-pause") or {}, events.get("server-recovery") or {}
-            rows.append(
-                who
-                + [
-                    str(recovery.get("count", "–")),
-                    cell(pause.get("mean_s"), 1),
-                    cell(pause.get("max_s"), 1),
-                    str(pause.get("unresolved", "–")),
-                    cell(recovery.get("mean_s"), 2),
-                    cell(recovery.get("max_s"), 2),
-                ]
-            )
-        elif tool == "migration":
-            events = s.get("events") or {}
-            pause, ready = events.get("io-pause") or {}, events.get("server-recovery") or {}
-            running, back = events.get("pod-replaced") or {}, events.get("all-back") or {}
-            rows.append(
-                who
-                + [
-                    cell(back.get("max_s"), 2),
-                    cell(running.get("mean_s"), 2),
-                    cell(ready.get("mean_s"), 2),
-                    cell(ready.get("max_s"), 2),
-                    cell(pause.get("mean_s"), 1),
-                    cell(pause.get("max_s"), 1),
-                    str(pause.get("unresolved", "–")),
-                ]
-            )
-    return rows
+    """Each step's row of the tool's table: sums over consumers and per-consumer averages,
+    as the database studies show them (sysbench fileio rates, TPS per instance and in
+    total, pgbench load time …), provisioning's times, the applications' phases."""
+    columns = by_tag(tool).columns
+    return [[column.cell(s) for column in columns] for s in steps]
 
 
 STORAGE_HEADER = [

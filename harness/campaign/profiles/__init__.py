@@ -57,6 +57,7 @@ def profile_spec(
 ) -> CampaignSpec:
     """A profile completed with a target, a name and the command line's overrides."""
     from harness.core.spec import validate
+    from harness.core.workloads.registry import tool
 
     data = load(profile)
     data["name"] = name
@@ -65,11 +66,11 @@ def profile_spec(
     if sweep is not None:
         data["sweep"] = _values(sweep, source, "--sweep")
     for workload in data["workloads"]:
-        tool = workload.get("tool", "fio")
-        if runtime is not None and tool != "io-pause":
+        model = tool(workload.get("tool", "fio")).model
+        if runtime is not None and "runtime" in model.model_fields:  # not io-pause's
             workload["runtime"] = runtime
-        if size is not None and tool in ("fio", "sysbench-fileio"):
-            workload["size" if tool == "fio" else "file_total_size"] = size
+        if size is not None and (field := getattr(model, "size_field", None)):
+            workload[field] = size
     _apply(data["workloads"], settings, source)
     return validate(data, source)
 

@@ -10,6 +10,7 @@ from harness.core.plan import Step
 from harness.core.resources import package_path
 from harness.core.spec import FioWorkload, HeatSettings
 from harness.core.units import size_bytes
+from harness.core.workloads.registry import family_of
 
 TEMPLATE = package_path("heat_templates", "cinder-fio", "main.yaml")
 TAG = "volperf"
@@ -78,7 +79,7 @@ def stack_plans(
     their VMs start fio at ``start_at`` (seconds since the epoch, ``delay`` from now; 0:
     each at once)."""
     workload = step.workload
-    assert isinstance(workload, FioWorkload)
+    assert family_of(workload) == "fio"
     modes: dict[str, list[str]] = {}
     for consumer in step.consumers:
         modes.setdefault(consumer.rw, []).append(consumer.name)

@@ -21,13 +21,13 @@ from typing import Any
 from harness.core.plan import Step
 from harness.core.spec import (
     CampaignSpec,
-    FioWorkload,
     HeatSettings,
     OpenStackTarget,
     SpecError,
     validate,
 )
 from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.cloud import clouds_yaml, connect
 from harness.planes.heat import api
@@ -106,7 +106,7 @@ class HeatTarget:
         """The readers' and the writers' stacks at once, until every VM has answered or
         failed; their answers kept under raw/heat/; the stacks deleted whatever happens."""
         workload = step.workload
-        assert isinstance(workload, FioWorkload)
+        assert family_of(workload) == "fio"
         delay = start_delay_s(self.heat, _previous_ready_s(store, step))
         raw = _fresh_raw(store, step)
         start_at = int(time.time()) + delay if delay is not None else 0

@@ -31,6 +31,7 @@ from typing import Any
 from harness.core.plan import Step
 from harness.core.spec import AppWorkload, CampaignSpec, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
@@ -72,7 +73,7 @@ class K8sAppTarget:
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
         workload = step.workload
-        assert isinstance(workload, AppWorkload)
+        assert family_of(workload) == "app"
         raw = store.raw_dir(step.id) / APP_DIR
         shutil.rmtree(raw, ignore_errors=True)
         raw.mkdir(parents=True)
@@ -87,7 +88,7 @@ class K8sAppTarget:
             self._create(step, workload, store, projects, seen, stop)
             if not stop.is_set():
                 waited = self._wait(step, workload, projects, seen, stop, tick)
-            self._collect(projects, seen, raw, isinstance(workload, command.ServedWorkload))
+            self._collect(projects, seen, raw, command.is_served(workload))
         finally:
             atomic_write_json(raw / PROJECTS_FILE, record)
             self._delete(workload, projects, seen)
@@ -126,7 +127,7 @@ class K8sAppTarget:
                 self.core.create_namespaced_persistent_volume_claim(
                     namespace, self._claim(workload, labels)
                 )
-                if isinstance(workload, command.ServedWorkload):
+                if command.is_served(workload):
                     self.core.create_namespaced_pod(namespace, self._server(workload, labels))
                 self.core.create_namespaced_pod(namespace, self._pod(workload, labels))
             except Exception as exc:  # a quota, a policy: the API's answer, and go on
@@ -163,7 +164,7 @@ class K8sAppTarget:
         serve = " ".join(command.serve(SCRIPTS, workload, f"{DATA}/{workload.tool}"))
         probe = command.server_ready(workload)
         container = self._container(SERVER, serve, probe, ["data", "scripts"])
-        container["ports"] = [{"containerPort": command.PORTS[workload.tool]}]
+        container["ports"] = [{"containerPort": workload.port}]
         return {
             "metadata": {"name": SERVER, "labels": labels},
             "spec": {
@@ -182,7 +183,7 @@ class K8sAppTarget:
         the PVC, told the server's address by the start signal."""
         source = f"{SCRATCH}/{command.source_key(workload)}"
         generate = " ".join(command.generate(SCRIPTS, workload, source))
-        served = isinstance(workload, command.ServedWorkload)
+        served = command.is_served(workload)
         work, server = (
             (f"{SCRATCH}/work", f'"$(cat {START})"') if served else (f"{DATA}/work", None)
         )
@@ -228,7 +229,7 @@ class K8sAppTarget:
         pending = {c for c in projects if not seen[c].get("error")}  # made, all of it
         ready: set[str] = set()
         servers: dict[str, str] = {}  # redis, broker: each ready server's address
-        served = isinstance(workload, command.ServedWorkload)
+        served = command.is_served(workload)
         signalled = False
         waiting = WaitingWatch()
         last_lines = LastLines(self.core, CONTAINER, DONE)
@@ -255,7 +256,7 @@ class K8sAppTarget:
                         pending.discard(consumer)
                     elif is_ready(pod):
                         entry.setdefault("server_ready_ms", now_ms)
-                        port = command.PORTS[workload.tool]
+                        port = workload.port
                         servers[consumer] = f"{pod.status.pod_ip}:{port}"
                     continue
                 entry["phase"] = pod.status.phase

@@ -14,6 +14,7 @@ sleep (the testbed's registry.local images, made by debootstrap, have them).
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from typing import Any
 
 from harness.host.databases.postgresql import PGBENCH_DATABASE
@@ -265,3 +266,31 @@ def with_password(argv: list[str]) -> str:
     if argv and argv[0] == "sysbench":
         line = 'sysbench --mysql-password="$DB_PASSWORD"' + line[len("sysbench") :]
     return line
+
+
+def command_line(argv: list[str], engine: str | None) -> str:
+    """A shell line running a client's argv against the pod's server: MariaDB's password
+    from the container's environment (with_password); PostgreSQL's is in the
+    environment already (PGPASSWORD), fileio has no server."""
+    return with_password(argv) if engine == "mariadb" else shlex.join(argv)
+
+
+def create_database_line(name: str) -> str:
+    """A shell line that makes PostgreSQL's database ``name`` (pgbench's, which the
+    server's start does not make), quiet if it exists."""
+    create = [f"{PG_BIN}/psql", "-d", "postgres", "-c", f"CREATE DATABASE {name}"]
+    return f"{shlex.join(create)} >/dev/null 2>&1"
+
+
+@dataclass(frozen=True)
+class PodConnection:
+    """A consumer's server as its client container reaches it (harness/tools/db_clients):
+    its own pod's (127.0.0.1) or, under io-pause and migration, the server pod's name."""
+
+    host: str = "127.0.0.1"
+
+    def sysbench_options(self) -> list[str]:
+        return sysbench_connection(self.host)
+
+    def pgbench(self) -> list[str]:
+        return pgbench_connection()

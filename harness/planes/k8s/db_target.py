@@ -78,17 +78,12 @@ from harness.planes.local.db_target import (
     RUN_MARGIN_S,
     by_consumer,
     dataset_entry,
-    dataset_of,
-    engine_of,
     quote_failures,
-    sized,
     step_outcome,
 )
 from harness.tools.blkio.command import counters_line
-from harness.tools.pgbench import command as pgbench_command
-from harness.tools.pgbench.command import SCALE_BYTES
+from harness.tools.db_clients import client_of
 from harness.tools.sysbench import command as sysbench_command
-from harness.tools.sysbench.command import ROW_BYTES
 
 DELETE_TIMEOUT_S = 300
 POLL_S = 0.25
@@ -182,13 +177,7 @@ class K8sDatabaseTarget:
 
     def _request_mib(self, workload: DbWorkload) -> int:
         """Room for the server's own files and the dataset, generously."""
-        if isinstance(workload, FileioWorkload):  # its files are exactly that size
-            return 512 + math.ceil(size_bytes(workload.file_total_size) / 2**20)
-        if isinstance(workload, PgbenchWorkload):
-            data = workload.scale * SCALE_BYTES
-        else:
-            data = workload.tables * workload.table_size * ROW_BYTES[workload.engine]
-        return 512 + math.ceil(data * 2 / 2**20)
+        return 512 + math.ceil(client_of(workload).room_bytes(workload) / 2**20)
 
     def _options(self, engine: str) -> dict[str, str | int]:
         """The campaign's options of the engine's server (fileio has no server)."""
@@ -198,7 +187,7 @@ class K8sDatabaseTarget:
 
     # memory
     def _memory(self, engine: str, workload: DbWorkload) -> DatabaseMemory:
-        flags = workload.file_extra_flags if isinstance(workload, FileioWorkload) else []
+        flags = client_of(workload).cache_flags(workload)
         server = None if engine == "fileio" else engine
         return database_memory(server, self._options(engine), self.page_cache, flags)
 
@@ -305,14 +294,13 @@ class K8sDatabaseTarget:
         """The engine's StatefulSet at the step's size (its pods each a server on its own
         PVC with a client beside it), the data loaded once, then the clients run (or the
         pods killed, for io-pause) through the API's exec; output kept in raw/."""
-        assert isinstance(step.workload, DbWorkload)
-        engine = engine_of(step.workload) or "fileio"
+        client = client_of(step.workload)
+        engine = client.engine(step.workload) or "fileio"
         memory = self._memory(engine, step.workload)
-        workload = sized(step.workload, memory)
-        assert isinstance(workload, DbWorkload)
+        workload = client.sized(step.workload, memory.bytes)
         raw = store.raw_dir(step.id)
         home = None
-        if isinstance(workload, MigrationWorkload):
+        if "node" in type(workload).model_fields:  # migration: the node its pods start on
             try:
                 home = home_node(self.core, workload.node)
             except NodeFailureError as exc:
@@ -331,11 +319,10 @@ class K8sDatabaseTarget:
         if failure is not None:
             return failure
         self._record_datasets(workload, engine, memory, pod_of, raw, stop)
-        if isinstance(workload, IoPauseWorkload):
-            return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
-        if isinstance(workload, MigrationWorkload):
-            assert home is not None
+        if home is not None:
             return self._migration(step, workload, name, home, pod_of, store, stop, tick)
+        if workload.endless:  # io-pause: the server pods deleted under the clients
+            return self._io_pause(step, workload, name, pod_of, raw, stop, tick)
         threads = step.threads or 1
         lines = {c: self._run_line(workload, threads) for c in pod_of}
         self._read_counters(pod_of, raw, "before", stop)
@@ -399,42 +386,25 @@ class K8sDatabaseTarget:
         atomic_write_json(raw / "pods.json", record)
 
     def _run_line(self, workload: DbWorkload, threads: int) -> str:
-        if isinstance(workload, FileioWorkload):
-            run = shlex.join(sysbench_command.fileio(workload, threads, "run"))
-            return f"cd {objects.FILEIO_DIR} && exec {run}"
-        if isinstance(workload, PgbenchWorkload):
-            return shlex.join(pgbench_command.run(workload, objects.pgbench_connection(), threads))
-        argv = sysbench_command.oltp(
-            workload, objects.sysbench_connection("127.0.0.1"), threads, "run"
-        )
-        return objects.with_password(argv)
+        client = client_of(workload)
+        argv = client.run(workload, objects.PodConnection(), threads)
+        line = objects.command_line(argv, client.engine(workload))
+        return f"cd {objects.FILEIO_DIR} && exec {line}" if client.in_data_folder else line
 
     def _load_line(self, workload: DbWorkload) -> str:
-        if isinstance(workload, FileioWorkload):
-            command = shlex.join(sysbench_command.fileio(workload, 1, "prepare")[:-1])
-            # its own folder of the PVC; an older set of files is cleaned up first
-            return (
-                f"mkdir -p {objects.FILEIO_DIR} && cd {objects.FILEIO_DIR} && "
-                f"{{ {command} cleanup >/dev/null 2>&1; exec {command} prepare; }}"
-            )
-        if isinstance(workload, PgbenchWorkload):
-            create = shlex.join(
-                [
-                    f"{objects.PG_BIN}/psql",
-                    "-d",
-                    "postgres",
-                    "-c",
-                    f"CREATE DATABASE {pgbench_command.DATABASE}",
-                ]
-            )
-            init = shlex.join(pgbench_command.init(workload, objects.pgbench_connection()))
-            return f"{create} >/dev/null 2>&1; exec {init}"
-        prepare = sysbench_command.oltp(
-            workload, objects.sysbench_connection("127.0.0.1"), 4, "prepare"
-        )
-        command = objects.with_password(prepare[:-1])
-        # sysbench cannot prepare over an older dataset: clean it up first
-        return f"{command} cleanup >/dev/null 2>&1; exec {command} prepare"
+        client = client_of(workload)
+        load = client.load(workload, objects.PodConnection(), 4)
+        engine = client.engine(workload)
+        if load.cleanup_first:  # sysbench cannot prepare over an older dataset
+            command = objects.command_line(load.argv[:-1], engine)
+            line = f"{command} cleanup >/dev/null 2>&1; exec {command} prepare"
+        else:
+            line = "exec " + objects.command_line(load.argv, engine)
+        if load.database:
+            line = f"{objects.create_database_line(load.database)}; {line}"
+        if client.in_data_folder:  # its own folder of the PVC
+            line = f"mkdir -p {objects.FILEIO_DIR} && cd {objects.FILEIO_DIR} && {{ {line}; }}"
+        return line
 
     def _exec_all(
         self,
@@ -482,7 +452,7 @@ class K8sDatabaseTarget:
     def _load(
         self, workload: DbWorkload, pod_of: dict[str, str], raw: Path, stop: threading.Event
     ) -> StepOutcome | None:
-        name, dataset = dataset_of(workload)
+        name, dataset = client_of(workload).dataset(workload)
         if self.datasets.get(name) == dataset:
             return None
         lines = {c: self._load_line(workload) for c in pod_of}
@@ -625,10 +595,10 @@ class K8sDatabaseTarget:
         )
         lines = {}
         for consumer, pod in pod_of.items():
-            argv = sysbench_command.oltp(workload, objects.sysbench_connection(pod), threads, "run")
+            argv = client_of(workload).run(workload, objects.PodConnection(pod), threads)
             argv[1] = f"{objects.LUA_DIR}/{sysbench_command.RECONNECT_SCRIPT}"
             lines[consumer] = env + objects.with_password(argv)
-        cycles = workload.kills if isinstance(workload, IoPauseWorkload) else 1
+        cycles = getattr(workload, "kills", 1)  # migration: one failure
         longest = cycles * (workload.before + workload.recovery_timeout + workload.after)
         ran: list[tuple[list[Command], list[ProcessResult]]] = []
         clients_done = threading.Event()
@@ -874,4 +844,4 @@ def _unschedulable(pod: Any) -> str:
 
 def _benchmark_container(workload: DbWorkload) -> str:
     """Where the benchmark runs: beside the server, or in fileio's one container."""
-    return "db" if isinstance(workload, FileioWorkload) else "client"
+    return "db" if client_of(workload).in_data_folder else "client"

@@ -24,6 +24,7 @@ from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, FioWorkload, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.fio_step import step_timeout
 from harness.planes.k8s.cluster import (
@@ -113,7 +114,7 @@ class K8sFioTarget:
         """A namespace with one pod per consumer, each on its own PVC of the class running
         volperf's fio job; each pod's output collected; the namespace deleted always."""
         workload = step.workload
-        assert isinstance(workload, FioWorkload)
+        assert family_of(workload) == "fio"
         raw = store.raw_dir(step.id)
         shutil.rmtree(raw / PODS_DIR, ignore_errors=True)
         (raw / PODS_DIR).mkdir(parents=True)

@@ -33,6 +33,7 @@ from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, K8sTarget, PvcProvisionWorkload
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
+from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.cluster import (
     LABEL,
@@ -167,7 +168,7 @@ class K8sProvisionTarget:
         """Every consumer's namespace of PVCs (and pods) created at once, watched until
         each PVC is bound and each pod ready, then deleted; times kept in raw/."""
         workload = step.workload
-        assert isinstance(workload, PvcProvisionWorkload)
+        assert family_of(workload) == "provision"
         namespaces = {
             c.name: k8s_name(f"volperf-{self.spec.name}-{step.index:03d}-{c.name}")
             for c in step.consumers

@@ -11,14 +11,19 @@ import threading
 from typing import Any
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec, FioWorkload, PvcProvisionWorkload
+from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
+from harness.core.workloads.registry import families, family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.app_target import K8sAppTarget
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
+from harness.tools.db_clients import client_of
+
+# the attribute of the part that runs each family of tools (harness/core/workloads)
+PARTS = {"fio": "fio", "provision": "provision", "app": "applications", "database": "db"}
 
 
 class KubernetesTarget:
@@ -69,17 +74,15 @@ class KubernetesTarget:
     def tool_versions(self) -> dict[str, str]:
         versions = self.fio.tool_versions()
         o = self.fio.options
-        engines = {
-            getattr(w, "engine", "postgresql" if w.tool == "pgbench" else None)
-            for w in self.spec.workloads
-        }
+        databases = [w for w in self.spec.workloads if family_of(w) == "database"]
+        engines = {client_of(w).engine(w) for w in databases}
         if "mariadb" in engines:
             versions["mariadb image"] = o.mariadb_image
-        if any(w.tool == "sysbench-fileio" for w in self.spec.workloads):
+        if any(client_of(w).in_data_folder for w in databases):  # fileio's sysbench
             versions["sysbench image (fileio)"] = o.mariadb_image
         if "postgresql" in engines:
             versions["postgresql image"] = o.postgresql_image
-        if any(isinstance(w, AppWorkload) for w in self.spec.workloads):
+        if "app" in families(self.spec.workloads):
             versions["applications' image"] = o.app_image
         return versions
 
@@ -97,13 +100,8 @@ class KubernetesTarget:
     def _run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
-        if isinstance(step.workload, FioWorkload):
-            return self.fio.run_step(step, store, stop, tick)
-        if isinstance(step.workload, PvcProvisionWorkload):
-            return self.provision.run_step(step, store, stop, tick)
-        if isinstance(step.workload, AppWorkload):
-            return self.applications.run_step(step, store, stop, tick)
-        return self.db.run_step(step, store, stop, tick)
+        part = getattr(self, PARTS[family_of(step.workload)])
+        return part.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return []  # every namespace is noted in created.json: the campaign removes them

@@ -24,6 +24,7 @@ from pathlib import Path
 from harness.core.plan import Step
 from harness.core.spec import AppWorkload, CampaignSpec
 from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.workloads.registry import family_of
 from harness.host.hoststats import device_for_path
 from harness.host.machine import tool_version
 from harness.host.process import Command, run_processes, what_it_said
@@ -53,7 +54,7 @@ class LocalAppTarget:
         self.spec = spec
         self.path = Path(spec.target.dir)
         self.folder = self.path / f"volperf-{spec.name}-apps"
-        self.workloads = [w for w in spec.workloads if isinstance(w, AppWorkload)]
+        self.workloads = [w for w in spec.workloads if family_of(w) == "app"]
         self.backend = spec.labels.get("backend", "local")
         self.clients: dict[str, Path] = {}  # redis's YCSB, the broker's NATS, once built
 
@@ -102,7 +103,7 @@ class LocalAppTarget:
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
         workload = step.workload
-        assert isinstance(workload, AppWorkload)
+        assert family_of(workload) == "app"
         raw = store.raw_dir(step.id) / APP_DIR
         shutil.rmtree(raw, ignore_errors=True)
         raw.mkdir(parents=True)

@@ -11,7 +11,6 @@ is made, so `volperf cleanup` finds it after a crash.
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import signal
@@ -29,17 +28,15 @@ from harness.core.redact import redact_text
 from harness.core.spec import (
     CampaignSpec,
     FileioWorkload,
-    FioWorkload,
     IoPauseWorkload,
     OltpWorkload,
     PgbenchWorkload,
-    dataset_factor,
 )
 from harness.core.store import CampaignStore, atomic_write_json
-from harness.core.units import size_bytes
+from harness.core.workloads.registry import family_of
 from harness.host.databases.mariadb import MariaDBServer
 from harness.host.databases.memory import DatabaseMemory, database_memory, host_page_cache
-from harness.host.databases.postgresql import PGBENCH_DATABASE, PostgreSQLServer
+from harness.host.databases.postgresql import PostgreSQLServer
 from harness.host.databases.server import SYSBENCH_DATABASE, DatabaseServer, ServerError
 from harness.host.hoststats import device_for_path
 from harness.host.machine import directory_bytes, memory_kib, tool_version
@@ -54,10 +51,7 @@ from harness.host.process import (
 from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.local.fio_target import describe_directory
-from harness.tools.pgbench import command as pgbench_command
-from harness.tools.pgbench.command import SCALE_BYTES
-from harness.tools.sysbench import command as sysbench_command
-from harness.tools.sysbench.command import ROW_BYTES
+from harness.tools.db_clients import Connection, client_of
 
 RUN_MARGIN_S = 120
 LOAD_TIMEOUT_S = 3600
@@ -68,40 +62,11 @@ SERVERS: dict[str, type[DatabaseServer]] = {
 DbWorkload = FileioWorkload | OltpWorkload | PgbenchWorkload | IoPauseWorkload
 
 
-def dataset_of(workload: DbWorkload) -> tuple[str, dict[str, Any]]:
-    """What a consumer's loaded data depends on; a step whose dataset differs loads anew."""
-    if isinstance(workload, FileioWorkload):
-        files = {"file_total_size": workload.file_total_size, "file_num": workload.file_num}
-        return "fileio", files
-    if isinstance(workload, PgbenchWorkload):
-        return "pgbench", {"scale": workload.scale}
-    return "sysbench", {"tables": workload.tables, "table_size": workload.table_size}
-
-
-def engine_of(workload: DbWorkload) -> str | None:
-    if isinstance(workload, FileioWorkload):
-        return None
-    if isinstance(workload, PgbenchWorkload):
-        return "postgresql"
-    return workload.engine
-
-
 def memory_of(workload: DbWorkload, options: dict[str, str | int]) -> DatabaseMemory:
     """The memory a consumer's data can be served from on this host."""
-    flags = workload.file_extra_flags if isinstance(workload, FileioWorkload) else []
+    client = client_of(workload)
     cache = host_page_cache((memory_kib() or 0) * 1024)
-    return database_memory(engine_of(workload), options, cache, flags)
-
-
-def sized(workload: DbWorkload, memory: DatabaseMemory) -> DbWorkload:
-    """The workload with ``dataset: Nx-memory`` turned into its table size or scale."""
-    if not isinstance(workload, OltpWorkload | PgbenchWorkload) or workload.dataset is None:
-        return workload
-    needed = dataset_factor(workload.dataset) * memory.bytes
-    if isinstance(workload, PgbenchWorkload):
-        return workload.model_copy(update={"scale": max(1, math.ceil(needed / SCALE_BYTES))})
-    rows = math.ceil(needed / (workload.tables * ROW_BYTES[workload.engine]))
-    return workload.model_copy(update={"table_size": max(1, rows)})
+    return database_memory(client.engine(workload), options, cache, client.cache_flags(workload))
 
 
 @dataclass
@@ -128,10 +93,13 @@ class LocalDatabaseTarget:
 
     @property
     def workloads(self) -> list[DbWorkload]:
-        return [w for w in self.spec.workloads if isinstance(w, DbWorkload)]
+        return [w for w in self.spec.workloads if family_of(w) == "database"]
 
     def engines(self) -> list[str]:
-        return sorted({e for w in self.workloads if (e := engine_of(w)) is not None})
+        return sorted({e for w in self.workloads if (e := client_of(w).engine(w)) is not None})
+
+    def _programs(self) -> set[str]:
+        return {client_of(w).program for w in self.workloads}
 
     # preparation
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
@@ -146,8 +114,7 @@ class LocalDatabaseTarget:
             )
         if not os.access(self.path, os.W_OK):
             raise TargetError(f"{self.path}: directory is not writable")
-        needs_sysbench = any(not isinstance(w, PgbenchWorkload) for w in self.workloads)
-        if needs_sysbench and shutil.which("sysbench") is None:
+        if "sysbench" in self._programs() and shutil.which("sysbench") is None:
             raise TargetError("sysbench is not installed (tools/setup.sh installs it)")
         for engine in self.engines():
             try:
@@ -160,10 +127,11 @@ class LocalDatabaseTarget:
             self.backend = describe_directory(self.path)
 
     def _check_space(self) -> None:
-        files = [w for w in self.workloads if isinstance(w, FileioWorkload)]
+        files = [w for w in self.workloads if client_of(w).in_data_folder]
         if not files:
             return
-        needed = max(size_bytes(w.file_total_size) for w in files) * self.spec.space_count
+        largest = max(client_of(w).data_bytes(w) for w in files)
+        needed = largest * self.spec.space_count
         st = os.statvfs(self.path)
         available = st.f_bavail * st.f_frsize
         require_space(
@@ -175,7 +143,7 @@ class LocalDatabaseTarget:
 
     def tool_versions(self) -> dict[str, str]:
         versions = {}
-        if any(not isinstance(w, PgbenchWorkload) for w in self.workloads):
+        if "sysbench" in self._programs():
             versions["sysbench"] = tool_version(["sysbench", "--version"])
         for engine in self.engines():
             versions[engine] = tool_version([SERVERS[engine].server_program(), "--version"])
@@ -249,11 +217,11 @@ class LocalDatabaseTarget:
         """Per consumer a server of its own (its data in the directory) or, for fileio, a
         folder of files; the data loaded once; then the clients run at once (or the
         servers killed, for io-pause); the servers' logs kept in raw/."""
-        assert not isinstance(step.workload, FioWorkload)
-        engine = engine_of(step.workload)
+        client = client_of(step.workload)
+        engine = client.engine(step.workload)
         options = dict(getattr(self.spec.databases, engine).options) if engine else {}
         memory = memory_of(step.workload, options)
-        workload = sized(step.workload, memory)
+        workload = client.sized(step.workload, memory.bytes)
         run = _StepRun(step, store, store.raw_dir(step.id), stop, tick)
         servers: list[DatabaseServer] = []
         offsets: dict[str, int] = {}
@@ -269,7 +237,7 @@ class LocalDatabaseTarget:
                 return failure
             _record_datasets(run, workload, places, servers, memory)
             with HostSampler(run.raw / "host.jsonl", device_for_path(self.path)):
-                if isinstance(workload, IoPauseWorkload):
+                if workload.endless:  # io-pause: the servers killed under the clients
                     return self._io_pause(run, workload, servers)
                 return self._run_clients(run, workload, places, servers)
         except ServerError as exc:
@@ -309,16 +277,10 @@ class LocalDatabaseTarget:
         place: Path,
         servers: list[DatabaseServer],
     ) -> Command:
-        threads = run.step.threads or 1
+        client = client_of(workload)
         out, err = run.raw / f"{consumer.name}.out", run.raw / f"{consumer.name}.err"
-        if isinstance(workload, FileioWorkload):
-            return Command(sysbench_command.fileio(workload, threads, "run"), out, err, cwd=place)
-        server = next(s for s in servers if s.datadir == place)
-        if isinstance(workload, PgbenchWorkload):
-            assert isinstance(server, PostgreSQLServer)
-            return Command(pgbench_command.run(workload, server.pgbench(), threads), out, err)
-        argv = sysbench_command.oltp(workload, _connection(server), threads, "run")
-        return Command(argv, out, err)
+        argv = client.run(workload, _server_at(place, servers), run.step.threads or 1)
+        return Command(argv, out, err, cwd=place if client.in_data_folder else None)
 
     def _fileio_dir(self, consumer: ConsumerPlan, store: CampaignStore) -> Path:
         directory = self.path / f"volperf-{self.spec.name}-fileio-{consumer.name}"
@@ -337,7 +299,7 @@ class LocalDatabaseTarget:
         servers: list[DatabaseServer],
     ) -> StepOutcome | None:
         """Load every consumer's data that is missing or of another size, all at once."""
-        name, dataset = dataset_of(workload)
+        name, dataset = client_of(workload).dataset(workload)
         created = run.store.created()
         commands, loaded = [], []
         for consumer, place in zip(run.step.consumers, places, strict=True):
@@ -346,7 +308,7 @@ class LocalDatabaseTarget:
             out = run.raw / f"{consumer.name}.load.out"
             err = run.raw / f"{consumer.name}.load.err"
             argv = self._load_argv(workload, place, servers)
-            cwd = place if isinstance(workload, FileioWorkload) else None
+            cwd = place if client_of(workload).in_data_folder else None
             commands.append(Command(argv, out, err, cwd))
             loaded.append(place)
         if not commands:
@@ -366,17 +328,9 @@ class LocalDatabaseTarget:
     def _load_argv(
         self, workload: DbWorkload, place: Path, servers: list[DatabaseServer]
     ) -> list[str]:
-        if isinstance(workload, FileioWorkload):
-            prepare = sysbench_command.fileio(workload, 1, "prepare")
-            return _after_cleanup(prepare)
-        server = next(s for s in servers if s.datadir == place)
-        if isinstance(workload, PgbenchWorkload):
-            assert isinstance(server, PostgreSQLServer)
-            return pgbench_command.init(workload, server.pgbench())  # drops old tables itself
-        threads = os.cpu_count() or 1
-        return _after_cleanup(
-            sysbench_command.oltp(workload, _connection(server), threads, "prepare")
-        )
+        # the servers made their databases when they started (create_databases)
+        load = client_of(workload).load(workload, _server_at(place, servers), os.cpu_count() or 1)
+        return _after_cleanup(load.argv) if load.cleanup_first else load.argv
 
     # io-pause
     def _io_pause(
@@ -387,7 +341,7 @@ class LocalDatabaseTarget:
         threads = run.step.threads or 1
         commands = []
         for consumer, server in zip(run.step.consumers, servers, strict=True):
-            argv = sysbench_command.oltp(workload, _connection(server), threads, "run")
+            argv = client_of(workload).run(workload, _connection(server), threads)
             env = {
                 **os.environ,
                 "VOLPERF_SYSBENCH_TEST": f"oltp_{workload.test}",
@@ -503,8 +457,7 @@ def _record_datasets(
     """Each consumer's data as loaded, on disk, beside the memory that can hold it:
     raw/dataset.json. The data is the benchmark's database (sysbench fileio: its files);
     the server's whole data directory, logs included, is there too."""
-    pgbench = isinstance(workload, PgbenchWorkload)
-    database = PGBENCH_DATABASE if pgbench else SYSBENCH_DATABASE
+    database = client_of(workload).database or SYSBENCH_DATABASE  # fileio: no server
     datasets = {}
     for consumer, place in zip(run.step.consumers, places, strict=True):
         server = next((s for s in servers if s.datadir == place), None)
@@ -520,9 +473,15 @@ def _record_datasets(
     atomic_write_json(run.raw / "dataset.json", datasets)
 
 
-def _connection(server: DatabaseServer) -> list[str]:
+def _connection(server: DatabaseServer) -> Connection:
     assert isinstance(server, MariaDBServer | PostgreSQLServer)
-    return server.sysbench_options()
+    return server
+
+
+def _server_at(place: Path, servers: list[DatabaseServer]) -> Connection | None:
+    """The consumer's server, whose data is at ``place`` (fileio: none, its files)."""
+    server = next((s for s in servers if s.datadir == place), None)
+    return _connection(server) if server is not None else None
 
 
 def _after_cleanup(prepare: list[str]) -> list[str]:

@@ -14,9 +14,10 @@ import threading
 from pathlib import Path
 
 from harness.core.plan import Step
-from harness.core.spec import CampaignSpec, FioWorkload, LocalTarget
+from harness.core.spec import CampaignSpec, LocalTarget
 from harness.core.store import CampaignStore
 from harness.core.units import size_bytes
+from harness.core.workloads.registry import family_of
 from harness.host.hoststats import device_for_path
 from harness.host.machine import mount_of
 from harness.host.sampler import HostSampler
@@ -74,7 +75,7 @@ class LocalFioTarget:
             self.backend = describe_directory(self.path, self.is_device)
 
     def _needed_bytes(self) -> int:
-        fio = [w for w in self.spec.workloads if isinstance(w, FioWorkload)]  # not db ones
+        fio = [w for w in self.spec.workloads if family_of(w) == "fio"]  # not db ones
         return max(size_bytes(w.size) for w in fio) * self.spec.space_count
 
     def _check_space(self) -> None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import threading
 
 from harness.core.plan import Step
-from harness.core.spec import AppWorkload, CampaignSpec, FioWorkload
+from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
+from harness.core.workloads.registry import families, family_of
 from harness.planes.base import StepOutcome, Tick
 from harness.planes.local.app_target import LocalAppTarget
 from harness.planes.local.db_target import LocalDatabaseTarget
@@ -21,9 +22,10 @@ class LocalTarget:
         self.db = LocalDatabaseTarget(spec)
         self.path = self.fio.path
         self.apps = LocalAppTarget(spec)
-        self.has_fio = any(isinstance(w, FioWorkload) for w in spec.workloads)
-        self.has_db = not all(isinstance(w, FioWorkload | AppWorkload) for w in spec.workloads)
-        self.has_apps = bool(self.apps.workloads)
+        present = families(spec.workloads)
+        self.has_fio, self.has_db = "fio" in present, "database" in present
+        self.has_apps = "app" in present
+        self.parts = {"fio": self.fio, "database": self.db, "app": self.apps}
 
     @property
     def backend(self) -> str:
@@ -46,11 +48,7 @@ class LocalTarget:
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
     ) -> StepOutcome:
-        if isinstance(step.workload, FioWorkload):
-            return self.fio.run_step(step, store, stop, tick)
-        if isinstance(step.workload, AppWorkload):
-            return self.apps.run_step(step, store, stop, tick)
-        return self.db.run_step(step, store, stop, tick)
+        return self.parts[family_of(step.workload)].run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return self.db.cleanup(store)  # its servers

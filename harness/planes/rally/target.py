@@ -25,6 +25,7 @@ from harness.core.plan import Step
 from harness.core.resources import package_path
 from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
 from harness.core.store import CampaignStore
+from harness.core.workloads.registry import family_of
 from harness.host.process import Command, ProcessResult, log_tail, run_processes
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.ceph.access import CephAccess
@@ -89,7 +90,7 @@ class RallyTarget:
         region = cloud_region(self.options)
         connect(self.options, region)
         for workload in spec.workloads:
-            assert isinstance(workload, RallyWorkload)
+            assert family_of(workload) == "rally"
             task_file(workload.task)
         self.rally_dir.mkdir(parents=True, exist_ok=True)
         self.rally_dir.chmod(0o700)
@@ -136,7 +137,7 @@ class RallyTarget:
         """The task at the step's concurrency, in a runner process, the cluster's health
         sampled meanwhile; the task's uuid noted as soon as Rally has one."""
         workload = step.workload
-        assert isinstance(workload, RallyWorkload)
+        assert family_of(workload) == "rally"
         raw = store.raw_dir(step.id)
         raw.mkdir(parents=True, exist_ok=True)
         command = self._task_command(workload, step.concurrency, raw)

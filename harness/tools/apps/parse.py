@@ -25,12 +25,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-PHASES = {
-    "git": ("clone", "tar", "untar", "rm"),
-    "build": ("unpack", "build", "clean"),
-    "redis": ("load", "run"),
-    "broker": ("publish", "consume"),
-}
+from harness.core.workloads.registry import TOOLS
+
+# each application's timed phases, as its declaration gives them (harness/core/workloads)
+PHASES = {t.tag: t.phases for t in TOOLS if t.phases}
 PREFIX = "volperf-app "
 DONE = f"{PREFIX}done "  # the last line of a run that tried every iteration
 _FIELDS = re.compile(r"(\w+)=(\S+)")

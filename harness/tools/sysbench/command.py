@@ -68,7 +68,7 @@ def oltp(
     """``connection`` is the server's --db-driver/socket options. The run of an io-pause
     or migration workload goes through reconnect.lua (see there) and lasts until volperf
     stops it."""
-    endless = isinstance(workload, IoPauseWorkload | MigrationWorkload)
+    endless = workload.endless
     test = f"oltp_{workload.test}"
     script = test
     if endless and phase == "run":

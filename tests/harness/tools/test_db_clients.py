@@ -1,14 +1,19 @@
-"""``dataset: Nx-memory`` turned into sysbench's table size and pgbench's scale."""
+"""The database clients (harness/tools/db_clients.py): ``dataset: Nx-memory`` turned into
+sysbench's table size and pgbench's scale."""
 
 from __future__ import annotations
 
 from harness.core.spec import FileioWorkload, OltpWorkload, PgbenchWorkload
 from harness.host.databases.memory import DatabaseMemory
-from harness.planes.local.db_target import sized
+from harness.tools.db_clients import client_of
 from harness.tools.pgbench.command import SCALE_BYTES
 from harness.tools.sysbench.command import ROW_BYTES
 
 POOL = DatabaseMemory(128 * 2**20, "innodb_buffer_pool_size 128 MiB")
+
+
+def sized(workload, memory: DatabaseMemory):
+    return client_of(workload).sized(workload, memory.bytes)
 
 
 def test_sysbench_tables_grow_to_the_asked_multiple_of_memory():

@@ -1,0 +1,79 @@
+"""rally (OpenStack only): a Rally task at each concurrency of the sweep."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from harness.core.workloads.base import Name, Tool, _Strict
+from harness.core.workloads.words import join, open_ended
+
+
+class RallyWorkload(_Strict):
+    """A Rally task run at each concurrency of the sweep: its scenarios get ``times``
+    iterations (else ``times_per_user`` × concurrency) at that concurrency."""
+
+    name: Name = Field(
+        description="the workload's name: it names the workload's steps; unique in the campaign"
+    )
+    tool: Literal["rally"] = Field(description="rally")
+    task: str = Field("control-plane", description="a task of rally_plugins/tasks, or a path")
+    args: dict[str, Any] = Field(default_factory=dict, description="the task's args")
+    times: int | None = Field(None, ge=1, description="iterations per scenario at every step")
+    times_per_user: int = Field(
+        2,
+        ge=1,
+        le=1000,
+        description="iterations per scenario for each concurrent user, without times",
+    )
+    timeout: int = Field(3600, ge=10, description="seconds a step may take")
+    poll_interval: float | None = Field(
+        None,
+        ge=0.1,
+        le=10,
+        description="seconds between Rally's checks of what it waits for (a volume "
+        "available, a server active …): an action's time is rounded up to them; default "
+        "rally-openstack's own, 1 to 4 s. Fewer seconds: finer times, more API requests",
+    )
+
+    def times_at(self, concurrency: int) -> int:
+        return self.times or self.times_per_user * concurrency
+
+
+def step_line(w: dict[str, Any], threads: int | None) -> str:
+    return f"Rally task {w.get('task')}"
+
+
+def describe(w: dict[str, Any]) -> str:
+    if w.get("task") == "exported":
+        return f"Rally task {w.get('args', {}).get('task_uuid')}, run by Rally and exported."
+    times = (
+        f"{w['times']} iterations"
+        if w.get("times")
+        else f"{w.get('times_per_user', 2)} iteration(s) per concurrent user"
+    )
+    args = ", ".join(f"{k}={v}" for k, v in (w.get("args") or {}).items())
+    return join(
+        [
+            f"Rally task {w.get('task')} at each concurrency of the sweep",
+            times,
+            f"task args {args}" if args else "",
+            f"Rally checked what it waited for every {w['poll_interval']:g} s"
+            if w.get("poll_interval")
+            else "Rally checked what it waited for at rally-openstack's default intervals "
+            "(1 to 4 s: an action's time is rounded up to them)",
+        ]
+    )
+
+
+TOOL = Tool(
+    "rally",
+    RallyWorkload,
+    "rally",
+    frozenset({"openstack"}),
+    describe,
+    open_ended,  # as long as the cloud takes
+    step_line,
+    "Rally workloads need the openstack target (type: openstack, cloud: NAME)",
+)
