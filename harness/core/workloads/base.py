@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -38,6 +38,21 @@ Name = Annotated[
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _TreeApp(_Strict):
+    """An application working on a generated tree of files under its own script (git,
+    build): no server; its consumer's tree, peak and timeout follow from the tree."""
+
+    served: ClassVar[bool] = False  # no server: the script works on the files itself
+    source_suffix: ClassVar[str] = ""
+
+    def tree_bytes(self) -> int:
+        raise NotImplementedError
+
+    def timeout_s(self) -> float:
+        """A minute an iteration and 10 s per MiB of the tree (slow storage)."""
+        return self.iterations * (60 + 10 * self.tree_bytes() / 2**20)  # type: ignore[attr-defined]
 
 
 def _size_text(value: str) -> str:

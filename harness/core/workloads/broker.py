@@ -120,7 +120,7 @@ COLUMNS = (
 )
 
 
-# go-ycsb's (nats bench's) figures that `volperf compare` sets side by side
+# nats bench's figures that `volperf compare` sets side by side
 COMPARED = (
     ("publish_ops_s", "publish msg/s (sum)", True),
     ("publish_ops_s_per_consumer", "publish msg/s per consumer", True),

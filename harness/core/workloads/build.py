@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.units import size_bytes
-from harness.core.workloads.base import Name, Plot, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.base import Name, Plot, ProjectPace, Size, Tool, _Strict, _TreeApp
 from harness.core.workloads.columns import phase_columns
 from harness.core.workloads.words import join, open_ended, paced
 
@@ -20,7 +20,7 @@ class BuildSource(_Strict):
     file_size: Size = Field("4K", description="size of each source file")
 
 
-class BuildWorkload(_Strict):
+class BuildWorkload(_TreeApp):
     """A compile-like workload, as a CI job's build loads its volume: every consumer
     unpacks a generated source tree onto the storage under test, builds it with make -j
     (each job reads a source file and its header, writes an object and fsyncs it; then an
@@ -40,9 +40,6 @@ class BuildWorkload(_Strict):
         description="k8s target: how fast projects (namespaces) are created and deleted",
     )
 
-    served: ClassVar[bool] = False  # no server: the script works on the files itself
-    source_suffix: ClassVar[str] = ""
-
     def source_sizes(self) -> list[str]:
         """The generated tree's shape, as build.sh's generate takes it."""
         return [str(self.source.files), str(size_bytes(self.source.file_size))]
@@ -56,10 +53,6 @@ class BuildWorkload(_Strict):
     def peak_bytes(self) -> int:
         """The tree and about as much again of objects and archives."""
         return 2 * self.tree_bytes()
-
-    def timeout_s(self) -> float:
-        """A minute an iteration and 10 s per MiB of the tree (slow storage)."""
-        return self.iterations * (60 + 10 * self.tree_bytes() / 2**20)
 
 
 def step_line(w: dict[str, Any], threads: int | None) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from harness.core.units import size_bytes
-from harness.core.workloads.base import Name, Plot, ProjectPace, Size, Tool, _Strict
+from harness.core.workloads.base import Name, Plot, ProjectPace, Size, Tool, _Strict, _TreeApp
 from harness.core.workloads.columns import phase_columns
 from harness.core.workloads.words import join, open_ended, paced
 
@@ -22,7 +22,7 @@ class GitRepo(_Strict):
     commits: int = Field(20, ge=1, le=10_000, description="commits of history")
 
 
-class GitWorkload(_Strict):
+class GitWorkload(_TreeApp):
     """The seed study's git workload: every consumer clones a repository volperf generated
     onto the storage under test, tars the clone, untars it and removes both, each phase
     timed and ended with the file system synced; ``iterations`` times."""
@@ -38,9 +38,6 @@ class GitWorkload(_Strict):
         description="k8s target: how fast projects (namespaces) are created and deleted",
     )
 
-    served: ClassVar[bool] = False  # no server: the script works on the files itself
-    source_suffix: ClassVar[str] = ""
-
     def source_sizes(self) -> list[str]:
         """The generated repository's shape, as git.sh's generate takes it."""
         return [str(self.repo.files), str(size_bytes(self.repo.file_size)), str(self.repo.commits)]
@@ -54,10 +51,6 @@ class GitWorkload(_Strict):
     def peak_bytes(self) -> int:
         """A clone, its tar and the copy."""
         return 3 * self.tree_bytes()
-
-    def timeout_s(self) -> float:
-        """A minute an iteration and 10 s per MiB of the tree (slow storage)."""
-        return self.iterations * (60 + 10 * self.tree_bytes() / 2**20)
 
 
 def step_line(w: dict[str, Any], threads: int | None) -> str:

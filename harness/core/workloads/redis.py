@@ -132,7 +132,7 @@ COLUMNS = (
 )
 
 
-# go-ycsb's (nats bench's) figures that `volperf compare` sets side by side
+# go-ycsb's figures that `volperf compare` sets side by side
 COMPARED = (
     ("run_ops_s", "run ops/s (sum)", True),
     ("run_ops_s_per_consumer", "run ops/s per consumer", True),
