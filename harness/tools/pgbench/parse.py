@@ -99,6 +99,17 @@ def parse_progress(stderr: str) -> list[PgbenchProgress]:
 
 def parse_run(stdout: str, stderr: str = "", source: str = "<pgbench>") -> PgbenchRun:
     tps = _float(rf"^tps = {_NUMBER}", stdout)
+    if tps is None and _int(r"^number of transactions actually processed: (\d+)", stdout) == 0:
+        # pgbench's -T counts from its threads' start: clients that connect or wait
+        # longer than the run (a busy machine, a lock) end it with no transaction done,
+        # and pgbench then prints no latency and no tps
+        duration = _field(r"^duration: (\d+ s)", stdout)
+        run = f"its {duration} run" if duration else "its run"
+        said = (
+            f"pgbench processed no transaction in {run} (its clients' connections or first "
+            "transactions took the whole run): no figure; a longer runtime measures it"
+        )
+        raise _explain(source, said, stderr)
     if tps is None:
         raise _explain(source, "no 'tps = ' line: the run did not finish", stderr)
     return PgbenchRun(

@@ -47,3 +47,14 @@ def test_a_failed_run_quotes_pgbench():
         )
     with pytest.raises(PgbenchParseError, match="the load did not finish"):
         parse_init("creating tables...\n")
+
+
+def test_a_run_with_no_transaction_says_so_not_that_it_did_not_finish():
+    """pgbench ended its 1 s run with no transaction done (as the CI's pods did whose eight
+    clients took the whole 2 s run to connect): no figure, and words that say why."""
+    with pytest.raises(PgbenchParseError, match="no transaction in its 1 s run") as raised:
+        parse_run(
+            (DB / "pgbench-no-transaction.out").read_text(),
+            (DB / "pgbench-no-transaction.err").read_text(),
+        )
+    assert "did not finish" not in str(raised.value)
