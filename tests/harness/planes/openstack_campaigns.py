@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -106,7 +107,9 @@ def service_errors(log_dir: Path, since: datetime) -> list[str]:
     stamps), file by file and cut short: a failed iteration's message names the cloud's
     side of it, which a CI run's output is the only place to read."""
     found = []
-    for log in sorted(log_dir.glob("*.log")):
+    # *.log: the services that name a log file; *.out: the daemons' own output (Cinder's,
+    # Nova's and Heat's logs, which name none)
+    for log in sorted([*log_dir.glob("*.log"), *log_dir.glob("*.out")]):
         for line in log.read_text(errors="replace").splitlines():
             if " ERROR " not in line:
                 continue
@@ -195,6 +198,9 @@ def run_all(
                 process.kill()
         watch.stop.set()
         watcher.join()
+    # the services' logs, kept with the campaigns (the testbed's state goes at the end of
+    # the session; pytest keeps its last runs' folders): a CI run's failure read later
+    shutil.copytree(log_dir, work / "service-logs", ignore=shutil.ignore_patterns("rabbitmq"))
     left = {pool: listed(ceph_conf, pool) for pool in POOLS}
     parents: dict[str, dict[str, list[str]]] = {}
     for parent in (image for image in left[POOL] if image.endswith(".deleted")):
