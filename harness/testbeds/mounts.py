@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+# a mount that answers no stat in this long is taken as not answering (a healthy CephFS
+# answers one in milliseconds, one on a busy 2-core machine within a second)
+ANSWER_S = 10.0
+
 
 def unmount_under(folder: Path) -> int:
     """Lazily unmount every mount point under folder, deepest first."""
@@ -20,7 +24,26 @@ def unmount_under(folder: Path) -> int:
 
 
 def mounted(point: Path) -> bool:
-    """Whether something is mounted on ``point``."""
-    wanted = str(point.resolve())
+    """Whether something is mounted on ``point`` (its parent's real path and its name: a
+    look at the mount point itself would wait on a file system that does not answer)."""
+    wanted = str(point.parent.resolve() / point.name)
     lines = Path("/proc/self/mountinfo").read_text().splitlines()
     return any(line.split()[4].replace("\\040", " ") == wanted for line in lines)
+
+
+def answers(point: Path, timeout_s: float = ANSWER_S) -> bool:
+    """Whether the file system mounted on ``point`` answers a stat within ``timeout_s``.
+    The look is a child's: a FUSE mount whose daemon took the request and never answers
+    (ceph-fuse once its CephFS's MDS was stopped) holds the looker in the kernel, beyond
+    SIGKILL, until that daemon ends; the child is left to be reaped then."""
+    child = subprocess.Popen(
+        ["stat", "-t", str(point)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        return child.wait(timeout=timeout_s) == 0
+    except subprocess.TimeoutExpired:
+        child.kill()
+        return False

@@ -41,7 +41,7 @@ from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
 from harness.testbeds.k8s.configs import CEPH_FS_CLASS, NODE, NODES, Layout, Node
-from harness.testbeds.mounts import mounted, unmount_under
+from harness.testbeds.mounts import ANSWER_S, answers, mounted, unmount_under
 
 MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
@@ -611,10 +611,7 @@ class K8sTestbed:
         killed = kill_pod_processes()
         if killed:
             say(f"killed {killed} pod processes")
-        volumes = self.layout.cephfs_volumes
-        if purge and mounted(self.layout.cephfs_mount) and volumes.exists():
-            shutil.rmtree(volumes)  # the ceph-fs class's volumes: this testbed's own folder
-            say(f"removed {volumes} (CephFS of the Ceph testbed in {self.ceph_state})")
+        self._leave_cephfs(purge, daemons, stopped, say)
         for name in reversed(daemons):
             if name not in kubelets and daemons[name].stop():
                 say(f"stopped {name}")
@@ -633,6 +630,28 @@ class K8sTestbed:
             shutil.rmtree(self.state)
             say(f"removed {self.state}")
         return stopped
+
+    def _leave_cephfs(
+        self, purge: bool, daemons: dict[str, Daemon], stopped: list[str], say: Progress
+    ) -> None:
+        """The ceph-fs class's volumes (this testbed's own folder in CephFS) removed on
+        purge; a CephFS that does not answer (its Ceph testbed went first: its MDS is
+        stopped) is left at once, by stopping ceph-fuse, which ends every look into it."""
+        mount, volumes = self.layout.cephfs_mount, self.layout.cephfs_volumes
+        if not mounted(mount):
+            return
+        if not answers(mount):
+            fuse = daemons.get("ceph-fuse")
+            if fuse is not None and fuse.kill():  # nothing of it answers: no clean end
+                stopped.append("ceph-fuse")
+            say(
+                f"CephFS on {mount} did not answer within {ANSWER_S:.0f} s (its Ceph testbed "
+                f"in {self.ceph_state} stopped first?): ceph-fuse killed; {volumes.name} "
+                "is left in that CephFS, which goes with that testbed"
+            )
+        elif purge and volumes.exists():
+            shutil.rmtree(volumes)
+            say(f"removed {volumes} (CephFS of the Ceph testbed in {self.ceph_state})")
 
     def usage(self) -> list[str]:
         classes = [
