@@ -41,7 +41,13 @@ python=${PYTHON:-python3}
 # uv installs the same versions as pip would (the same constraints) in seconds rather than
 # a minute of pip's resolving, every time a clone is set up
 .venv/bin/python -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
-.venv/bin/uv pip install --quiet --python .venv/bin/python -e '.[test,docs,rally,heat,k8s]' \
-  -c tools/rally-constraints.txt
+# --compile-bytecode, and compileall for volperf's own tree: each of the many volperf,
+# Rally and pytest processes a campaign or the suite starts would otherwise compile what it
+# imports from source every time (uv writes no bytecode by default, and Python writes none
+# where PYTHONDONTWRITEBYTECODE is set); modules already compiled are skipped
+.venv/bin/uv pip install --quiet --python .venv/bin/python --compile-bytecode \
+  -e '.[test,docs,rally,heat,k8s]' -c tools/rally-constraints.txt
+.venv/bin/python -m compileall -q -j 0 harness rally_plugins k8s_scenarios tests benchmarks \
+  >/dev/null
 tools/link-ceph-bindings.sh .venv
 echo "volperf setup: $(fio --version), $(.venv/bin/volperf --version)"
