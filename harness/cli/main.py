@@ -17,8 +17,7 @@ from harness.cli.console import console
 from harness.cli.spec import spec_group
 from harness.cli.testbed import testbed
 from harness.core import secrets
-from harness.records.compare import TOLERANCE
-from harness.records.history import THRESHOLD as HISTORY_THRESHOLD
+from harness.records.thresholds import HISTORY_THRESHOLD, TOLERANCE
 
 if TYPE_CHECKING:
     from harness.campaign.run import CampaignOutcome

@@ -20,6 +20,7 @@ from typing import Any
 from harness.core.workloads.registry import tool as by_tag
 from harness.records import stats
 from harness.records.method import CampaignMethod, Difference, differences, step_method
+from harness.records.thresholds import TOLERANCE
 from harness.tools.apps.parse import PHASES
 
 # metric, label, True when higher is better
@@ -97,7 +98,6 @@ def headlines(method: dict[str, Any]) -> list[tuple[str, str]]:
     return HEADLINES.get(f"{tool} {method.get('test')}", HEADLINES.get(tool, []))
 
 
-TOLERANCE = 0.02  # a change within ±2 % (or the run-to-run spread, if larger) is "same"
 VERDICTS = ("better", "worse", "same", "–", "not comparable")
 
 

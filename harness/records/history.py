@@ -17,8 +17,9 @@ from typing import Any
 
 from harness.records import stats
 from harness.records.compare import judge
+from harness.records.thresholds import HISTORY_THRESHOLD
 
-THRESHOLD = 0.10  # a change beyond ±10 % from the previous campaign is flagged
+THRESHOLD = HISTORY_THRESHOLD  # a change beyond it from the previous campaign is flagged
 # section of a step summary -> (metric, label, True when higher is better)
 FIO = [("iops_sum", "IOPS, sum", True), ("p95_merged", "p95 ms (merged)", False)]
 DB = [("tps_total", "TPS, sum", True), ("latency_p95_ms_highest", "p95 ms", False)]

@@ -7,8 +7,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 if TYPE_CHECKING:  # the models (pydantic) only when a spec is made: `volperf --help` lists names
     from harness.core.spec import CampaignSpec
 
@@ -24,6 +22,8 @@ def load(name: str) -> dict[str, Any]:
         from harness.core.spec import SpecError
 
         raise SpecError(f"profile {name!r}", [f"profile: unknown; one of {', '.join(names())}"])
+    import yaml  # here: `volperf --help` lists the names only
+
     return yaml.safe_load(resources.files(__name__).joinpath(f"{name}.yaml").read_text())
 
 
@@ -86,6 +86,8 @@ def _values(text: str, source: str, option: str) -> list[int]:
 
 def _apply(workloads: list[dict[str, Any]], settings: Sequence[str], source: str) -> None:
     """--set KEY=VALUE on every workload whose tool has KEY; VALUE is read as YAML."""
+    import yaml
+
     from harness.core.spec import WORKLOAD_MODELS, SpecError
 
     for setting in settings:
