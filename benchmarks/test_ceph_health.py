@@ -25,9 +25,9 @@ RUNTIME_S = 5
 @pytest.fixture(scope="module")
 def testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbed]:
     bed = CephTestbed(tmp_path_factory.mktemp("ceph") / "state", ports=Ports.from_mon_port(20900))
-    bed.up(progress=lambda line: None)
+    bed.up(say=lambda line: None)
     yield bed
-    bed.down(purge=True, progress=lambda line: None)
+    bed.down(purge=True, say=lambda line: None)
 
 
 def test_sample_cost_librados_against_ceph_cli(benchmark, testbed: CephTestbed):

@@ -10,18 +10,14 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from harness.cli.console import console, say
 from harness.testbeds import TestbedError, default_state_dir
-from harness.testbeds.ceph import Ports
-
-if TYPE_CHECKING:
-    from harness.testbeds.ceph import CephTestbed
-    from harness.testbeds.k8s.testbed import K8sTestbed
-    from harness.testbeds.openstack.testbed import OpenStackTestbed
+from harness.testbeds.base import Testbed, TestbedOptions
+from harness.testbeds.ceph_ports import Ports
 
 # each testbed's module and class, imported only by a command that uses it (the
 # Kubernetes one alone would double the start of every other command)
@@ -36,7 +32,7 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(TESTBEDS[name][0])
 
 
-def _class(name: str) -> Any:
+def _class(name: str) -> type[Testbed]:
     return getattr(_module(name), TESTBEDS[name][1])
 
 
@@ -48,24 +44,10 @@ state_option = click.option(
 )
 
 
-def _testbed(
-    name: str,
-    state: Path | None,
-    osds: int | None = None,
-    mon_port: int | None = None,
-    ceph_state: Path | None = None,
-    base_port: int | None = None,
-    static_pvs: int | None = None,
-    cephfs: bool = False,
-    nodes: int | None = None,
-) -> CephTestbed | OpenStackTestbed | K8sTestbed:
-    bed, state = _class(name), state or default_state_dir(name)
-    if name == "k8s":
-        return bed(state, base_port, static_pvs, ceph_state, nodes)
-    if name == "openstack":
-        return bed(state, ceph_state, base_port)
-    ports = Ports.from_mon_port(mon_port) if mon_port else None
-    return bed(state, osds=osds, ports=ports, cephfs=cephfs)
+def _testbed(name: str, state: Path | None, options: TestbedOptions | None = None) -> Any:
+    """The testbed ``name`` in ``state`` (Any: crash-node and guest-runner use methods of
+    one testbed alone)."""
+    return _class(name).from_options(state or default_state_dir(name), options or TestbedOptions())
 
 
 @click.group()
@@ -135,17 +117,10 @@ def up(
     nodes: int | None,
 ) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
-    bed = _testbed(
-        name,
-        state,
-        int(osds) if osds else None,
-        mon_port,
-        ceph_state,
-        base_port,
-        static_pvs,
-        cephfs,
-        nodes,
+    options = TestbedOptions(
+        int(osds) if osds else None, mon_port, cephfs, ceph_state, base_port, static_pvs, nodes
     )
+    bed = _testbed(name, state, options)
     started = time.monotonic()
     # Ctrl-C (or kill -INT) stops a bring-up cleanly even where the shell started volperf
     # with SIGINT ignored, as it does a script's background job (`volperf run` has its own

@@ -19,12 +19,12 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.testbeds import TestbedError
+from harness.testbeds.base import Progress, Testbed, TestbedOptions
+from harness.testbeds.ceph_ports import Ports
 from harness.testbeds.daemons import Daemon, running, stop_started
 
 MARKER = "testbed.json"  # a state dir without it is not ours: never purged
@@ -44,23 +44,6 @@ TCMALLOC = Path("/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4")
 COMMAND_TIMEOUT_S = 120
 READY_TIMEOUT_S = 300
 PACKAGES = "ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse ceph-common python3-rados python3-rbd"
-
-Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Ports:
-    """Loopback ports, below Linux's ephemeral range (32768-60999): a port the kernel may
-    give a client's outgoing connection is one a daemon can fail to bind."""
-
-    mon_v2: int = 20100
-    mon_v1: int = 20101
-    daemons_min: int = 20200  # mgr and OSDs bind here, away from Ceph's 6789/6800-7300
-    daemons_max: int = 20400
-
-    @classmethod
-    def from_mon_port(cls, port: int) -> Ports:
-        return cls(port, port + 1, port + 100, port + 300)
 
 
 def ceph_conf(state: Path, fsid: str, osds: int, ports: Ports) -> str:
@@ -163,7 +146,7 @@ def readiness(status: dict[str, Any]) -> tuple[bool, str]:
     return health == "HEALTH_OK" and total > 0 and clean == total, words
 
 
-class CephTestbed:
+class CephTestbed(Testbed):
     def __init__(
         self,
         state: Path,
@@ -181,6 +164,11 @@ class CephTestbed:
         self.ports = ports or Ports()
         self.conf = self.state / "ceph.conf"
         self.cephfs = cephfs or bool(self.recorded().get("cephfs"))
+
+    @classmethod
+    def from_options(cls, state: Path, options: TestbedOptions) -> CephTestbed:
+        ports = Ports.from_mon_port(options.mon_port) if options.mon_port else None
+        return cls(state, osds=options.osds, ports=ports, cephfs=options.cephfs)
 
     @staticmethod
     def build(say: Progress) -> None:
@@ -255,7 +243,10 @@ class CephTestbed:
         return json.loads(out)
 
     # bring-up
-    def up(self, progress: Progress = print, timeout_s: float = READY_TIMEOUT_S) -> dict[str, Any]:
+    def up(self, say: Progress = print, timeout_s: float = READY_TIMEOUT_S) -> dict[str, Any]:
+        return self._up(say, timeout_s)
+
+    def _up(self, progress: Progress, timeout_s: float) -> dict[str, Any]:
         started = time.monotonic()
 
         def say(what: str) -> None:
@@ -522,19 +513,19 @@ class CephTestbed:
             time.sleep(1)
 
     # take down
-    def down(self, purge: bool = False, progress: Progress = print) -> list[str]:
+    def down(self, purge: bool = False, say: Progress = print) -> list[str]:
         stopped = []
         for daemon in reversed(self.daemons()):  # OSDs, then mgr, then mon
             if daemon.stop():
                 stopped.append(daemon.name)
-                progress(f"{daemon.name} stopped")
+                say(f"{daemon.name} stopped")
         if purge and self.state.exists():
             if not self.marker.exists():
                 raise TestbedError(
                     f"{self.state} has no {MARKER}: not a volperf Ceph testbed, not removing it"
                 )
             shutil.rmtree(self.state)
-            progress(f"removed {self.state}")
+            say(f"removed {self.state}")
         return stopped
 
     # status
@@ -566,7 +557,7 @@ class CephTestbed:
                 }
         return report
 
-    def usage(self) -> Sequence[str]:
+    def usage(self) -> list[str]:
         lines = [
             f"export CEPH_CONF={self.conf}",
             "ceph -s; rbd ls volumes",

@@ -36,6 +36,7 @@ from typing import Any
 from harness.host import loopdev
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError
+from harness.testbeds.base import Progress, Testbed, TestbedOptions
 from harness.testbeds.ceph import FS_USER, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
@@ -65,10 +66,8 @@ DAEMON_ORDER = (
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 COUNTING_BPS = 10**15  # a throttle limit no device reaches (1 PB/s)
 
-Progress = Callable[[str], None]
 
-
-class K8sTestbed:
+class K8sTestbed(Testbed):
     def __init__(
         self,
         state: Path,
@@ -137,6 +136,10 @@ class K8sTestbed:
             )
         (self.state / "run" / f"{name}.pid").write_text(f"{process.pid}\n")
 
+    @classmethod
+    def from_options(cls, state: Path, options: TestbedOptions) -> K8sTestbed:
+        return cls(state, options.base_port, options.static_pvs, options.ceph_state, options.nodes)
+
     @staticmethod
     def build(say: Progress) -> None:
         """What the testbed runs and is not a Debian package, built into volperf's cache
@@ -148,9 +151,9 @@ class K8sTestbed:
             images_built.result()
 
     # up
-    def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
+    def up(self, say: Progress, timeout_s: float = READY_TIMEOUT_S) -> None:
         """Build what is missing (each build step has its own limit), then start what is
-        not running and wait until it is ready, each wait for at most ``timeout`` s from
+        not running and wait until it is ready, each wait for at most ``timeout_s`` s from
         when it starts. On failure, what this call started is stopped again; the state
         dir and its logs are kept."""
         if os.geteuid() != 0:
@@ -171,8 +174,8 @@ class K8sTestbed:
         try:
             if ceph and not (ceph.recorded().get("cephfs") and ceph.status()["ready"]):
                 say(f"bringing up the Ceph testbed in {ceph.state} with CephFS (class ceph-fs)")
-                ceph.up(say, timeout)
-            self._start_all(bin_dir, archives, timeout, ceph)
+                ceph.up(say, timeout_s)
+            self._start_all(bin_dir, archives, timeout_s, ceph)
             for node in NODES[self.nodes :]:  # fewer nodes asked for than the testbed had
                 if node.home(self.state).exists():
                     self.remove_node(node, say)

@@ -22,7 +22,6 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ import yaml
 from harness.core.resources import package_path
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError, default_state_dir
+from harness.testbeds.base import Progress, Testbed, TestbedOptions
 from harness.testbeds.ceph import BACKUP_POOL, CINDER_USER, POOL, SECOND_POOL, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.openstack import catalog, infra
@@ -97,10 +97,8 @@ VOLUME_SERVICES = ("cinder-scheduler", "cinder-volume", "cinder-backup")
 # Cinder's RBD backends (volume_backend_name -> pool), each a volume type of that name
 BACKENDS = {"ceph": POOL, "ceph2": SECOND_POOL}
 
-Progress = Callable[[str], None]
 
-
-class OpenStackTestbed:
+class OpenStackTestbed(Testbed):
     def __init__(self, state: Path, ceph_state: Path | None = None, base_port: int | None = None):
         self.state = state
         self.marker = state / MARKER
@@ -176,15 +174,19 @@ class OpenStackTestbed:
         return {**os.environ, "PATH": path, "CEPH_CONF": str(self._ceph_conf())}
 
     # up
+    @classmethod
+    def from_options(cls, state: Path, options: TestbedOptions) -> OpenStackTestbed:
+        return cls(state, options.ceph_state, options.base_port)
+
     @staticmethod
     def build(say: Progress) -> None:
         """The services' virtualenv, built into volperf's cache if missing."""
         ensure_venv(say)
 
-    def up(self, say: Progress, timeout: float = READY_TIMEOUT_S) -> None:
+    def up(self, say: Progress, timeout_s: float = READY_TIMEOUT_S) -> None:
         """Start what is not running (the Ceph testbed first, the services' venv built if
         missing, with its own limit) and wait until ready, each wait for at most
-        ``timeout`` s from when it starts. On failure, what this call started (the Ceph
+        ``timeout_s`` s from when it starts. On failure, what this call started (the Ceph
         testbed included) is stopped again; the state dir and its logs are kept."""
         started = time.monotonic()
         if os.geteuid() != 0:
@@ -196,7 +198,7 @@ class OpenStackTestbed:
             if not ceph.status()["ready"]:
                 say(f"bringing up the Ceph testbed in {self.ceph_state} (Cinder's RBD backend)")
                 ceph.up(say)
-            self._start_all(say, timeout)
+            self._start_all(say, timeout_s)
         except BaseException:
             stopped = stop_started(self.daemons(), before)
             if "rabbitmq" in stopped:

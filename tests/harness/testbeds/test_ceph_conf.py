@@ -81,14 +81,14 @@ def test_only_1_or_3_osds(tmp_path: Path):
 def test_up_refuses_a_directory_that_is_not_a_testbed(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(TestbedError, match="exists and is not empty"):
-        CephTestbed(tmp_path).up(progress=lambda line: None)
+        CephTestbed(tmp_path).up(say=lambda line: None)
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
 def test_purge_refuses_a_directory_without_the_marker(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(TestbedError, match="not a volperf Ceph testbed"):
-        CephTestbed(tmp_path).down(purge=True, progress=lambda line: None)
+        CephTestbed(tmp_path).down(purge=True, say=lambda line: None)
     assert (tmp_path / "notes.txt").exists()
 
 
