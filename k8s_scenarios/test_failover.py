@@ -23,7 +23,7 @@ def test_failover_io_pause(scenario_options, storage_class):
                 "threads": [4],
                 "kills": kills,
                 "before": 5,
-                "after": 10,  # the client's reconnects once took over 5 s past the ready pod
+                "after": 5,  # from the resumption: volperf waits for it (planes/resumption.py)
                 "recovery_timeout": scenario_options.pod_timeout,
             }
         ],

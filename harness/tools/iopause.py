@@ -68,3 +68,10 @@ def io_pause(
     end = series[min(resumed + 1, len(series) - 1)][0]
     lost = lost_time(series, kill_s, end, interval_s)
     return Pause(kill_s, last_ack, resumed_s, resumed_s - last_ack, lost)
+
+
+def resumed(tps: Sequence[float | None], reports_before: int) -> bool:
+    """Whether a client's reports show transactions again after a disruption made when it
+    had printed ``reports_before`` of them: a report wholly after the disruption (the
+    second new one on: the first may hold transactions from before it) with TPS above 0."""
+    return any((t or 0) > 0 for t in tps[reports_before + 1 :])

@@ -19,7 +19,12 @@ class IoPauseWorkload(_UnderLoadWorkload):
     tool: Literal["io-pause"] = Field(description="io-pause")
     kills: int = Field(3, ge=1, le=100, description="kills and restarts in each step")
     before: int = Field(5, ge=2, description="seconds of load before each kill")
-    after: int = Field(5, ge=2, description="seconds of load after the server is back")
+    after: int = Field(
+        5,
+        ge=2,
+        description="seconds of load after the server is back and its client's transactions "
+        "resumed (waited for up to recovery_timeout from the kill)",
+    )
     restart_delay: float = Field(0, ge=0, description="seconds between kill and restart")
     recovery_timeout: int = Field(120, ge=1, description="seconds a restart may take")
 
@@ -39,7 +44,7 @@ def describe(w: dict[str, Any]) -> str:
             f"consumer's own {w.get('engine')}; every server killed (SIGKILL) "
             f"{w.get('kills')} times, {w.get('before')} s into the load, and restarted on the "
             f"same data after {w.get('restart_delay')} s",
-            f"{w.get('after')} s of load after each recovery",
+            f"{w.get('after')} s of load after transactions resumed",
             thread_counts(w),
             f"{w.get('tables')} tables of {w.get('table_size')} rows",
         ]

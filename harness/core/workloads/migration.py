@@ -46,7 +46,12 @@ class MigrationWorkload(_UnderLoadWorkload):
         "standing for its name; e.g. volperf testbed up k8s",
     )
     before: int = Field(5, ge=2, description="seconds of load before the node fails")
-    after: int = Field(5, ge=2, description="seconds of load after all pods are back")
+    after: int = Field(
+        5,
+        ge=2,
+        description="seconds of load after all pods are back and the clients' transactions "
+        "resumed (waited for up to recovery_timeout from the failure)",
+    )
     recovery_timeout: int = Field(
         300, ge=10, description="seconds all pods may take to be Ready on another node"
     )

@@ -81,6 +81,7 @@ from harness.planes.local.db_target import (
     quote_failures,
     step_outcome,
 )
+from harness.planes.resumption import reports_now, wait_resumed
 from harness.tools.blkio.command import counters_line
 from harness.tools.db_clients import client_of
 from harness.tools.sysbench import command as sysbench_command
@@ -586,7 +587,8 @@ class K8sDatabaseTarget:
         disrupt: Callable[[int, list[dict[str, Any]]], str],
     ) -> StepOutcome | None:
         """sysbench with 1-second reports from each client through the reconnect script,
-        ``disrupt`` once a cycle (``before`` s of load before it, ``after`` s after);
+        ``disrupt`` once a cycle (``before`` s of load before it, ``after`` s after the
+        clients' transactions resumed, harness.planes.resumption);
         raw/kills.json gets what each disruption recorded. None when all went well."""
         threads = step.threads or 1
         env = (
@@ -615,13 +617,17 @@ class K8sDatabaseTarget:
         kills: list[dict[str, Any]] = []
         error = ""
         started = time.time()
+        outs = {consumer: raw / f"{consumer}.out" for consumer in pod_of}
         try:
             for cycle in range(1, cycles + 1):
                 if not _wait(stop, workload.before, tick, started):
                     break
+                before = reports_now(outs)
+                deadline = time.monotonic() + workload.recovery_timeout
                 error = disrupt(cycle, kills)
                 if error:
                     break
+                wait_resumed(outs, before, deadline, lambda s: _wait(stop, s, tick, started))
                 _wait(stop, workload.after, tick, started)
         finally:
             for client in clients.values():  # SIGTERM: sysbench's output so far is kept

@@ -51,6 +51,7 @@ from harness.host.process import (
 from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.local.fio_target import describe_directory
+from harness.planes.resumption import reports_now, wait_resumed
 from harness.tools.db_clients import Connection, client_of
 
 RUN_MARGIN_S = 120
@@ -363,13 +364,17 @@ class LocalDatabaseTarget:
         kills: list[dict[str, Any]] = []
         error = ""
         started = time.time()
+        outs = {c.name: run.raw / f"{c.name}.out" for c in run.step.consumers}
         try:
             for cycle in range(1, workload.kills + 1):
                 if not _wait(run, workload.before, started):
                     break
+                before = reports_now(outs)
+                deadline = time.monotonic() + workload.recovery_timeout
                 error = self._kill_and_restart(run, workload, servers, cycle, kills)
                 if error:
                     break
+                wait_resumed(outs, before, deadline, lambda s: _wait(run, s, started))
                 _wait(run, workload.after, started)
         finally:
             clients_done.set()

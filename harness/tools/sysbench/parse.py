@@ -111,6 +111,17 @@ def parse_file(path: Path) -> SysbenchOutput:
     return parse_text(text, str(path))
 
 
+def report_tps(path: Path) -> list[float | None]:
+    """The TPS of each 1-second report a running client has printed so far (none when its
+    output is not there yet)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = (_interval(line) for line in text.splitlines() if line.startswith("["))
+    return [i.tps for i in found if i is not None]
+
+
 def _interval(line: str) -> SysbenchInterval | None:
     if m := _OLTP_INTERVAL.match(line):
         t, _threads, tps, qps, _r, _w, _o, lat, err, reconn = m.groups()

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.iopause import io_pause, lost_time
-from harness.tools.sysbench.parse import parse_file
+from harness.tools.iopause import io_pause, lost_time, resumed
+from harness.tools.sysbench.parse import parse_file, report_tps
+
+DB = Path(__file__).parent / "fixtures" / "db"
 
 
 def test_real_kill_gives_one_empty_interval():
-    output = parse_file(Path(__file__).parent / "fixtures" / "db" / "sysbench-iopause.out")
+    output = parse_file(DB / "sysbench-iopause.out")
     series = [(i.time_s, i.tps) for i in output.intervals]
     pause = io_pause(series, kill_s=3.95)
     assert (pause.last_ack_s, pause.resumed_s, pause.seconds) == (4.0, 5.0, 1.0)
@@ -59,3 +61,20 @@ def test_the_rate_before_a_second_kill_leaves_out_the_first_pause():
     pause = io_pause(series, kill_s=10.5)
     assert (pause.last_ack_s, pause.resumed_s, pause.seconds) == (10, 12, 2)
     assert pause.lost_s == pytest.approx(2.0)  # against 100 tps, not the median's 0
+
+
+def test_transactions_resumed_after_a_kill_only_in_a_report_wholly_after_it():
+    """The captured kill came 4 s into the run, with 4 reports printed: the 5th report
+    (the kill's interval) is empty, the 6th has transactions again."""
+    tps = report_tps(DB / "sysbench-iopause.out")
+    assert len(tps) == 12
+    assert resumed(tps, 4)
+    assert not resumed(tps[:5], 4)  # the output so far: only the kill's empty interval
+    # the report of the kill's interval may hold the transactions before it: not a resume
+    assert not resumed([800.0, 800.0, 650.0], 2)
+    assert resumed([800.0, 800.0, 650.0, 0.0, 12.5], 2)
+
+
+def test_a_client_without_output_yet_has_no_report(tmp_path):
+    assert report_tps(tmp_path / "c01.out") == []
+    assert not resumed([], 0)
