@@ -19,7 +19,6 @@ from harness.records import stats
 from harness.records.compare import judge
 from harness.records.thresholds import HISTORY_THRESHOLD
 
-THRESHOLD = HISTORY_THRESHOLD  # a change beyond it from the previous campaign is flagged
 # section of a step summary -> (metric, label, True when higher is better)
 FIO = [("iops_sum", "IOPS, sum", True), ("p95_merged", "p95 ms (merged)", False)]
 DB = [("tps_total", "TPS, sum", True), ("latency_p95_ms_highest", "p95 ms", False)]
@@ -124,7 +123,9 @@ def campaign_figures(
     return HistoryCampaign(name, started, {k: stats.mean(v) for k, v in values.items()})
 
 
-def history(campaigns: Sequence[HistoryCampaign], threshold: float = THRESHOLD) -> list[Series]:
+def history(
+    campaigns: Sequence[HistoryCampaign], threshold: float = HISTORY_THRESHOLD
+) -> list[Series]:
     """Every figure any campaign has, its points in the campaigns' time order (a campaign
     without a start time last, by name), each change flagged when beyond ``threshold``."""
     ordered = sorted(campaigns, key=lambda c: (c.started is None, c.started or 0, c.name))

@@ -15,13 +15,13 @@ from harness.core.store import atomic_write_json, atomic_write_text
 from harness.planes.rally.records import read_rally_csv
 from harness.records.compare import percent
 from harness.records.history import (
-    THRESHOLD,
     HistoryCampaign,
     Series,
     campaign_figures,
     history,
     history_csv,
 )
+from harness.records.thresholds import HISTORY_THRESHOLD
 from harness.report import tables
 from harness.report.data import CampaignData
 from harness.report.plots import pyplot, save
@@ -86,7 +86,7 @@ def write_history(
     name: str,
     campaigns: Sequence[CampaignData],
     doc_source: Path,
-    threshold: float = THRESHOLD,
+    threshold: float = HISTORY_THRESHOLD,
 ) -> tuple[Path, list[Series]]:
     """The page (index.rst), its figures, history.csv and history.json; the series."""
     measured = [history_campaign(c) for c in campaigns]
