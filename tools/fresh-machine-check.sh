@@ -64,9 +64,10 @@ suite() {
     fi
   done
   say "caches moved aside to $aside: ${moved[*]:-none there}"
-  for user in mysql postgres; do
+  for user in mysql postgres libvirt-qemu; do
     if getent passwd "$user" | cut -d: -f5 | grep -q "made by volperf setup"; then
       userdel "$user" && say "removed the service user $user (volperf setup made it)"
+      getent group "$user" >/dev/null && groupdel "$user" 2>/dev/null || true
     fi
   done
   local path=$PATH

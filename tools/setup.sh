@@ -20,6 +20,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# libvirtd (the OpenStack testbed's real guests) refuses to start without the user and
+# group libvirt-qemu, which only libvirt-daemon-system (not installed: systemd) makes
+if ! getent group libvirt-qemu >/dev/null; then
+  $sudo groupadd --system libvirt-qemu
+fi
+if ! getent passwd libvirt-qemu >/dev/null; then
+  echo "volperf setup: creating the service user libvirt-qemu"
+  $sudo useradd --system --no-create-home --home-dir /nonexistent --gid libvirt-qemu \
+    --shell /usr/sbin/nologin --comment "libvirt-qemu service user (made by volperf setup)" \
+    libvirt-qemu
+fi
+
 # volperf runs its database servers as their Debian service users when it runs as root.
 # postgresql's own setup creates `postgres`; mariadb-server-core (unlike mariadb-server)
 # creates no `mysql`, so it is made here the way Debian's package would, when missing.
