@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from harness.testbeds.openstack.guest_image import COMMAND_LINE, ensure_guest_image, module_order
+from tests.harness.testbeds.openstack.guest_helpers import config_drive
 
 BOOT_TIMEOUT_S = 240
 SUBNET = "10.250.9"  # a range this host does not use; the veth pair routes nowhere
@@ -100,26 +101,6 @@ def guest_network() -> Iterator[tuple[Path, int]]:
         subprocess.run(["ip", "link", "del", lower], check=False, capture_output=True)
 
 
-def _config_drive(folder: Path, port: int) -> Path:
-    latest = folder / "cd" / "openstack" / "latest"
-    latest.mkdir(parents=True)
-    (folder / "cd" / "openstack" / "content").mkdir()
-    (folder / "cd" / "openstack" / "content" / "0000").write_text(INTERFACES)
-    meta = {
-        "uuid": "00000000-0000-4000-8000-000000000001",
-        "hostname": "volperf-image-test.novalocal",
-        "network_config": {"content_path": "/content/0000", "name": "interfaces"},
-    }
-    (latest / "meta_data.json").write_text(json.dumps(meta))
-    (latest / "user_data").write_text(USER_DATA.replace("$PORT", str(port)))
-    iso = folder / "config.iso"
-    subprocess.run(
-        ["genisoimage", "-quiet", "-o", str(iso), "-V", "config-2", "-r", "-J", str(folder / "cd")],
-        check=True,
-    )
-    return iso
-
-
 def test_the_image_boots_and_runs_fio_on_a_disk_found_by_its_serial(
     tmp_path: Path, guest_network: tuple[Path, int]
 ) -> None:
@@ -136,7 +117,7 @@ def test_the_image_boots_and_runs_fio_on_a_disk_found_by_its_serial(
     disk = tmp_path / "volume.raw"
     disk.write_bytes(b"")
     os.truncate(disk, 64 * 2**20)
-    iso = _config_drive(tmp_path, port)
+    iso = config_drive(tmp_path, USER_DATA.replace("$PORT", str(port)), INTERFACES)
     console = tmp_path / "console.log"
     _Signals.posted.clear()
     with tap.open("r+b", buffering=0) as tap_file:
