@@ -19,6 +19,12 @@ from pydantic import (
     model_validator,
 )
 
+from harness.core.spec.types import (
+    Databases,
+    DatabaseServerSettings,
+    SpecError,
+    _listed,
+)
 from harness.core.workloads.base import Name, ProjectPace, Size, _Strict, tagged_union
 from harness.core.workloads.broker import BrokerWorkload
 from harness.core.workloads.build import BuildSource, BuildWorkload
@@ -49,7 +55,8 @@ from harness.core.workloads.registry import (
 from harness.core.workloads.sysbench_fileio import FileioWorkload
 from harness.core.workloads.sysbench_oltp import OltpWorkload
 
-# the workload models, where they were before the tools' modules (harness/core/workloads)
+# the names the spec has always exposed: the workload models, where they were before the tools'
+# modules (harness/core/workloads), and those moved to the package's modules
 __all__ = [
     "MIXED_MODES",
     "READ_MODES",
@@ -60,6 +67,8 @@ __all__ = [
     "BrokerWorkload",
     "BuildSource",
     "BuildWorkload",
+    "DatabaseServerSettings",
+    "Databases",
     "DatasetSize",
     "FileioWorkload",
     "FioWorkload",
@@ -75,52 +84,13 @@ __all__ = [
     "RallyWorkload",
     "RedisWorkload",
     "Size",
+    "SpecError",
     "SteadyStateOption",
     "ThreadCounts",
     "Workload",
     "dataset_factor",
     "tagged_union",
 ]
-
-
-class SpecError(ValueError):
-    """A spec that cannot run; ``problems`` lists 'field: message (got value)' lines."""
-
-    def __init__(self, source: str, problems: list[str]):
-        self.source = source
-        self.problems = problems
-        super().__init__(f"{source}: invalid campaign spec:\n  " + "\n  ".join(problems))
-
-
-class DatabaseServerSettings(_Strict):
-    """Server options passed as they are: mariadbd --key=value, postgres -c key=value."""
-
-    options: dict[str, str | int] = Field(
-        default_factory=dict,
-        description="server options, key: value, passed to every server of this engine",
-    )
-    start_timeout: int = Field(120, ge=1, description="seconds a start may take")
-
-
-def _mariadb_defaults() -> DatabaseServerSettings:
-    # a capped buffer pool, so that data larger than it reaches the storage
-    return DatabaseServerSettings(options={"innodb_buffer_pool_size": "128M"})
-
-
-def _postgresql_defaults() -> DatabaseServerSettings:
-    return DatabaseServerSettings(options={"shared_buffers": "128MB"})
-
-
-class Databases(_Strict):
-    mariadb: DatabaseServerSettings = Field(
-        default_factory=_mariadb_defaults,
-        description="volperf's MariaDB servers; default innodb_buffer_pool_size 128M, so "
-        "data larger than it reaches the storage",
-    )
-    postgresql: DatabaseServerSettings = Field(
-        default_factory=_postgresql_defaults,
-        description="volperf's PostgreSQL servers; default shared_buffers 128MB",
-    )
 
 
 class LocalTarget(_Strict):
@@ -509,11 +479,6 @@ class CampaignSpec(_Strict):
 
 
 _TAGS = frozenset(WORKLOAD_MODELS) | frozenset(TARGET_MODELS)
-
-
-def _listed(names: list[str]) -> str:
-    """a, b and c"""
-    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
 
 
 def _location(loc: tuple[Any, ...]) -> str:
