@@ -35,35 +35,41 @@ from harness.core.spec.types import (
     SpecError,
     _listed,
 )
-from harness.core.workloads.base import Name, ProjectPace, Size, _Strict, tagged_union
-from harness.core.workloads.broker import BrokerWorkload
-from harness.core.workloads.build import BuildSource, BuildWorkload
-from harness.core.workloads.database import DatasetSize, ThreadCounts, dataset_factor
-from harness.core.workloads.fio import (
+from harness.core.spec.workloads import (
     MIXED_MODES,
     READ_MODES,
     RW_MODES,
-    WRITE_MODES,
-    FioWorkload,
-    SteadyStateOption,
-)
-from harness.core.workloads.git import GitRepo, GitWorkload
-from harness.core.workloads.io_pause import IoPauseWorkload
-from harness.core.workloads.migration import MigrationWorkload
-from harness.core.workloads.pgbench import PgbenchWorkload
-from harness.core.workloads.pvc_provision import PvcProvisionWorkload
-from harness.core.workloads.rally import RallyWorkload
-from harness.core.workloads.redis import RedisWorkload
-from harness.core.workloads.registry import (
     TOOLS,
     WORKLOAD_MODELS,
+    WRITE_MODES,
     AppWorkload,
+    BrokerWorkload,
+    BuildSource,
+    BuildWorkload,
+    DatasetSize,
+    FileioWorkload,
+    FioWorkload,
+    GitRepo,
+    GitWorkload,
+    IoPauseWorkload,
+    MigrationWorkload,
+    Name,
+    OltpWorkload,
+    PgbenchWorkload,
+    ProjectPace,
+    PvcProvisionWorkload,
+    RallyWorkload,
+    RedisWorkload,
+    Size,
+    SteadyStateOption,
+    ThreadCounts,
     Workload,
+    dataset_factor,
     running_on,
+    tagged_union,
     tool,
 )
-from harness.core.workloads.sysbench_fileio import FileioWorkload
-from harness.core.workloads.sysbench_oltp import OltpWorkload
+from harness.core.workloads.base import _Strict
 
 # the names the spec has always exposed: the workload models, where they were before the tools'
 # modules (harness/core/workloads), and those moved to the package's modules
@@ -72,6 +78,7 @@ __all__ = [
     "READ_MODES",
     "RW_MODES",
     "TARGET_MODELS",
+    "TOOLS",
     "WORKLOAD_MODELS",
     "WRITE_MODES",
     "AppWorkload",
@@ -108,7 +115,9 @@ __all__ = [
     "ThreadCounts",
     "Workload",
     "dataset_factor",
+    "running_on",
     "tagged_union",
+    "tool",
 ]
 
 
