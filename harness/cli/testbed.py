@@ -104,6 +104,14 @@ def testbed() -> None:
     help="k8s: nodes, each its own kubelet and containerd on this machine; fewer than "
     "the testbed has removes the others  [default: the number it has, else 1]",
 )
+@click.option(
+    "--guests",
+    type=click.Choice(["stand-in", "real"]),
+    help="openstack: how the data plane's VMs run: real (Nova's libvirt driver boots "
+    "guests, KVM where a probe boot works, else QEMU's emulated CPU; volumes attached by "
+    "QEMU's librbd) or stand-in (Nova's fake driver; the local guest runner runs each "
+    "VM's agent on this host)  [default: what the testbed was made with, else stand-in]",
+)
 def up(
     name: str,
     osds: str | None,
@@ -115,10 +123,18 @@ def up(
     static_pvs: int | None,
     cephfs: bool,
     nodes: int | None,
+    guests: str | None,
 ) -> None:
     """Start NAME (create it first if its state directory is new) and wait until ready."""
     options = TestbedOptions(
-        int(osds) if osds else None, mon_port, cephfs, ceph_state, base_port, static_pvs, nodes
+        int(osds) if osds else None,
+        mon_port,
+        cephfs,
+        ceph_state,
+        base_port,
+        static_pvs,
+        nodes,
+        guests,
     )
     bed = _testbed(name, state, options)
     started = time.monotonic()

@@ -26,6 +26,7 @@ class TestbedOptions:
     base_port: int | None = None  # openstack, k8s
     static_pvs: int | None = None  # k8s
     nodes: int | None = None  # k8s
+    guests: str | None = None  # openstack: stand-in or real
 
 
 class Testbed(ABC):

@@ -41,11 +41,17 @@ class Api:
     shim: bool = False  # the module is one of ours, in wsgi/ beside this file
     options: tuple[str, ...] = ()  # more of uWSGI's options
 
-    def command(self, venv: Path, state: Path, port: int) -> list[str]:
+    def command(
+        self, venv: Path, state: Path, port: int, more_addresses: tuple[str, ...] = ()
+    ) -> list[str]:
+        """``more_addresses``: where else it listens on the same port (heat-api on the
+        real guests' network)."""
+        sockets = [
+            arg for a in ("127.0.0.1", *more_addresses) for arg in ("--http-socket", f"{a}:{port}")
+        ]
         argv = [
             str(venv / "bin" / "uwsgi"),
-            "--http-socket",
-            f"127.0.0.1:{port}",
+            *sockets,
             "--module",
             self.module,
             "--virtualenv",
@@ -130,6 +136,14 @@ DAEMONS = {
     "cinder-backup": ("cinder-backup", ("cinder/cinder.conf",)),
     "heat-engine": ("heat-engine", ("heat/heat.conf",)),
 }
+# what real guests need beside them: Neutron's RPC for its agent, the macvtap agent that
+# binds the guests' ports, and Neutron's periodic workers
+NEUTRON_CONFIGS = ("neutron/neutron.conf", "neutron/ml2_conf.ini")
+REAL_GUEST_DAEMONS = {
+    "neutron-rpc-server": ("neutron-rpc-server", NEUTRON_CONFIGS),
+    "neutron-periodic-workers": ("neutron-periodic-workers", NEUTRON_CONFIGS),
+    "neutron-macvtap-agent": ("volperf_macvtap_agent.py", NEUTRON_CONFIGS),  # shims/
+}
 
 
 # os-brick reads a Ceph user's keyring only from /etc/ceph (Cinder no longer hands it out,
@@ -141,8 +155,10 @@ ETC_CEPH = Path("/etc/ceph")
 
 
 def daemon_command(name: str, venv: Path, state: Path) -> list[str]:
-    program, configs = DAEMONS[name]
+    program, configs = {**DAEMONS, **REAL_GUEST_DAEMONS}[name]
     argv = [str(venv / "bin" / program)]
+    if program.endswith(".py"):  # one of ours, run by the venv's Python
+        argv = [str(venv / "bin" / "python"), str(package_path(__package__, "shims") / program)]
     if name in OWN_ETC_CEPH:
         bind = f'mount --bind "$0" {ETC_CEPH} && exec "$@"'
         argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", bind]

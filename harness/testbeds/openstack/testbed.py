@@ -34,7 +34,9 @@ from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.base import Progress, Testbed, TestbedOptions
 from harness.testbeds.ceph import BACKUP_POOL, CINDER_USER, POOL, SECOND_POOL, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
-from harness.testbeds.openstack import catalog, infra
+from harness.testbeds.openstack import accel, catalog, infra, libvirt_daemons, real_guests
+from harness.testbeds.openstack.guest_image import GuestImage, ensure_guest_image
+from harness.testbeds.openstack.guest_image import cache_folder as guest_cache
 from harness.testbeds.openstack.services import (
     API_PORT,
     APIS,
@@ -42,6 +44,7 @@ from harness.testbeds.openstack.services import (
     DAEMONS,
     DEFAULT_BASE_PORT,
     ETC_CEPH,
+    REAL_GUEST_DAEMONS,
     daemon_command,
     ports_from_base,
 )
@@ -99,10 +102,25 @@ BACKENDS = {"ceph": POOL, "ceph2": SECOND_POOL}
 
 
 class OpenStackTestbed(Testbed):
-    def __init__(self, state: Path, ceph_state: Path | None = None, base_port: int | None = None):
+    def __init__(
+        self,
+        state: Path,
+        ceph_state: Path | None = None,
+        base_port: int | None = None,
+        guests: str | None = None,
+    ):
         self.state = state
         self.marker = state / MARKER
         self._record = self._load()
+        kept = self._record.get("guests", "stand-in" if self._record else None)
+        if guests and kept and guests != kept:
+            raise TestbedError(
+                f"{state} was made with --guests {kept}: `volperf testbed down openstack "
+                f"--purge` first to make it with --guests {guests}"
+            )
+        self.guests: str = kept or guests or "stand-in"
+        self._guest_image: GuestImage | None = None
+        self._accel: accel.Accel | None = None
         self._since: dict[str, str] = {}  # when (UTC, ISO) this `up` started each
         self.ceph_state = Path(
             self._record.get("ceph_state") or ceph_state or default_state_dir("ceph")
@@ -110,6 +128,11 @@ class OpenStackTestbed(Testbed):
         self.ports: dict[str, int] = self._record.get("ports") or ports_from_base(
             base_port or DEFAULT_BASE_PORT
         )
+        self.guest_network = real_guests.GuestNetwork.for_base_port(self.ports["keystone"])
+
+    @property
+    def real_guests(self) -> bool:
+        return self.guests == "real"
 
     # paths
     @property
@@ -147,6 +170,10 @@ class OpenStackTestbed(Testbed):
             Daemon("rabbitmq", run / "rabbitmq.pid", marker),
         ]
         found += [Daemon(api.name, run / f"{api.name}.pid", marker, group=True) for api in APIS]
+        if self.real_guests:
+            found.append(libvirt_daemons.daemon(self.state))
+            names = [*DAEMONS, *REAL_GUEST_DAEMONS]
+            return found + [Daemon(name, run / f"{name}.pid", marker, group=True) for name in names]
         found += [Daemon(name, run / f"{name}.pid", marker, group=True) for name in DAEMONS]
         return found + [Daemon(GUEST_RUNNER, run / f"{GUEST_RUNNER}.pid", marker, group=True)]
 
@@ -176,7 +203,7 @@ class OpenStackTestbed(Testbed):
     # up
     @classmethod
     def from_options(cls, state: Path, options: TestbedOptions) -> OpenStackTestbed:
-        return cls(state, options.ceph_state, options.base_port)
+        return cls(state, options.ceph_state, options.base_port, options.guests)
 
     @staticmethod
     def build(say: Progress) -> None:
@@ -215,9 +242,13 @@ class OpenStackTestbed(Testbed):
     def _start_all(self, say: Progress, timeout: float) -> None:
         venv = ensure_venv(say)
         _link_ceph_bindings(venv)
+        if self.real_guests:
+            self._prepare_real_guests(say)
         self._prepare(venv)
         env = self._environment(venv)
         self._start_infrastructure(say)
+        if self.real_guests:
+            self._start_libvirt(say)
         if not self._record.get("databases_synced"):
             self._sync_databases(venv, env, say)
         self._start_apis(venv, env, ("keystone",), say)
@@ -228,7 +259,7 @@ class OpenStackTestbed(Testbed):
             self._record["catalog_registered"] = True
             self._save()
         self._start_apis(venv, env, tuple(api.name for api in APIS[1:]), say)
-        for name in DAEMONS:
+        for name in [*DAEMONS, *(REAL_GUEST_DAEMONS if self.real_guests else ())]:
             if self._daemon(name).pid() is None:
                 self._start(name, daemon_command(name, venv, self.state), env)
         self._wait_ready(venv, env, say, timeout)
@@ -240,8 +271,33 @@ class OpenStackTestbed(Testbed):
             catalog.volume_types(self.connection(), BACKENDS)
             self._record["volume_types"] = True
             self._save()
+        if self.real_guests and not self._record.get("guest_catalog"):
+            say("registering the guest image, its flavor and the guests' network")
+            assert self._guest_image is not None
+            real_guests.register(self.connection(), self._guest_image, self.guest_network)
+            self._record["guest_catalog"] = True
+            self._save()
         self._write_client_files()
-        self.start_guest_runner(say)
+        if not self.real_guests:
+            self.start_guest_runner(say)
+
+    def _prepare_real_guests(self, say: Progress) -> None:
+        """The guest image, the accelerator a probe boot chose and the guests' veth pair."""
+        self._guest_image = ensure_guest_image(say)
+        self._accel = accel.choose(self._guest_image, guest_cache() / "accel.json", say)
+        real_guests.ensure_link(self.guest_network)
+
+    def _start_libvirt(self, say: Progress) -> None:
+        if libvirt_daemons.daemon(self.state).pid() is None:
+            say("starting libvirtd and virtlogd")
+            libvirt_daemons.start(self.state, self.state / "log" / "libvirtd.out")
+        key = (self.ceph_state / f"ceph.client.{CINDER_USER}.keyring").read_text()
+        libvirt_daemons.define_ceph_secret(
+            self.state,
+            self._record["secret_uuid"],
+            CINDER_USER,
+            key.split("key = ", 1)[1].split()[0],
+        )
 
     def start_guest_runner(self, say: Progress) -> None:
         """The stand-in for the VMs' agents (the fake virt driver boots none), as a daemon."""
@@ -265,6 +321,8 @@ class OpenStackTestbed(Testbed):
                 "ports": self.ports,
                 "ceph_state": str(self.ceph_state),
                 "passwords": {name: secrets.token_hex(12) for name in PASSWORD_NAMES},
+                "guests": self.guests,
+                "secret_uuid": str(uuid.uuid4()),
             }
             self._save()
         self._record["venv"] = str(venv)
@@ -333,7 +391,23 @@ class OpenStackTestbed(Testbed):
                 "backends": BACKENDS,
                 "backup_pool": BACKUP_POOL,
             },
+            "guests": {"real": False},
         }
+        if self.real_guests:
+            assert self._accel is not None
+            self._record["guests_words"] = self._accel.words
+            self._save()
+            values["guests"] = {
+                **real_guests.template_values(
+                    self.guest_network,
+                    self._accel.virt_type,
+                    self._accel.words,
+                    libvirt_daemons.uri(self.state),
+                    self._record["secret_uuid"],
+                ),
+                "heat_url": f"http://{self.guest_network.gateway}:{self.ports['heat']}"
+                "/v1/%(tenant_id)s",
+            }
         for template, target in CONFIG_FILES.items():
             path = self.etc / target
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -493,10 +567,13 @@ class OpenStackTestbed(Testbed):
                 api_env[api.config_env] = str(self.etc / CONFIG_DIRS[api.name])
             if api.name == "neutron-api":
                 api_env["OS_NEUTRON_CONFIG_FILES"] = "neutron.conf;ml2_conf.ini"
-            say(f"starting {api.name} on 127.0.0.1:{self.ports[API_PORT[api.name]]}")
-            self._start(
-                api.name, api.command(venv, self.state, self.ports[API_PORT[api.name]]), api_env
+            port = self.ports[API_PORT[api.name]]
+            # the real guests signal heat-api on their network's gateway address
+            more = (
+                (self.guest_network.gateway,) if self.real_guests and api.name == "heat-api" else ()
             )
+            say(f"starting {api.name} on {', '.join(('127.0.0.1', *more))}:{port}")
+            self._start(api.name, api.command(venv, self.state, port, more), api_env)
 
     def _wait_http(self, name: str, url: str, timeout: float) -> None:
         """Until ``url`` answers, for at most ``timeout`` s from now."""
@@ -550,7 +627,17 @@ class OpenStackTestbed(Testbed):
                     )
         except Exception:
             pass
+        if self.real_guests:
+            try:  # the agent that binds the guests' ports
+                for agent in conn.network.agents(binary="neutron-macvtap-agent"):
+                    if agent.is_alive:  # its heartbeat as the services' reports read
+                        beat = str(agent.last_heartbeat_at or "").replace(" ", "T")
+                        reported["neutron-macvtap-agent"] = beat
+            except Exception:
+                pass
         wanted = (*COMPUTE_SERVICES, *VOLUME_SERVICES, "heat-engine")
+        if self.real_guests:
+            wanted += ("neutron-macvtap-agent",)
         down = [
             name
             for name in wanted
@@ -621,9 +708,22 @@ class OpenStackTestbed(Testbed):
             f"   (the CLI is in {venv}/bin)",
             f". {self.openrc}   (admin credentials; file mode 0600)",
             f"volperf run rally SPEC.yaml --cloud {CLOUD} --clouds-yaml {self.clouds_yaml}",
-            "Nova runs the fake virt driver: servers go ACTIVE but no guest boots; the local "
-            "guest runner (a test stand-in) runs cinder-fio agents on this host instead",
+            self.guests_words(),
         ]
+
+    def guests_words(self) -> str:
+        """What the data plane's VMs are on this testbed, as every page says it."""
+        if self.real_guests:
+            words = self._accel.words if self._accel else self._record.get("guests_words", "")
+            return (
+                f"Nova's libvirt driver boots {words or 'real guests'}; volumes attached by "
+                f"QEMU through librbd; image {real_guests.IMAGE}, flavor {real_guests.FLAVOR}, "
+                f"network {real_guests.NETWORK}"
+            )
+        return (
+            "Nova runs the fake virt driver: servers go ACTIVE but no guest boots; the local "
+            "guest runner (a test stand-in) runs cinder-fio agents on this host instead"
+        )
 
     # status / down
     def status(self) -> dict[str, Any]:
@@ -637,6 +737,7 @@ class OpenStackTestbed(Testbed):
             "ports": self.ports,
             "clouds_yaml": str(self.clouds_yaml),
             "ceph_state": str(self.ceph_state),
+            "guests": self.guests,
             "ready": False,
         }
         if not report["exists"] or any(d["pid"] is None for d in daemons):
@@ -663,6 +764,11 @@ class OpenStackTestbed(Testbed):
                         stopped.append(daemon.name)
         if self.marker.exists():
             infra.stop_epmd(self.state, self.ports)
+        killed = libvirt_daemons.kill_guests(self.state)
+        if killed:
+            say(f"killed {len(killed)} guest QEMU process(es) libvirtd left")
+        if self.real_guests and real_guests.remove_link(self.guest_network):
+            say(f"removed the guests' veth pair {self.guest_network.lower}")
         if purge and self.state.exists():
             shutil.rmtree(self.state)
             say(f"removed {self.state}")
