@@ -5,8 +5,9 @@
 # past: at once), runs fio with json+ output and per-second logs and returns them through
 # Heat: the wait condition handle's signal, data = fio's JSON, a marker line and each log
 # after a line naming it (volperf's harness/tools/fio/printout.py), gzip'ed and base64'ed.
-# agent.log there says when the VM was ready and when it started. Any failure is
-# signalled as FAILURE with its reason. The only credential is the handle Heat put here.
+# agent.log there says when the VM was ready and when it started, its kernel and the
+# hypervisor it detected. Any failure is signalled as FAILURE with its reason. The only
+# credential is the handle Heat put here.
 set -u
 
 VOLUME_ID="__VOLUME_ID__"
@@ -86,8 +87,11 @@ fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $len
   --log_avg_msec=1000 --log_unix_epoch=1 --exec_prerun="sh $WORK/wait-start.sh" \
   --output-format=json+ --output="$WORK/fio.json" 2>"$WORK/fio.err" \
   || fail "fio failed: $(tail -n 3 "$WORK/fio.err")"
-printf 'ready=%s start_at=%s started=%s\n' "$ready" "$START_AT" "$(cat "$WORK/started")" \
-  > "$WORK/logs/agent.log"
+# what the VM is: its kernel, and the hypervisor its kernel detected ("none": no
+# hypervisor signature, as under QEMU's emulated CPU, TCG)
+hypervisor=$(dmesg 2>/dev/null | sed -n 's/.*Hypervisor detected: //p' | head -n 1 | tr ' ' '_')
+printf 'ready=%s start_at=%s started=%s kernel=%s hypervisor=%s\n' "$ready" "$START_AT" \
+  "$(cat "$WORK/started")" "$(uname -r)" "${hypervisor:-none}" > "$WORK/logs/agent.log"
 {
   cat "$WORK/fio.json"
   echo

@@ -36,7 +36,10 @@ TIMED = {
 }
 STACK_EVENT = "heat stack-create"
 LOGS_PREFIX = "logs-"  # logs-CONSUMER/: its fio's per-second logs and the agent's agent.log
-AGENT_LOG = "agent.log"  # "ready=S start_at=S started=S", seconds since the epoch
+# "ready=S start_at=S started=S kernel=K hypervisor=H": seconds since the epoch, the VM's
+# kernel and the hypervisor it detected ("none" under QEMU's emulated CPU)
+AGENT_LOG = "agent.log"
+NO_HYPERVISOR = "none"
 LATE_S = 1  # a VM ready this long after the start time started late
 READING_MODES = READ_MODES | (RW_MODES - WRITE_MODES)
 
@@ -84,6 +87,7 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
     summaries = []
     ready: dict[str, float] = {}  # VM -> seconds from its stack's creation to ready
     late: dict[str, int] = {}  # VM -> seconds it was ready after the start time
+    guests: dict[str, dict[str, str]] = {}  # VM -> its kernel and detected hypervisor
     start_at = 0
     for stack_plan in stacks:
         start_at = int(stack_plan.get("parameters", {}).get("start_at") or start_at)
@@ -124,6 +128,9 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
             if logs.is_dir():
                 result.log_dirs[consumer["jobname"]] = LogPlace(logs, f"volperf-{stack_plan['rw']}")
                 times = agent_times(logs / AGENT_LOG)
+                described = guest_of(logs / AGENT_LOG)
+                if described and stack_plan.get("parameters", {}).get("device_mode") != "rbd":
+                    guests[name] = described
                 if times and stack.get("creation_time"):
                     ready[name] = times["ready"] - _ms(stack["creation_time"]) / 1000
                     if times["start_at"] and times["ready"] - times["start_at"] >= LATE_S:
@@ -141,7 +148,18 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
         "start_at": start_at or None,
         "ready_s_max": max(ready.values()) if ready else None,
         "late": late,
+        "guests": guests,
     }
+    emulated = sorted(n for n, g in guests.items() if g["hypervisor"] == NO_HYPERVISOR)
+    if emulated:
+        result.warnings.append(
+            Warning(
+                "emulated-cpu",
+                f"VMs {', '.join(emulated)} detected no hypervisor: their CPU is emulated "
+                "(QEMU's TCG, as on a testbed without hardware virtualisation), so their "
+                "figures are functional, not performance",
+            )
+        )
     if late:
         names = ", ".join(f"{n} ({s} s)" for n, s in sorted(late.items()))
         result.warnings.append(
@@ -177,6 +195,18 @@ def agent_times(path: Path) -> dict[str, int]:
         return {key: int(fields[key]) for key in ("ready", "start_at", "started")}
     except (OSError, ValueError, KeyError):
         return {}
+
+
+def guest_of(path: Path) -> dict[str, str]:
+    """The VM's kernel and the hypervisor it detected, from its agent.log, or {} (an
+    older agent's log has neither)."""
+    try:
+        fields = dict(f.split("=", 1) for f in path.read_text(encoding="utf-8").split())
+    except (OSError, ValueError):
+        return {}
+    if "kernel" not in fields or "hypervisor" not in fields:
+        return {}
+    return {"kernel": fields["kernel"], "hypervisor": fields["hypervisor"]}
 
 
 def _vm_records(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.planes.heat.step import agent_times, create_times, heat_step, is_heat_step
+from harness.planes.heat.step import agent_times, create_times, guest_of, heat_step, is_heat_step
 from harness.tools.fio.logs import LogPlace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -143,3 +143,39 @@ def test_a_late_vm_is_named_and_every_vms_logs_are_found(tmp_path):
         "volperf-randread",
     )
     assert set(step.log_dirs) == {"c01-randread", "c02-randwrite"}
+
+
+def test_each_real_vms_kernel_and_hypervisor_are_kept_and_an_emulated_cpu_is_warned_about(
+    tmp_path,
+):
+    shutil.copytree(FIXTURES / "two-stacks", tmp_path / "step")
+    raw = tmp_path / "step" / "raw"
+    stacks = json.loads((raw / "stacks.json").read_text())
+    for stack in stacks:
+        stack["parameters"]["device_mode"] = "device"
+    (raw / "stacks.json").write_text(json.dumps(stacks))
+    # c01: the agent.log of a TCG guest of the OpenStack testbed (--guests real); c02: a
+    # guest under KVM
+    for stack, consumer, hypervisor in ((stacks[0], "c01", "none"), (stacks[1], "c02", "KVM")):
+        logs = raw / "heat" / stack["name"] / f"logs-{consumer}"
+        logs.mkdir()
+        (logs / "agent.log").write_text(
+            "ready=1795805142 start_at=0 started=1795805145 kernel=6.1.0-56-cloud-amd64 "
+            f"hypervisor={hypervisor}\n"
+        )
+    assert guest_of(logs / "agent.log") == {"kernel": "6.1.0-56-cloud-amd64", "hypervisor": "KVM"}
+    plan = json.loads((tmp_path / "step" / "step.json").read_text())
+    step = heat_step(raw, "001", plan, "openstack:test")
+    assert step.summary["guests"] == {
+        "c01": {"kernel": "6.1.0-56-cloud-amd64", "hypervisor": "none"},
+        "c02": {"kernel": "6.1.0-56-cloud-amd64", "hypervisor": "KVM"},
+    }
+    [warning] = [w for w in step.warnings if w.code == "emulated-cpu"]
+    assert "c01" in warning.message and "c02" not in warning.message
+
+
+def test_an_older_agents_log_says_nothing_of_its_guest(tmp_path):
+    log = tmp_path / "agent.log"
+    log.write_text("ready=1795421280 start_at=1795421291 started=1795421291\n")
+    assert guest_of(log) == {}
+    assert guest_of(tmp_path / "missing.log") == {}
