@@ -210,6 +210,8 @@ def _services_status(name: str, report: dict) -> None:
         running = f"pid {d['pid']}, RSS {d['rss_kib'] / 1024:.0f} MiB" if d["pid"] else None
         say(f"  {d['name']}: {running or 'not running'}")
     say(f"  memory: {total / 1024:.0f} MiB RSS in all (workers included)")
+    if report.get("guests_words"):
+        say(f"  guests: {report['guests_words']}")
     for name in report.get("services_down", []):
         say(f"  not up: {name}")
 

@@ -92,22 +92,20 @@ def template_values(
 def register(conn: Any, image: GuestImage, network: GuestNetwork) -> None:
     """The guest image (kernel, ramdisk, root disk), the flavor and the shared network."""
     if conn.image.find_image(IMAGE) is None:
-        kernel = conn.create_image(
-            f"{IMAGE}-kernel",
-            filename=str(image.kernel),
-            disk_format="aki",
-            container_format="aki",
-            visibility="public",
-            wait=True,
-        )
-        ramdisk = conn.create_image(
-            f"{IMAGE}-ramdisk",
-            filename=str(image.ramdisk),
-            disk_format="ari",
-            container_format="ari",
-            visibility="public",
-            wait=True,
-        )
+        made = {
+            part: conn.create_image(
+                f"{IMAGE}-{part}",
+                filename=str(path),
+                disk_format=kind,
+                container_format=kind,
+                visibility="public",
+                wait=True,
+            )
+            for part, path, kind in (
+                ("kernel", image.kernel, "aki"),
+                ("ramdisk", image.ramdisk, "ari"),
+            )
+        }
         conn.create_image(
             IMAGE,
             filename=str(image.root),
@@ -116,8 +114,8 @@ def register(conn: Any, image: GuestImage, network: GuestNetwork) -> None:
             visibility="public",
             wait=True,
             meta={
-                "kernel_id": kernel.id,
-                "ramdisk_id": ramdisk.id,
+                "kernel_id": made["kernel"].id,
+                "ramdisk_id": made["ramdisk"].id,
                 "os_command_line": COMMAND_LINE,
                 "hw_disk_bus": "virtio",
             },

@@ -738,6 +738,7 @@ class OpenStackTestbed(Testbed):
             "clouds_yaml": str(self.clouds_yaml),
             "ceph_state": str(self.ceph_state),
             "guests": self.guests,
+            "guests_words": self.guests_words(),
             "ready": False,
         }
         if not report["exists"] or any(d["pid"] is None for d in daemons):

@@ -78,7 +78,9 @@ def test_the_testbed_says_its_guests_are_real(real_guests_testbed):
         text=True,
         check=True,
     )
-    assert json.loads(status.stdout)["guests"] == "real"
+    report = json.loads(status.stdout)
+    assert report["guests"] == "real"
+    assert "Nova's libvirt driver boots real guests" in report["guests_words"]
 
 
 def test_each_guests_own_fio_result_comes_back_through_heat_into_fio_csv(
