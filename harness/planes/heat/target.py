@@ -28,6 +28,7 @@ from harness.core.spec import (
 )
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.workloads.registry import family_of
+from harness.host.openstack_sdk import found
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.cloud import clouds_yaml, connect
 from harness.planes.heat import api
@@ -76,13 +77,16 @@ class HeatTarget:
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         conn = self.conn
         missing = []
-        if conn.image.find_image(self.heat.image) is None:
+        if found(conn.image.find_image, self.heat.image) is None:
             missing.append(f"image {self.heat.image!r}")
-        if self.heat.prefill_image and conn.image.find_image(self.heat.prefill_image) is None:
+        if (
+            self.heat.prefill_image
+            and found(conn.image.find_image, self.heat.prefill_image) is None
+        ):
             missing.append(f"prefill_image {self.heat.prefill_image!r}")
-        if conn.compute.find_flavor(self.heat.flavor) is None:
+        if found(conn.compute.find_flavor, self.heat.flavor) is None:
             missing.append(f"flavor {self.heat.flavor!r}")
-        if self.heat.network and conn.network.find_network(self.heat.network) is None:
+        if self.heat.network and found(conn.network.find_network, self.heat.network) is None:
             missing.append(f"network {self.heat.network!r}")
         if missing:
             raise TargetError(

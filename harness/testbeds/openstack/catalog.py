@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.host.openstack_sdk import found
+
 SERVICES = (  # name, type, port key, path
     ("glance", "image", "glance", ""),
     ("placement", "placement", "placement", ""),
@@ -24,19 +26,21 @@ MULTIATTACH_TYPE = "multiattach"
 
 def register(conn: Any, ports: dict[str, int], passwords: dict[str, str]) -> None:
     identity = conn.identity
-    service_project = identity.find_project("service") or identity.create_project(
+    service_project = found(identity.find_project, "service") or identity.create_project(
         name="service", domain_id="default", description="OpenStack services"
     )
-    admin_role = identity.find_role("admin")
-    service_role = identity.find_role("service") or identity.create_role(name="service")
+    admin_role = found(identity.find_role, "admin")
+    service_role = found(identity.find_role, "service") or identity.create_role(name="service")
     for name in SERVICE_USERS:
-        user = identity.find_user(name, domain_id="default") or identity.create_user(
+        user = found(identity.find_user, name, domain_id="default") or identity.create_user(
             name=name, password=passwords[name], domain_id="default"
         )
         identity.assign_project_role_to_user(service_project, user, admin_role)
         identity.assign_project_role_to_user(service_project, user, service_role)
     for name, kind, port_key, path in SERVICES:
-        service = identity.find_service(name) or identity.create_service(name=name, type=kind)
+        service = found(identity.find_service, name) or identity.create_service(
+            name=name, type=kind
+        )
         existing = {e.interface for e in identity.endpoints(service_id=service.id)}
         for interface in ("public", "internal"):
             if interface not in existing:
@@ -48,21 +52,21 @@ def register(conn: Any, ports: dict[str, int], passwords: dict[str, str]) -> Non
                 )
     _heat_domain(identity, passwords["heat_domain_admin"], admin_role)
     for role in ("heat_stack_owner", "heat_stack_user", "member"):
-        identity.find_role(role) or identity.create_role(name=role)
+        found(identity.find_role, role) or identity.create_role(name=role)
 
 
 def _heat_domain(identity: Any, password: str, admin_role: Any) -> None:
-    domain = identity.find_domain("heat") or identity.create_domain(
+    domain = found(identity.find_domain, "heat") or identity.create_domain(
         name="heat", description="Stack projects and users of Heat"
     )
-    user = identity.find_user("heat_domain_admin", domain_id=domain.id) or identity.create_user(
-        name="heat_domain_admin", password=password, domain_id=domain.id
-    )
+    user = found(
+        identity.find_user, "heat_domain_admin", domain_id=domain.id
+    ) or identity.create_user(name="heat_domain_admin", password=password, domain_id=domain.id)
     identity.assign_domain_role_to_user(domain, user, admin_role)
 
 
 def image_and_flavors(conn: Any) -> None:
-    if conn.image.find_image(IMAGE_NAME) is None:
+    if found(conn.image.find_image, IMAGE_NAME) is None:
         conn.create_image(
             IMAGE_NAME,
             data=b"\0" * (1 << 20),
@@ -72,7 +76,7 @@ def image_and_flavors(conn: Any) -> None:
             wait=True,
         )
     for name, (ram, disk) in FLAVORS.items():
-        if conn.compute.find_flavor(name) is None:
+        if found(conn.compute.find_flavor, name) is None:
             conn.compute.create_flavor(name=name, ram=ram, vcpus=1, disk=disk)
 
 
@@ -85,7 +89,7 @@ def volume_types(conn: Any, backends: dict[str, str]) -> None:
     specs = {name: {"volume_backend_name": name} for name in backends}
     specs[MULTIATTACH_TYPE] = {"volume_backend_name": first, "multiattach": "<is> True"}
     for name, extra_specs in specs.items():
-        if storage.find_type(name) is None:
+        if found(storage.find_type, name) is None:
             storage.create_type(name=name, extra_specs=extra_specs)
-    default = storage.find_type(DEFAULT_TYPE, ignore_missing=False)
+    default = found(storage.find_type, DEFAULT_TYPE, ignore_missing=False)
     storage.update_type_extra_specs(default, volume_backend_name=first)

@@ -16,6 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from harness.host.openstack_sdk import found
 from harness.testbeds import TestbedError
 from harness.testbeds.openstack.guest_image import COMMAND_LINE, GuestImage
 
@@ -91,7 +92,7 @@ def template_values(
 
 def register(conn: Any, image: GuestImage, network: GuestNetwork) -> None:
     """The guest image (kernel, ramdisk, root disk), the flavor and the shared network."""
-    if conn.image.find_image(IMAGE) is None:
+    if found(conn.image.find_image, IMAGE) is None:
         made = {
             part: conn.create_image(
                 f"{IMAGE}-{part}",
@@ -120,20 +121,20 @@ def register(conn: Any, image: GuestImage, network: GuestNetwork) -> None:
                 "hw_disk_bus": "virtio",
             },
         )
-    if conn.compute.find_flavor(FLAVOR) is None:
+    if found(conn.compute.find_flavor, FLAVOR) is None:
         conn.compute.create_flavor(name=FLAVOR, ram=FLAVOR_RAM_MIB, vcpus=1, disk=FLAVOR_DISK_GIB)
-    found = conn.network.find_network(NETWORK)
-    if found is None:
-        found = conn.network.create_network(
+    shared = found(conn.network.find_network, NETWORK)
+    if shared is None:
+        shared = conn.network.create_network(
             name=NETWORK,
             shared=True,
             provider_network_type="flat",
             provider_physical_network=PHYSNET,
         )
-    if not list(conn.network.subnets(network_id=found.id)):
+    if not list(conn.network.subnets(network_id=shared.id)):
         conn.network.create_subnet(
             name=NETWORK,
-            network_id=found.id,
+            network_id=shared.id,
             ip_version=4,
             cidr=network.cidr,
             gateway_ip=network.gateway,
