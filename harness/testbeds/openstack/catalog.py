@@ -91,5 +91,5 @@ def volume_types(conn: Any, backends: dict[str, str]) -> None:
     for name, extra_specs in specs.items():
         if found(storage.find_type, name) is None:
             storage.create_type(name=name, extra_specs=extra_specs)
-    default = found(storage.find_type, DEFAULT_TYPE, ignore_missing=False)
+    default = storage.find_type(DEFAULT_TYPE, ignore_missing=False)
     storage.update_type_extra_specs(default, volume_backend_name=first)
