@@ -20,7 +20,7 @@ from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import K8S_TEST_STATIC_PVS, volperf
 from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
 from tests.k8s_scenarios.scenario_runs import ScenarioRuns
-from tests.suite_groups import arrange, one_per_machine, quiet_shared, register
+from tests.suite_groups import arrange, machine_alone, one_per_machine, quiet_shared, register
 
 # The suite runs beside testbeds and other tests on 2 cores: how long one example of a
 # property test takes says nothing of what it checks, so hypothesis's deadline is off.
@@ -375,8 +375,11 @@ def k8s_testbed_alone(
 
 @pytest.fixture(scope="session")
 def k8s_scenarios_all(
-    k8s_scenarios: ScenarioRuns, k8s_testbed_alone: K8sTestbedInfo
+    request: pytest.FixtureRequest, k8s_scenarios: ScenarioRuns, k8s_testbed_alone: K8sTestbedInfo
 ) -> tuple[Path, subprocess.CompletedProcess]:
-    """k8s_scenarios' fio scenario run alone, last of the k8s group (its disk figures are
-    set against the node disk's counters): the work folder and what every run printed."""
-    return k8s_scenarios.run_alone()
+    """k8s_scenarios' fio scenario run alone, last of the k8s group, while no other test
+    runs (its disk figures are set against the node disk's counters, which count every
+    process's I/O: another test's fio beside it made the disk 6.5 % busier than fio said,
+    CI of stop 60): the work folder and what every run printed."""
+    with machine_alone(request.config):
+        return k8s_scenarios.run_alone()

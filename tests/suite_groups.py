@@ -87,6 +87,7 @@ TURNS = (
 STARTED_EARLY = {"openstack_bring_up": "ceph_testbed"}
 UNGROUPED = "spread"  # tests of no testbed: any worker takes them, a module at a time
 QUIET = "quiet"  # the mark of tests that run alone, and their group
+QUIET_PLUGIN = "volperf-quiet-window"  # the plugin that holds the quiet lock (QuietWindow)
 GROUP_PROPERTY = "volperf_group"
 
 
@@ -204,7 +205,7 @@ def register(config: pytest.Config) -> None:
         spread = make_spread_cgroup() if config.getoption("numprocesses", None) else None
         if spread is not None:  # the workers, started later, inherit its name
             os.environ[SPREAD_CGROUP_ENV] = str(spread)
-    config.pluginmanager.register(QuietWindow(), "volperf-quiet-window")
+    config.pluginmanager.register(QuietWindow(), QUIET_PLUGIN)
     spread = os.environ.get(SPREAD_CGROUP_ENV)
     if spread and hasattr(config, "workerinput"):
         config.pluginmanager.register(CpuWeights(Path(spread)), "volperf-cpu-weights")
@@ -285,6 +286,23 @@ class QuietWindow:
             return (yield)
         finally:
             fcntl.flock(self.handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def machine_alone(config: pytest.Config) -> Iterator[None]:
+    """Within a test of a testbed's group: the quiet lock this worker holds shared made
+    exclusive for the block (it waits for every other test to end, as a quiet test
+    does), then shared again: for a step whose figures are set against counters of the
+    whole machine (a disk's own count of I/Os)."""
+    window = config.pluginmanager.get_plugin(QUIET_PLUGIN)
+    if window is None:  # a run without the suite's plugins
+        yield
+        return
+    fcntl.flock(window.handle, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(window.handle, fcntl.LOCK_SH)
 
 
 @dataclass

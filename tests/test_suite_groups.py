@@ -18,7 +18,7 @@ from tests.suite_groups import CPU_CGROUPS, group_of
 CONFTEST = """
 import os
 import pytest
-from tests.suite_groups import arrange, register
+from tests.suite_groups import arrange, machine_alone, register
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
@@ -69,8 +69,13 @@ def k8s_testbed_alone(k8s_scenarios_done):
     pass
 
 @pytest.fixture(scope="session")
-def k8s_scenarios_all(k8s_testbed_alone):
-    pass
+def k8s_scenarios_all(request, k8s_testbed_alone):
+    import time
+    with machine_alone(request.config):
+        start = time.time()
+        time.sleep(0.3)
+        with open(os.path.join(os.environ["MADE_DIR"], "times"), "a") as out:
+            out.write(f"alone-k8s {start} {time.time()}\\n")
 """
 
 TESTS = """
@@ -186,12 +191,14 @@ def test_a_testbed_is_made_once_and_its_tests_share_a_worker(tmp_path: Path):
     # after them (written first in the file)
     turns = (made / "os-turns").read_text().split()
     assert turns == ["bring-up", *["ceph"] * 4, *["cloud"] * 4]
-    # the quiet tests share a worker, and each ran while no other test did
+    # the quiet tests share a worker, and each ran while no other test did; so did the
+    # k8s group's last run, in its worker's own turn (suite_groups.machine_alone)
     assert len({w for t, w in ran.items() if t.startswith("test_alone[")}) == 1
     times = [line.split() for line in (made / "times").read_text().splitlines()]
     spans = {name: (float(start), float(stop)) for name, start, stop in times}
+    assert "alone-k8s" in spans
     for name, (start, stop) in spans.items():
-        if name.startswith("quiet"):
+        if name.startswith(("quiet", "alone")):
             others = [s for n, s in spans.items() if n != name]
             assert all(stop <= s0 or s1 <= start for s0, s1 in others), (name, spans)
     # the spread tests (and what they start) in the suite's cpu cgroup, the others not;

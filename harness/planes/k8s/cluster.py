@@ -147,15 +147,33 @@ def k8s_name(text: str, limit: int = 63) -> str:
 
 
 def last_events(core: Any, namespace: str, kind: str, name: str, count: int = 4) -> str:
-    """The object's last events, oldest first, as 'Reason: message' joined by '; '."""
+    """The object's last events, oldest first, as 'Reason: message' joined by '; ': its
+    warnings first (a crash loop's BackOff, a failed mount or schedule), then the latest
+    of the rest, which a restarting container renews every time (Pulled, Created,
+    Started) and which would push the warning out otherwise."""
     try:
         listed = core.list_namespaced_event(
             namespace, field_selector=(f"involvedObject.kind={kind},involvedObject.name={name}")
         ).items
     except Exception as exc:
         return f"(events not readable: {type(exc).__name__})"
-    listed.sort(key=lambda e: e.last_timestamp or e.event_time or e.metadata.creation_timestamp)
-    return "; ".join(f"{e.reason}: {e.message}".strip() for e in listed[-count:]) or "no events"
+    return "; ".join(f"{e.reason}: {e.message}".strip() for e in telling(listed, count)) or (
+        "no events"
+    )
+
+
+def telling(events: list[Any], count: int) -> list[Any]:
+    """At most ``count`` of these events (the client's CoreV1Event objects), oldest first:
+    the latest warnings, then the latest others in the room left."""
+
+    def when(event: Any) -> Any:
+        return event.last_timestamp or event.event_time or event.metadata.creation_timestamp
+
+    ordered = sorted(events, key=when)
+    warnings = [e for e in ordered if e.type == "Warning"][-count:]
+    room = count - len(warnings)
+    others = [e for e in ordered if e.type != "Warning"][-room:] if room else []
+    return sorted([*warnings, *others], key=when)
 
 
 def absent(call: Any, *args: Any, **kwargs: Any) -> bool:

@@ -65,35 +65,44 @@ class Pace:
     as a virtual schedule): ``wait`` blocks until the calling thread may send. With a
     burst of 1, one at a time: each call goes an interval after the one before it went,
     however late that one's sleep ended on a busy machine (on the virtual schedule, one
-    woken 12 ms late was followed by one 488 ms after it, at 120 a minute)."""
+    woken 12 ms late was followed by one 488 ms after it, at 120 a minute). ``wait``
+    returns the moment the call was let go, in Unix milliseconds, read on the schedule's
+    own clock: two calls one at a time are stamped an interval apart at the least, however
+    late the calling thread runs after it was let go."""
 
     def __init__(self, qps: float | None, burst: int | None = None):
         self.interval = 1 / qps if qps else 0.0
         self.burst = burst or max(1, math.ceil(qps or 1))
         self.next = -math.inf
         self.lock = threading.Lock()
+        self.epoch = time.time() - time.monotonic()  # the schedule's clock as Unix time
 
     @classmethod
     def per_minute(cls, rate: float | None) -> Pace:
         """At most ``rate`` a minute, one at a time (no rate: no limit)."""
         return cls(rate / 60 if rate else None, burst=1)
 
-    def wait(self) -> None:
+    def wait(self) -> int:
         if not self.interval:
-            return
+            return self._ms(time.monotonic())
         if self.burst == 1:
             with self.lock:  # held while it sleeps: the next caller waits its turn
                 delay = self.next - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
-                self.next = time.monotonic() + self.interval
-            return
+                went = time.monotonic()
+                self.next = went + self.interval
+            return self._ms(went)
         with self.lock:
             now = time.monotonic()
             at = max(self.next, now - (self.burst - 1) * self.interval)
             self.next = at + self.interval
         if at > now:
             time.sleep(at - now)
+        return self._ms(max(at, now))
+
+    def _ms(self, monotonic: float) -> int:
+        return round((monotonic + self.epoch) * 1000)
 
 
 def _stamp_s(text: str | None) -> float | None:
@@ -294,9 +303,9 @@ class K8sProvisionTarget:
         def create(namespace: str) -> None:
             # the answers are read as bytes, not made into the client's models
             answer = {"_preload_content": False}
-            projects.wait()
+            # the projects' one-at-a-time schedule last: it lets the request go
             pace.wait()
-            projects_seen.setdefault(namespace, {})["created_ms"] = _now_ms()
+            projects_seen.setdefault(namespace, {})["created_ms"] = projects.wait()
             try:
                 make_namespace(
                     self.core, store, self.kubeconfig, namespace, self.spec.name, labels, **answer
@@ -409,8 +418,7 @@ class K8sProvisionTarget:
         pace = Pace.per_minute(workload.pace.delete_per_min)
 
         def delete(namespace: str) -> None:
-            pace.wait()
-            projects_seen.setdefault(namespace, {})["delete_ms"] = _now_ms()
+            projects_seen.setdefault(namespace, {})["delete_ms"] = pace.wait()
             with contextlib.suppress(Exception):  # left below
                 begin_namespace_deletion(self.core, namespace, _preload_content=False)
 

@@ -44,15 +44,22 @@ def test_one_at_a_time_each_goes_an_interval_after_the_one_before_went(monkeypat
         def monotonic(self) -> float:
             return self.now
 
+        def time(self) -> float:  # Unix time, 1,000 s ahead of the monotonic clock
+            return self.now + 1000.0
+
         def sleep(self, seconds: float) -> None:
             self.now += seconds + late.pop(0)
 
     clock = Clock()
     monkeypatch.setattr("harness.planes.k8s.provision_target.time", clock)
-    pace, went = Pace.per_minute(120), []
+    pace, went, stamps = Pace.per_minute(120), [], []
     for _ in range(3):
-        pace.wait()
+        stamps.append(pace.wait())
         went.append(clock.now)
+        clock.now += 0.007  # the caller runs late after it was let go: not in its stamp
     assert went[0] == 100.0  # the first at once
     assert went[1] == pytest.approx(100.512)  # 12 ms late
     assert went[2] - went[1] == pytest.approx(0.5)  # an interval after the late one
+    # the stamps are the moments each was let go, as Unix milliseconds
+    assert stamps == [round((t + 1000.0) * 1000) for t in went]
+    assert stamps[2] - stamps[1] == 500

@@ -61,7 +61,9 @@ def campaign(tmp_path_factory) -> tuple[Path, Path]:
     (work / "dir").mkdir()
     spec = _spec(work / "dir", "apps-local", [1, 2], [GIT, BUILD, REDIS, BROKER])
     (work / "spec.yaml").write_text(yaml.safe_dump(spec))
-    run = volperf("run", "spec.yaml", "--results", "results", cwd=work)
+    # a guard against a hang, not a time limit: ~100 s here on a quiet machine, over
+    # 300 s beside the testbeds on a busy one (CI of stop 60)
+    run = volperf("run", "spec.yaml", "--results", "results", cwd=work, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "results: results/apps-local/ (apps.csv, nodes.csv, summary.json)" in run.stderr
     return work, work / "results" / "apps-local"
