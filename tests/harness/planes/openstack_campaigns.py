@@ -198,6 +198,12 @@ def run_all(
                 process.kill()
         watch.stop.set()
         watcher.join()
+    print(  # in a CI run's output (junit_logging): how long each took beside the others
+        "openstack campaigns at once: "
+        + ", ".join(
+            f"{r.campaign.name} {r.seconds:.0f} s" for r in (ran_sweep, ran_lifecycle, ran_heat)
+        )
+    )
     # the services' logs, kept with the campaigns (the testbed's state goes at the end of
     # the session; pytest keeps its last runs' folders): a CI run's failure read later
     shutil.copytree(log_dir, work / "service-logs", ignore=shutil.ignore_patterns("rabbitmq"))
