@@ -379,7 +379,6 @@ def k8s_scenarios_all(
 ) -> tuple[Path, subprocess.CompletedProcess]:
     """k8s_scenarios' fio scenario run alone, last of the k8s group, while no other test
     runs (its disk figures are set against the node disk's counters, which count every
-    process's I/O: another test's fio beside it made the disk 6.5 % busier than fio said,
-    CI of stop 60): the work folder and what every run printed."""
+    process's I/O): the work folder and what every run printed."""
     with machine_alone(request.config):
         return k8s_scenarios.run_alone()
