@@ -159,24 +159,19 @@ def test_node_load_of_a_fio_step_is_the_devices_own_count_and_fios_iops(
             inside = [(t, n) for t, n in _device_ios(log, device.name) if start <= t <= stop]
             (t0, n0), (t1, n1) = inside[0], inside[-1]
             assert disk["iops_mean"] == pytest.approx((n1 - n0) / (t1 - t0), rel=1e-6)
-            # fio's figures over its per-second logs' common window, as the disk's are
-            # over its samples': its whole-run IOPS, each consumer's from its first I/O
-            # to its last, was 7.5 % above the disk's in run42 (45,742 against 42,179;
-            # its window's 42,570), and 6.5 % below in CI of stop 60
-            fio = sum(
-                _figure(r["window_read_iops"]) + _figure(r["window_write_iops"]) for r in mine
-            )
+            # fio's figures over its per-second logs' common window (the step's summary),
+            # as the disk's are over its samples': its whole-run IOPS, each consumer's
+            # from its first I/O to its last, was 7.5 % above the disk's in run42
+            # (45,742 against 42,179; its window's 42,570), and 6.5 % below in CI of
+            # stop 60
+            window = step["window"]
+            fio = sum(window[way]["iops_sum"] for way in ("read", "write") if window[way])
             if storage_class == "local-static":
                 assert disk["iops_mean"] == pytest.approx(fio, rel=0.05), (step["step"], fio)
         page = (campaign / "nodes.csv").read_text()
         assert f",{k8s_name(NODE)},disk,{device.name},iops," in page
     names = {n.metadata.name for n in client.CoreV1Api(k8s_testbed.api()).list_namespace().items}
     assert not [n for n in names if n.startswith("volperf-ci-") and n.endswith("-nodes")], names
-
-
-def _figure(cell: str) -> float:
-    """A fio.csv cell as a number: empty (no such I/O in the step) is 0."""
-    return float(cell) if cell else 0.0
 
 
 def _campaign(work: Path, scenario: str, storage_class: str) -> Path:
