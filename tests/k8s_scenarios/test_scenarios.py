@@ -137,8 +137,8 @@ def _disk_and_fio_ios(
 ) -> tuple[int, int]:
     """The I/Os the disk counted from its last sample before fio's first job began to its
     first sample after the last one ended, and the I/Os fio's jobs completed (fio's own
-    JSON, read here on its own). Counts, not rates over a span: in the three runs kept
-    (run43, CI of stop 61, run44) the totals of all six steps agreed within
+    JSON, read here on its own). Counts, not rates over a span: in the four runs kept
+    (run43, CI of stop 61, run44, run45) the totals of all eight steps agreed within
     0.2 %, while rates over one span of a 4-pod step were 6.6 % apart (run44) and fio's
     whole-run or window IOPS against the disk's rate up to 7.5 % (run42): how the same
     I/Os fall into seconds differs between fio's per-second logs and the disk's samples,
@@ -177,12 +177,12 @@ def test_node_load_of_a_fio_step_is_the_devices_own_count_and_fios_iops(
             mine = [r for r in rows if r["step"] == step["step"]]
             start = min(datetime.fromisoformat(r["starttime"]).timestamp() for r in mine)
             stop = max(datetime.fromisoformat(r["stoptime"]).timestamp() for r in mine)
-            log = campaign / "steps" / step["step"] / "raw" / "nodes" / f"{node['node']}.log"
+            raw = campaign / "steps" / step["step"] / "raw"
+            log = raw / "nodes" / f"{node['node']}.log"
             inside = [(t, n) for t, n in _device_ios(log, device.name) if start <= t <= stop]
             (t0, n0), (t1, n1) = inside[0], inside[-1]
             assert disk["iops_mean"] == pytest.approx((n1 - n0) / (t1 - t0), rel=1e-6)
             if storage_class == "local-static":
-                raw = campaign / "steps" / step["step"] / "raw"
                 disk_ios, fio_ios = _disk_and_fio_ios(raw, log, device.name, start, stop)
                 assert disk_ios == pytest.approx(fio_ios, rel=0.02), step["step"]
         page = (campaign / "nodes.csv").read_text()
