@@ -237,8 +237,9 @@ def openstack_campaigns(
     openstack_testbed: OpenStackTestbedInfo,
     ceph_testbed: CephTestbedInfo,
 ) -> OpenStackCampaigns:
-    """Rally's control-plane sweep and lifecycle campaign and a Heat sweep, run at once on
-    the session's OpenStack testbed (tests/harness/planes/openstack_campaigns.py)."""
+    """Rally's control-plane sweep, its lifecycle workloads in two campaigns and a Heat
+    sweep, at once on the session's OpenStack testbed
+    (tests/harness/planes/openstack_campaigns.py)."""
     return run_all(
         tmp_path_factory.mktemp("openstack-campaigns"),
         openstack_testbed.clouds_yaml,

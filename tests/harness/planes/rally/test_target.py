@@ -1,5 +1,5 @@
 """`volperf run rally` for real: the control-plane task swept at concurrency 2 and 4 on the
-OpenStack testbed (Cinder on the Ceph testbed; at once with the lifecycle campaign of
+OpenStack testbed (Cinder on the Ceph testbed; at once with the lifecycle campaigns of
 tests/rally_plugins/scenarios/test_volumes.py and a Heat sweep: openstack_campaigns.py),
 rally.csv checked against Rally's own statistics and against a recomputation from the raw
 iterations, the report page built, nothing left in the cloud; and a data-plane task killed
@@ -75,7 +75,7 @@ def _spec(work: Path, name: str, openstack_testbed, ceph_testbed, **workload) ->
 
 @pytest.fixture(scope="module")
 def sweep(openstack_campaigns):
-    """The sweep, run beside the lifecycle campaign and a Heat sweep
+    """The sweep, run beside the lifecycle campaigns and a Heat sweep
     (tests/harness/planes/openstack_campaigns.py)."""
     ran = openstack_campaigns.sweep
     return ran.campaign, ran.run, ran.seconds
@@ -105,7 +105,7 @@ def test_each_concurrency_is_a_step_with_rallys_reports(sweep):
         ]
         assert samples and all("status" in s for s in samples)
     assert "campaign rally-sweep: Rally" in run.stdout + run.stderr
-    print(f"sweep c=2,4 (beside the lifecycle campaign) took {seconds:.0f} s")
+    print(f"sweep c=2,4 (beside the lifecycle campaigns) took {seconds:.0f} s")
 
 
 def test_rally_csv_equals_rallys_own_table_and_the_raw_iterations(sweep):
