@@ -36,13 +36,13 @@ from tests.harness.planes.heat.specs import heat_spec
 
 POLL_S = 0.2  # Rally's status checks: its defaults (1 to 4 s) would round every action up
 WATCH_S = 0.2  # the watcher's looks at the cloud
-CAMPAIGNS_TIMEOUT_S = 1800  # the three together, killed past it
+CAMPAIGNS_TIMEOUT_S = 1800  # all of them together, any still running killed past it
 LIFECYCLE = yaml.safe_load((TASKS_DIR / "presets" / "lifecycle.yaml").read_text())
 # The lifecycle workloads as two campaigns at once, each about half of their time: one
 # campaign runs its workloads one after the other, and all twelve took 892 s (run45) to
-# 1,227 s (CI of stop 60), the longest of the three campaigns. The halves by the workloads'
-# totals in that CI (s): 158 + 114 + 40 + 21 + 17 + 14 = 364 and 105 + 78 + 67 + 54 + 33
-# + 14 = 351.
+# 1,227 s (CI of stop 60), the longest of the three campaigns then. The halves by the
+# workloads' totals in that CI (s): 158 + 114 + 40 + 21 + 17 + 14 = 364 and 105 + 78 + 67
+# + 54 + 33 + 14 = 351.
 LIFECYCLE_HALVES = (
     ("extend_in_use", "upload_to_image", "extend", "snapshot", "retype", "clone"),
     ("backup_restore", "attach_and_resize", "multiattach", "backup", "volume_from_image")
