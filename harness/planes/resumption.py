@@ -27,7 +27,11 @@ def wait_resumed(
     pause: Callable[[float], bool],
 ) -> list[str]:
     """Wait until every client's reports show transactions after the disruption (``before``:
-    their counts just before it), at most until ``deadline`` (time.monotonic());
+    their counts once it had ended and the servers were back. Counted before it, the
+    reports printed while a busy node pointed the clients away and deleted the server held
+    transactions from before it: a client that never served again passed as resumed and its
+    load was cut 13 s after the kill, run46), at most until ``deadline``
+    (time.monotonic());
     ``pause(seconds)`` waits and says False once the step is stopped. The consumers whose
     transactions had not resumed."""
     waiting = sorted(outs)

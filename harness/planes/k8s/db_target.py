@@ -622,11 +622,11 @@ class K8sDatabaseTarget:
             for cycle in range(1, cycles + 1):
                 if not _wait(stop, workload.before, tick, started):
                     break
-                before = reports_now(outs)
                 deadline = time.monotonic() + workload.recovery_timeout
                 error = disrupt(cycle, kills)
                 if error:
                     break
+                before = reports_now(outs)  # the servers back (wait_resumed says why)
                 wait_resumed(outs, before, deadline, lambda s: _wait(stop, s, tick, started))
                 _wait(stop, workload.after, tick, started)
         finally:

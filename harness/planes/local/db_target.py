@@ -369,11 +369,11 @@ class LocalDatabaseTarget:
             for cycle in range(1, workload.kills + 1):
                 if not _wait(run, workload.before, started):
                     break
-                before = reports_now(outs)
                 deadline = time.monotonic() + workload.recovery_timeout
                 error = self._kill_and_restart(run, workload, servers, cycle, kills)
                 if error:
                     break
+                before = reports_now(outs)  # the servers back (wait_resumed says why)
                 wait_resumed(outs, before, deadline, lambda s: _wait(run, s, started))
                 _wait(run, workload.after, started)
         finally:
