@@ -16,10 +16,12 @@ import yaml
 from harness.report.comparison import headline_change, headline_figure
 from tests.harness.helpers import doc_source_copy, volperf
 
-# 5 s runs: pgbench's -T counts its clients' connections, and the profile's eight clients
-# took the whole of a 2 s run to connect on a busy machine twice (CI 2026-11-27 and run29:
-# no transaction done, no figure; 0.9 s in a quiet run)
-SMALL = ("--runtime", "5", "--size", "16M", "--set", "scale=1")
+# 10 s runs: pgbench's -T counts its clients' connections and first transactions, and
+# the profile's eight clients in a pod took the whole of a 2 s run twice (CI 2026-11-27,
+# run29) and of a 5 s run once (CI of stop 61, CPU saturated: no transaction done, no
+# figure, as the step's warning said); in 5 s runs before it they connected in 1.8 and
+# 2.7 s and then did 71 and 14 transactions (0.9 s to connect in a quiet run)
+SMALL = ("--runtime", "10", "--size", "16M", "--set", "scale=1")
 # the seed's columns: random reads and writes, sequential read and write, pgbench's load,
 # TPS and latency
 QUOTED = [
