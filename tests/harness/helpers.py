@@ -159,14 +159,17 @@ def k8s_status(k8s_testbed: Any) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def volperf(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """The volperf command as a user runs it."""
+def volperf(
+    *args: str, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The volperf command as a user runs it; ``env``: variables set for it."""
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,
+        env={**os.environ, **env} if env else None,
     )
 
 

@@ -149,6 +149,12 @@ class Tool:
     # an application's own figures that `volperf compare` sets side by side, before its
     # phases' times: (figure, label, True when higher is better)
     compared: tuple[tuple[str, str, bool], ...] = ()
+    # an application's script, run by sh with phases.sh beside it (harness/tools/apps):
+    # (package, file name) read with importlib.resources; the programs it needs on the
+    # host's PATH, and how each program it names says its version
+    script: tuple[str, str] | None = None
+    programs: tuple[str, ...] = ()
+    versions: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         unknown = self.targets - TARGET_TYPES
@@ -157,3 +163,5 @@ class Tool:
         # the other target types say what they run (the spec's targets: ``only``)
         if "local" not in self.targets and not self.elsewhere:
             raise ValueError(f"tool {self.tag}: say what it needs where it does not run")
+        if self.family == "app" and self.script is None:
+            raise ValueError(f"tool {self.tag}: an application names its script")

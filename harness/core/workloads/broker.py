@@ -142,4 +142,6 @@ TOOL = Tool(
     compared=COMPARED,
     plot=Plot("throughput", "messages", PHASES, "messages/s"),
     phases=PHASES,
+    script=("harness.tools.apps", "broker.sh"),
+    programs=("awk",),  # nats-server and nats: built (harness/tools/nats)
 )

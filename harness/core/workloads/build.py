@@ -94,4 +94,7 @@ TOOL = Tool(
     columns=COLUMNS,
     plot=Plot("phases", "app"),
     phases=PHASES,
+    script=("harness.tools.apps", "build.sh"),
+    programs=("make", "tar", "gzip", "awk"),
+    versions=(("make", ("make", "--version")),),
 )

@@ -90,4 +90,7 @@ TOOL = Tool(
     columns=COLUMNS,
     plot=Plot("phases", "app"),
     phases=PHASES,
+    script=("harness.tools.apps", "git.sh"),
+    programs=("git", "tar", "awk"),
+    versions=(("git", ("git", "--version")),),
 )

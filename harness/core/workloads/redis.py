@@ -155,4 +155,7 @@ TOOL = Tool(
     compared=COMPARED,
     plot=Plot("throughput", "ycsb", PHASES, "operations/s"),
     phases=PHASES,
+    script=("harness.tools.apps", "redis.sh"),
+    programs=("redis-server", "redis-cli", "awk"),  # its YCSB client: built (tools/ycsb)
+    versions=(("redis", ("redis-server", "--version")),),
 )

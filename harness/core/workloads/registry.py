@@ -1,8 +1,13 @@
 """Every workload tool, in the order the spec's errors and JSON Schema list them. A new
-tool adds its module here and nowhere else in the spec."""
+tool adds its module here and nowhere else in the spec; a tool of the user's own (a
+module outside volperf that declares ``TOOL``, an application with its script beside it)
+is named in ``VOLPERF_TOOLS`` (module names, comma-separated, as pytest's
+``PYTEST_PLUGINS``) and comes after volperf's own."""
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,7 +27,34 @@ from harness.core.workloads import (
 )
 from harness.core.workloads.base import Family, Tool, _Strict, tagged_union
 
-TOOLS: tuple[Tool, ...] = (
+PLUGINS_VARIABLE = "VOLPERF_TOOLS"
+
+
+class ToolPluginError(Exception):
+    """A module named in VOLPERF_TOOLS that does not declare a tool volperf can add."""
+
+
+def plugins(names: str, known: Iterable[str]) -> tuple[Tool, ...]:
+    """The tools the modules in ``names`` declare (each module's ``TOOL``)."""
+    found: list[Tool] = []
+    taken = set(known)
+    for name in filter(None, (part.strip() for part in names.split(","))):
+        where = f"{PLUGINS_VARIABLE}: module {name!r}"
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - whatever the module raised, said with its name
+            raise ToolPluginError(f"{where} could not be imported: {exc}") from exc
+        declared = getattr(module, "TOOL", None)
+        if not isinstance(declared, Tool):
+            raise ToolPluginError(f"{where} declares no TOOL (harness.core.workloads.base.Tool)")
+        if declared.tag in taken:
+            raise ToolPluginError(f"{where}: tool {declared.tag!r} is already declared")
+        taken.add(declared.tag)
+        found.append(declared)
+    return tuple(found)
+
+
+BUILT_IN: tuple[Tool, ...] = (
     fio.TOOL,
     sysbench_fileio.TOOL,
     sysbench_oltp.TOOL,
@@ -36,6 +68,7 @@ TOOLS: tuple[Tool, ...] = (
     redis.TOOL,
     broker.TOOL,
 )
+TOOLS = BUILT_IN + plugins(os.environ.get(PLUGINS_VARIABLE, ""), (t.tag for t in BUILT_IN))
 BY_TAG = {t.tag: t for t in TOOLS}
 WORKLOAD_MODELS: dict[str, type[_Strict]] = {t.tag: t.model for t in TOOLS}
 Workload = tagged_union(WORKLOAD_MODELS, "tool", "fio", "tool")

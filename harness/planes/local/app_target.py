@@ -24,7 +24,7 @@ from pathlib import Path
 from harness.core.plan import Step
 from harness.core.spec import AppWorkload, CampaignSpec
 from harness.core.store import CampaignStore, atomic_write_json
-from harness.core.workloads.registry import family_of
+from harness.core.workloads.registry import TOOLS, family_of, tool
 from harness.host.hoststats import device_for_path
 from harness.host.machine import tool_version
 from harness.host.process import Command, run_processes, what_it_said
@@ -40,12 +40,6 @@ from harness.tools.nats.build import ensure_nats
 from harness.tools.ycsb.build import GO_YCSB, ensure_ycsb
 
 GENERATE_TIMEOUT_S = 1800
-PROGRAMS = {
-    "git": ("git", "tar", "awk"),
-    "build": ("make", "tar", "gzip", "awk"),
-    "redis": ("redis-server", "redis-cli", "awk"),
-    "broker": ("awk",),  # nats-server and nats: built (harness/tools/nats)
-}
 
 
 class LocalAppTarget:
@@ -60,19 +54,19 @@ class LocalAppTarget:
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         for workload in self.workloads:
-            for program in PROGRAMS[workload.tool]:
+            for program in tool(workload.tool).programs:
                 if shutil.which(program) is None:
                     raise TargetError(
                         f"workload {workload.name}: {workload.tool} needs {program} "
                         "(tools/debian-packages.txt)"
                     )
         builds = {"redis": ("YCSB client", ensure_ycsb), "broker": ("NATS", ensure_nats)}
-        for tool in sorted({w.tool for w in self.workloads} & set(builds)):
-            what, ensure = builds[tool]
+        for tag in sorted({w.tool for w in self.workloads} & set(builds)):
+            what, ensure = builds[tag]
             try:
-                self.clients[tool] = ensure(lambda line: print(f"volperf: {line}", file=sys.stderr))
+                self.clients[tag] = ensure(lambda line: print(f"volperf: {line}", file=sys.stderr))
             except GoProgramError as exc:
-                raise TargetError(f"the {tool} workload's {what}: {exc}") from None
+                raise TargetError(f"the {tag} workload's {what}: {exc}") from None
         if self.folder.exists() and str(self.folder) not in store.created():
             raise TargetError(f"{self.folder} exists and volperf did not create it")
         if "backend" not in spec.labels:
@@ -89,11 +83,13 @@ class LocalAppTarget:
 
     def tool_versions(self) -> dict[str, str]:
         tools = {w.tool for w in self.workloads}
-        versions = {"git": tool_version(["git", "--version"])} if "git" in tools else {}
-        if "build" in tools:
-            versions["make"] = tool_version(["make", "--version"])
-        if "redis" in tools:
-            versions["redis"] = tool_version(["redis-server", "--version"])
+        versions = {  # in the registry's order
+            name: tool_version(list(argv))
+            for declared in TOOLS
+            if declared.tag in tools
+            for name, argv in declared.versions
+        }
+        if "redis" in tools:  # the clients volperf builds
             versions["ycsb"] = f"volperf-ycsb ({GO_YCSB})"
         if "broker" in tools:
             versions["nats"] = NATS_VERSIONS

@@ -1,22 +1,34 @@
-"""The application workloads' commands: their script (git.sh, build.sh, redis.sh,
-broker.sh) under sh, with phases.sh and tree.awk beside it, locally or in a pod that has
-the files."""
+"""The application workloads' commands: their script (each tool's declaration names it:
+git.sh, build.sh, redis.sh, broker.sh here, or a script of a tool of the user's own)
+under sh, with phases.sh and tree.awk beside it, locally or in a pod that has the files."""
 
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
 
-from harness.core.spec import AppWorkload, BrokerWorkload, RedisWorkload
+from harness.core.spec import TOOLS, AppWorkload, BrokerWorkload, RedisWorkload, tool
 
-FILES = ("phases.sh", "tree.awk", "git.sh", "build.sh", "redis.sh", "broker.sh")
+SHARED = ("phases.sh", "tree.awk")  # what every application's script sources or reads
 ServedWorkload = RedisWorkload | BrokerWorkload  # an application server and its clients
 
 
 def scripts() -> dict[str, str]:
-    """The workloads' files by name, as a ConfigMap or a directory takes them."""
+    """The shared files and every application's script by name, as a ConfigMap or a
+    directory takes them."""
     folder = resources.files("harness.tools.apps")
-    return {name: folder.joinpath(name).read_text(encoding="utf-8") for name in FILES}
+    files = {name: folder.joinpath(name).read_text(encoding="utf-8") for name in SHARED}
+    for declared in TOOLS:
+        if declared.script:
+            package, name = declared.script
+            files[name] = resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    return files
+
+
+def _script(folder: Path | str, workload: AppWorkload) -> str:
+    script = tool(workload.tool).script
+    assert script is not None, f"{workload.tool} is no application"
+    return f"{folder}/{script[1]}"
 
 
 def is_served(workload: AppWorkload) -> bool:
@@ -32,8 +44,7 @@ def source_key(workload: AppWorkload) -> str:
 def generate(folder: Path | str, workload: AppWorkload, source: Path | str) -> list[str]:
     """Make the workload's source (a repository, a tarred tree, YCSB's properties, the
     broker's parameters) at ``source``, untimed."""
-    script = f"{folder}/{workload.tool}.sh"
-    return ["sh", script, "generate", str(source), *workload.source_sizes()]
+    return ["sh", _script(folder, workload), "generate", str(source), *workload.source_sizes()]
 
 
 def run(
@@ -47,7 +58,7 @@ def run(
     """Every iteration's phases in ``work``, timed; redis and broker against a server of
     their own, or the one at ``server`` (host:port). ``client``: redis's YCSB client,
     the broker's folder of nats-server and nats (else the image's)."""
-    argv = ["sh", f"{folder}/{workload.tool}.sh", "run", str(source), str(work)]
+    argv = ["sh", _script(folder, workload), "run", str(source), str(work)]
     given = str(client) if client else None
     return [*argv, str(workload.iterations), *workload.run_args(given, server)]
 
@@ -55,7 +66,7 @@ def run(
 def serve(folder: Path | str, workload: ServedWorkload, data: Path | str) -> list[str]:
     """The workload's server with its data in ``data``, on its TCP port."""
     port = str(workload.port)
-    return ["sh", f"{folder}/{workload.tool}.sh", "serve", str(data), workload.sync, port]
+    return ["sh", _script(folder, workload), "serve", str(data), workload.sync, port]
 
 
 def server_ready(workload: ServedWorkload) -> str:
