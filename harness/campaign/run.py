@@ -131,11 +131,8 @@ def run_campaign(
     with store.lock(), stop_on_signals(stop):
         target.prepare(spec, store)
         if not store.exists():
-            path = getattr(target, "path", None)
-            environment = snapshot(path, spec.fio)
-            tool_versions = getattr(target, "tool_versions", None)
-            if tool_versions is not None:
-                environment["tools"].update(tool_versions())
+            environment = snapshot(target.path, spec.fio)
+            environment["tools"].update(target.tool_versions())
             store.write_campaign(redact(spec.to_dict()), environment, target.backend)
         _mark_stale_runs(store, steps)
         todo = [s for s in steps if not store.read_status(s.id).settled]

@@ -27,6 +27,13 @@ class StepOutcome:
 
 class Target(Protocol):
     backend: str  # label written into every record, e.g. "local:ext4:vda"
+    # the folder under test on this host, whose file system and device the campaign's
+    # environment describes; None where the storage is not a folder here
+    path: Path | None
+
+    def tool_versions(self) -> dict[str, str]:
+        """The programs it runs beside fio (fio's own is in every environment) and their
+        versions, for the campaign's environment."""
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         """Check the target can take the whole campaign; raise TargetError if not."""

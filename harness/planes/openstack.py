@@ -4,6 +4,7 @@ plane), fio workloads to the Heat target (VMs with Cinder volumes); one cloud fo
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
@@ -15,6 +16,8 @@ from harness.planes.rally.target import RallyTarget
 
 
 class OpenStackCloudTarget:
+    path: Path | None = None  # its storage is not a folder of this host
+
     def __init__(self, spec: CampaignSpec):
         present = families(spec.workloads)
         self.rally = RallyTarget(spec) if "rally" in present else None

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.workloads.registry import tool as by_tag
 from harness.host.process import read_output
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord, csv_text
@@ -25,7 +26,6 @@ SOURCE_OUT = "source.out"
 PROJECTS_FILE = "projects.json"  # Kubernetes: what volperf saw of each project's PVC and pod
 APPS_CSV = "apps.csv"
 APP_TOOLS = tuple(PHASES)
-THROUGHPUT_TOOLS = ("redis", "broker")  # their tool measures operations or messages per second
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ def app_step(step: RawStep) -> StepParts:
         **phase_figures(records, phases),
         "failed": failed,
         "failed_consumers": failed_consumers,
-        **(throughput_summary(tool, records) if tool in THROUGHPUT_TOOLS else {}),
+        **(throughput_summary(tool, records) if by_tag(tool).throughput else {}),
     }
     parts.rows[APPS_CSV] = records
     return parts

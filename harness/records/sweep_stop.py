@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.spec import StopWhen
+from harness.core.workloads.registry import BY_TAG
 from harness.records.db import DbRecord, EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.records.stats import sample_percentile
@@ -81,10 +82,9 @@ def step_figures(
         consumers, failed = int(summary.get("concurrency") or 0), int(app["failed_consumers"])
         seconds = app.get("iteration_s")
         throughput = consumers / seconds if seconds else None
-        if app.get("tool") == "redis":  # YCSB operations a second, summed
-            throughput = app.get("run_ops_s")
-        if app.get("tool") == "broker":  # messages published (persisted) a second, summed
-            throughput = app.get("publish_ops_s")
+        declared = BY_TAG.get(str(app.get("tool")))
+        if declared and declared.throughput:  # its client's operations a second, summed
+            throughput = app.get(declared.throughput)
     elif bound:  # pvc-provision: its PVCs (bound, and their pods ready) succeed or fail
         unresolved = {(e.consumer, e.index) for e in events if e.seconds is None}
         consumers, failed = len(bound), sum(1 for e in bound if (e.consumer, e.index) in unresolved)

@@ -18,7 +18,7 @@ from harness.campaign.results import record_files
 from harness.core.redact import redact_text
 from harness.core.resources import package_path
 from harness.core.store import CampaignStore, atomic_write_text
-from harness.core.workloads.registry import family_of
+from harness.core.workloads.registry import TOOLS, family_of
 from harness.core.workloads.registry import tool as by_tag
 from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
@@ -172,44 +172,29 @@ def method_lines(data: CampaignData) -> list[str]:
             "scratch volume (untimed) and, once every project's pod is ready, runs the "
             "workload on its PVC at volperf's start signal; each pod's output comes back "
             "through its log. PVC bound times are from volperf's create request."
-            + (
-                " redis: the server has a pod of its own with its data on the PVC, and the "
-                "YCSB client runs in the project's second pod against the server's pod "
-                "address, over the pod network."
-                if "redis" in applications
-                else ""
-            )
-            + (
-                " broker: the NATS server has a pod of its own with its stream's files on the "
-                "PVC, and nats bench's publishers and consumers run in the project's second "
-                "pod against the server's pod address, over the pod network."
-                if "broker" in applications
-                else ""
-            )
+            + _setups(applications, "k8s")
         )
     elif applications:
         lines.append(
             f"Each {' and '.join(sorted(applications))} step runs every consumer's workload at "
             "once, each in its own folder of the directory under test, from a source volperf "
             "generated there beforehand (untimed); the host's CPU, memory and the device's "
-            "counters are sampled once a second."
-            + (
-                " redis: each consumer's server keeps its data in its folder and its YCSB "
-                "client reaches it on a Unix socket."
-                if "redis" in applications
-                else ""
-            )
-            + (
-                " broker: each consumer's NATS server keeps its stream in its folder and nats "
-                "bench reaches it on a loopback port."
-                if "broker" in applications
-                else ""
-            )
+            "counters are sampled once a second." + _setups(applications, "local")
         )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
     if spec.get("labels"):
         lines.append("Labels: " + ", ".join(f"{k}={v}" for k, v in spec["labels"].items()))
     return lines
+
+
+def _setups(applications: set[str], target_type: str) -> str:
+    """What the applications' declarations add of how they run on the target type (their
+    servers and clients), in the registry's order."""
+    return "".join(
+        f" {declared.setup[target_type]}"
+        for declared in TOOLS
+        if declared.tag in applications and target_type in declared.setup
+    )
 
 
 def rally_groups(store: CampaignStore) -> list[dict[str, Any]]:

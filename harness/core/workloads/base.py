@@ -4,8 +4,8 @@ project's pace, unions told apart by a field; and ``Tool``, a tool's declaration
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import (
@@ -155,6 +155,11 @@ class Tool:
     script: tuple[str, str] | None = None
     programs: tuple[str, ...] = ()
     versions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # an application whose own client measures operations or messages a second: the
+    # summary figure (under ``app``) that is a step's throughput, summed over consumers
+    throughput: str = ""
+    # what the page's method section adds of it by target type (its server and client)
+    setup: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = self.targets - TARGET_TYPES

@@ -144,4 +144,12 @@ TOOL = Tool(
     phases=PHASES,
     script=("harness.tools.apps", "broker.sh"),
     programs=("awk",),  # nats-server and nats: built (harness/tools/nats)
+    throughput="publish_ops_s",
+    setup={
+        "local": "broker: each consumer's NATS server keeps its stream in its folder and nats "
+        "bench reaches it on a loopback port.",
+        "k8s": "broker: the NATS server has a pod of its own with its stream's files on the "
+        "PVC, and nats bench's publishers and consumers run in the project's second pod "
+        "against the server's pod address, over the pod network.",
+    },
 )

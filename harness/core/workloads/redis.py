@@ -158,4 +158,12 @@ TOOL = Tool(
     script=("harness.tools.apps", "redis.sh"),
     programs=("redis-server", "redis-cli", "awk"),  # its YCSB client: built (tools/ycsb)
     versions=(("redis", ("redis-server", "--version")),),
+    throughput="run_ops_s",
+    setup={
+        "local": "redis: each consumer's server keeps its data in its folder and its YCSB "
+        "client reaches it on a Unix socket.",
+        "k8s": "redis: the server has a pod of its own with its data on the PVC, and the YCSB "
+        "client runs in the project's second pod against the server's pod address, over the "
+        "pod network.",
+    },
 )

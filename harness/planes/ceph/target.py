@@ -10,6 +10,7 @@ The cluster's health is sampled during every step (raw/ceph-health.jsonl).
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from harness.core.plan import Step
@@ -38,6 +39,8 @@ def resolve(spec: CampaignSpec) -> CampaignSpec:
 
 
 class RbdFioTarget:
+    path: Path | None = None  # its storage is not a folder of this host
+
     def __init__(self, spec: CampaignSpec):
         options: RbdTarget = resolve(spec).target
         assert options.ceph_conf is not None

@@ -42,6 +42,8 @@ START_DELAY_PER_HOST_S = 0.1
 
 
 class HostsFioTarget:
+    path: Path | None = None  # its storage is not a folder of this host
+
     def __init__(self, spec: CampaignSpec):
         self.spec = spec
         self.options: HostsTarget = spec.target

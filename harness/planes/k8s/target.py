@@ -8,6 +8,7 @@ client. While any step runs, a sampler pod on every node records its load
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from harness.core.plan import Step
@@ -27,6 +28,8 @@ PARTS = {"fio": "fio", "provision": "provision", "app": "applications", "databas
 
 
 class KubernetesTarget:
+    path: Path | None = None  # its storage is not a folder of this host
+
     def __init__(self, spec: CampaignSpec):
         self.fio = K8sFioTarget(spec)
         self.spec = spec

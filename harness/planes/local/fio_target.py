@@ -53,6 +53,9 @@ class LocalFioTarget:
         self.is_device = False
         self.backend = spec.labels.get("backend", "local")
 
+    def tool_versions(self) -> dict[str, str]:
+        return {}  # fio only
+
     # preparation
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         try:
