@@ -17,45 +17,36 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from harness.core import figures as catalogue
+from harness.core.figures import DB, EVENTS, FIO, RALLY, TIMES
 from harness.core.workloads.registry import tool as by_tag
 from harness.records import stats
 from harness.records.method import CampaignMethod, Difference, differences, step_method
 from harness.records.thresholds import TOLERANCE
 from harness.tools.apps.parse import PHASES
 
-# metric, label, True when higher is better
-METRICS = [
-    ("iops_avg", "IOPS per consumer", True),
-    ("iops_sum", "IOPS, sum", True),
-    ("bandwidth_sum", "KiB/s, sum", True),
-    ("clat_mean_avg", "mean latency ms", False),
-    ("p95_merged", "p95 ms (merged)", False),
-    ("p95_consumer_mean", "p95 ms (mean of consumers)", False),
-    ("p99_merged", "p99 ms (merged)", False),
-]
+# metric, label, True when higher is better (harness/core/figures.py)
+METRICS = catalogue.metrics(FIO, *FIO)
 # over the common window (harness.records.window), compared when both steps have one
 # (p95 and p99 merged only where fio wrote histogram logs)
 WINDOW_METRICS = [m for m in METRICS if m[0] != "p95_consumer_mean"]
 WINDOW = "common window"
-DB_METRICS = [
-    ("load_time_s_max", "load time s (slowest)", False),
-    ("reads_per_s_total", "reads/s, sum", True),  # sysbench fileio
-    ("writes_per_s_total", "writes/s, sum", True),
-    ("fsyncs_per_s_total", "fsyncs/s, sum", True),
-    ("read_mib_s_total", "read MiB/s, sum", True),
-    ("written_mib_s_total", "written MiB/s, sum", True),
-    ("tps_total", "TPS, sum", True),
-    ("tps_per_consumer", "TPS per consumer", True),
-    ("latency_avg_ms", "mean latency ms", False),
-    ("latency_p95_ms_highest", "p95 ms (highest consumer)", False),
-]
-TIME_METRICS = [("p50_s", "p50 s", False), ("p95_s", "p95 s", False), ("max_s", "max s", False)]
-EVENT_METRICS = [("mean_s", "mean s", False), ("max_s", "max s", False)]
-RALLY_METRICS = [
-    ("median_s", "median s", False),
-    ("p95_s", "95%ile s", False),
-    ("success_pct", "success %", True),
-]
+DB_METRICS = catalogue.metrics(
+    DB,
+    "load_time_s_max",
+    "reads_per_s_total",  # sysbench fileio
+    "writes_per_s_total",
+    "fsyncs_per_s_total",
+    "read_mib_s_total",
+    "written_mib_s_total",
+    "tps_total",
+    "tps_per_consumer",
+    "latency_avg_ms",
+    "latency_p95_ms_highest",
+)
+TIME_METRICS = catalogue.metrics(TIMES, *TIMES)
+EVENT_METRICS = catalogue.metrics(EVENTS, *EVENTS)
+RALLY_METRICS = catalogue.metrics(RALLY, *RALLY)
 Metrics = list[tuple[str, str, bool]]
 
 

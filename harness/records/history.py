@@ -15,15 +15,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.core import figures as catalogue
 from harness.records import stats
 from harness.records.compare import judge
 from harness.records.thresholds import HISTORY_THRESHOLD
 
 # section of a step summary -> (metric, label, True when higher is better)
-FIO = [("iops_sum", "IOPS, sum", True), ("p95_merged", "p95 ms (merged)", False)]
-DB = [("tps_total", "TPS, sum", True), ("latency_p95_ms_highest", "p95 ms", False)]
-PROVISION = [("p95_s", "p95 s", False)]
-RALLY = [("median_s", "median s", False), ("p95_s", "p95 s", False)]
+FIO = catalogue.metrics(catalogue.FIO, "iops_sum", "p95_merged")
+DB = catalogue.metrics(catalogue.DB, "tps_total", "latency_p95_ms_highest")
+PROVISION = catalogue.metrics(catalogue.TIMES, "p95_s")
+RALLY = catalogue.metrics(catalogue.RALLY, "median_s", "p95_s")
 
 
 @dataclass(frozen=True)

@@ -8,18 +8,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.core.figures import DB, FIO
 from harness.records import stats
 
 CV_FLAG = 0.10
 # section of a step's summary, figure, label; "window" figures are the common window's
 FIGURES = [
-    ("", "iops_sum", "IOPS, sum"),
-    ("", "bandwidth_sum", "KiB/s, sum"),
-    ("", "clat_mean_avg", "mean latency ms"),
-    ("", "p95_merged", "p95 ms (merged)"),
-    ("window", "iops_sum", "IOPS, sum (common window)"),
+    *(("", n, FIO[n].label) for n in ("iops_sum", "bandwidth_sum", "clat_mean_avg", "p95_merged")),
+    ("window", "iops_sum", f"{FIO['iops_sum'].label} (common window)"),
 ]
-DB_FIGURES = [("db", "tps_total", "TPS, sum"), ("db", "latency_avg_ms", "mean latency ms")]
+DB_FIGURES = [("db", n, DB[n].label) for n in ("tps_total", "latency_avg_ms")]
 
 
 @dataclass(frozen=True)

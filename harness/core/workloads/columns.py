@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from harness.core.figures import DB
+
 Step = dict[str, Any]
 
 
@@ -38,6 +40,12 @@ def figure(step: Step, section: str, name: str, digits: int = 0, scale: float = 
 def at(label: str, section: str, name: str, digits: int = 0) -> Column:
     """A column of one figure of a step's section."""
     return Column(label, lambda s: figure(s, section, name, digits))
+
+
+def db(name: str, digits: int = 0) -> Column:
+    """A column of a database step's figure, headed as the catalogue says
+    (harness/core/figures.py)."""
+    return at(DB[name].column, "db", name, digits)
 
 
 def event(label: str, kind: str, name: str, digits: int = 0) -> Column:

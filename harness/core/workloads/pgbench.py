@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from harness.core.workloads.base import Tool
-from harness.core.workloads.columns import at, consumers, threads
+from harness.core.workloads.columns import consumers, db, threads
 from harness.core.workloads.database import ThreadCounts, _SizedDbWorkload
 from harness.core.workloads.words import db_step_line, join, runtime_seconds, thread_counts
 
@@ -49,10 +49,10 @@ def describe(w: dict[str, Any]) -> str:
 COLUMNS = (
     consumers(),
     threads("clients"),
-    at("TPS sum", "db", "tps_total", 1),
-    at("TPS per consumer", "db", "tps_per_consumer", 1),
-    at("latency avg ms", "db", "latency_avg_ms", 3),
-    at("load s", "db", "load_time_s_max", 2),
+    db("tps_total", 1),
+    db("tps_per_consumer", 1),
+    db("latency_avg_ms", 3),
+    db("load_time_s_max", 2),
 )
 
 

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from harness.core.workloads.base import Size, Tool
-from harness.core.workloads.columns import at, consumers, threads
+from harness.core.workloads.columns import consumers, db, threads
 from harness.core.workloads.database import ThreadCounts, _DbWorkload
 from harness.core.workloads.words import db_step_line, join, runtime_seconds, thread_counts
 
@@ -80,13 +80,13 @@ def describe(w: dict[str, Any]) -> str:
 COLUMNS = (
     consumers(),
     threads(),
-    at("reads/s", "db", "reads_per_s_total"),
-    at("writes/s", "db", "writes_per_s_total"),
-    at("fsyncs/s", "db", "fsyncs_per_s_total"),
-    at("read MiB/s", "db", "read_mib_s_total", 1),
-    at("written MiB/s", "db", "written_mib_s_total", 1),
-    at("p95 ms (highest)", "db", "latency_p95_ms_highest", 3),
-    at("load s", "db", "load_time_s_max", 1),
+    db("reads_per_s_total"),
+    db("writes_per_s_total"),
+    db("fsyncs_per_s_total"),
+    db("read_mib_s_total", 1),
+    db("written_mib_s_total", 1),
+    db("latency_p95_ms_highest", 3),
+    db("load_time_s_max", 1),
 )
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from harness.core.workloads.base import Tool
-from harness.core.workloads.columns import at, consumers, threads
+from harness.core.workloads.columns import consumers, db, threads
 from harness.core.workloads.database import ThreadCounts, _SizedDbWorkload
 from harness.core.workloads.words import db_step_line, join, runtime_seconds, thread_counts
 
@@ -48,12 +48,12 @@ def describe(w: dict[str, Any]) -> str:
 COLUMNS = (
     consumers(),
     threads(),
-    at("TPS sum", "db", "tps_total", 1),
-    at("TPS per consumer", "db", "tps_per_consumer", 1),
-    at("QPS sum", "db", "qps_total"),
-    at("latency avg ms", "db", "latency_avg_ms", 2),
-    at("p95 ms (highest)", "db", "latency_p95_ms_highest", 2),
-    at("load s", "db", "load_time_s_max", 1),
+    db("tps_total", 1),
+    db("tps_per_consumer", 1),
+    db("qps_total"),
+    db("latency_avg_ms", 2),
+    db("latency_p95_ms_highest", 2),
+    db("load_time_s_max", 1),
 )
 
 

@@ -42,7 +42,7 @@ def test_step_figures_are_the_chosen_ones_of_each_section():
         ("read", "p95 ms (merged)", False, 1.5),
         ("write", "IOPS, sum", True, 500.0),
         ("db", "TPS, sum", True, 42.0),
-        ("db", "p95 ms", False, 9.5),
+        ("db", "p95 ms (highest consumer)", False, 9.5),
         ("pvc-bound", "p95 s", False, 0.8),
     ]
 

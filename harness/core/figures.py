@@ -1,0 +1,71 @@
+"""The figures volperf compares, follows over time and tabulates, each named once: the key
+a step's summary keeps it under, its label, its unit, which way is better, and the
+shorter header a table of one tool's steps gives it. ``volperf compare``, the history,
+the repeats' spread and the database tools' tables take their words from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # its key in a section of a step's summary (read, write, db, events, …)
+    label: str  # comparisons, history, repeats
+    unit: str
+    higher_is_better: bool
+    header: str = ""  # a tool's table of its steps, where that says it shorter
+
+    @property
+    def column(self) -> str:
+        return self.header or self.label
+
+
+def _named(*figures: Figure) -> dict[str, Figure]:
+    return {f.name: f for f in figures}
+
+
+# fio, per direction (a step's read or write section, or its common window's)
+FIO = _named(
+    Figure("iops_avg", "IOPS per consumer", "IOPS", True),
+    Figure("iops_sum", "IOPS, sum", "IOPS", True),
+    Figure("bandwidth_sum", "KiB/s, sum", "KiB/s", True),
+    Figure("clat_mean_avg", "mean latency ms", "ms", False),
+    Figure("p95_merged", "p95 ms (merged)", "ms", False),
+    Figure("p95_consumer_mean", "p95 ms (mean of consumers)", "ms", False),
+    Figure("p99_merged", "p99 ms (merged)", "ms", False),
+)
+# the database tools (a step's db section): sums over consumers, the slowest load, the
+# highest consumer's p95
+DB = _named(
+    Figure("load_time_s_max", "load time s (slowest)", "s", False, "load s"),
+    Figure("reads_per_s_total", "reads/s, sum", "reads/s", True, "reads/s"),
+    Figure("writes_per_s_total", "writes/s, sum", "writes/s", True, "writes/s"),
+    Figure("fsyncs_per_s_total", "fsyncs/s, sum", "fsyncs/s", True, "fsyncs/s"),
+    Figure("read_mib_s_total", "read MiB/s, sum", "MiB/s", True, "read MiB/s"),
+    Figure("written_mib_s_total", "written MiB/s, sum", "MiB/s", True, "written MiB/s"),
+    Figure("tps_total", "TPS, sum", "TPS", True, "TPS sum"),
+    Figure("tps_per_consumer", "TPS per consumer", "TPS", True),
+    Figure("qps_total", "QPS, sum", "QPS", True, "QPS sum"),
+    Figure("latency_avg_ms", "mean latency ms", "ms", False, "latency avg ms"),
+    Figure("latency_p95_ms_highest", "p95 ms (highest consumer)", "ms", False, "p95 ms (highest)"),
+)
+# times of a step's PVCs and pods (pvc-provision)
+TIMES = _named(
+    Figure("p50_s", "p50 s", "s", False),
+    Figure("p95_s", "p95 s", "s", False),
+    Figure("max_s", "max s", "s", False),
+)
+# a step's events of one kind (io-pause's pauses, a migration's moves)
+EVENTS = _named(Figure("mean_s", "mean s", "s", False), Figure("max_s", "max s", "s", False))
+# a Rally action's response times and its iterations' success
+RALLY = _named(
+    Figure("median_s", "median s", "s", False),
+    Figure("p95_s", "p95 s", "s", False),
+    Figure("success_pct", "success %", "%", True),
+)
+
+
+def metrics(catalogue: dict[str, Figure], *names: str) -> list[tuple[str, str, bool]]:
+    """(name, label, True when higher is better) of the named figures, in that order."""
+    return [(f.name, f.label, f.higher_is_better) for f in (catalogue[n] for n in names)]
