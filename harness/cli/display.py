@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -14,18 +14,11 @@ from harness.core.plan import Step
 from harness.core.store import CampaignStore
 from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, Tick
-from harness.records.compare import Comparison
 from harness.report import tables
-from harness.report.comparison import (
-    DELTA_HEADER,
-    DIFFERENCE_HEADER,
-    UNMATCHED_HEADER,
-    delta_rows,
-    difference_rows,
-    unmatched_rows,
-    verdict_rule,
-)
 from harness.report.describe import expected_seconds, step_line
+
+if TYPE_CHECKING:
+    from harness.records.compare import Comparison
 
 
 def _consumers_text(step: Step) -> str:
@@ -265,6 +258,17 @@ def _table(title: str, header: list[str], rows: list[list[str]], left: set[str])
 
 def print_comparison(console: Console, comparison: Comparison) -> None:
     """What differs in the methods, the deltas with their verdicts, unmatched steps."""
+    # imported here: a run's display does not need the comparison's page words (Jinja)
+    from harness.report.comparison import (
+        DELTA_HEADER,
+        DIFFERENCE_HEADER,
+        UNMATCHED_HEADER,
+        delta_rows,
+        difference_rows,
+        unmatched_rows,
+        verdict_rule,
+    )
+
     title = f"{comparison.other} against {comparison.baseline}"
     differences = difference_rows(comparison)
     if differences:

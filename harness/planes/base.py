@@ -3,6 +3,7 @@ what it holds) and the entry each plane makes in the registry (planes/registry.p
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,18 @@ def require_space(problem: str, needed: int, basis: str, available: int, counted
             f"{problem}: it needs {needed / 2**30:.2f} GiB ({basis}), "
             f"{available / 2**30:.2f} GiB available{counted}"
         )
+
+
+def lazy_target(module: str, name: str) -> Callable[[CampaignSpec], Target]:
+    """The target class ``name`` of ``module``, imported when a campaign makes it: a
+    plane's target imports its clients (kubernetes, openstacksdk, librados …), which a
+    campaign of another plane, `volperf reparse` or `volperf report` need not load."""
+
+    def make(spec: CampaignSpec) -> Target:
+        made: Target = getattr(importlib.import_module(module), name)(spec)
+        return made
+
+    return make
 
 
 # A plane's parts, as the registry holds them

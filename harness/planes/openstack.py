@@ -5,20 +5,27 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
 from harness.core.workloads.registry import families, family_of
 from harness.planes.base import Plane, StepOutcome, Tick
-from harness.planes.heat.target import HeatTarget
-from harness.planes.rally.target import RallyTarget
+
+if TYPE_CHECKING:
+    from harness.planes.heat.target import HeatTarget
+    from harness.planes.rally.target import RallyTarget
 
 
 class OpenStackCloudTarget:
     path: Path | None = None  # its storage is not a folder of this host
 
     def __init__(self, spec: CampaignSpec):
+        # imported here: openstacksdk and Rally load only for a campaign of this target
+        from harness.planes.heat.target import HeatTarget
+        from harness.planes.rally.target import RallyTarget
+
         present = families(spec.workloads)
         self.rally = RallyTarget(spec) if "rally" in present else None
         self.heat = HeatTarget(spec) if "fio" in present else None  # fio in its VMs

@@ -7,11 +7,10 @@ from dataclasses import asdict
 from typing import Any
 
 from harness.host.sampler import read_samples
-from harness.planes.base import Plane
+from harness.planes.base import Plane, lazy_target
 from harness.planes.ceph import cleanup
 from harness.planes.ceph.osd_perf import osd_loads, osd_perf_problem
 from harness.planes.ceph.step import HEALTH_FILE, ceph_step
-from harness.planes.ceph.target import RbdFioTarget
 from harness.records.step import RawStep, StepParts
 
 
@@ -33,7 +32,7 @@ def osd_step(step: RawStep, window: tuple[float, float] | None) -> dict[str, Any
 
 PLANE = Plane(
     "ceph",
-    targets={"rbd": RbdFioTarget},
+    targets={"rbd": lazy_target("harness.planes.ceph.target", "RbdFioTarget")},
     step_extras=[health_step],
     window_extras=[osd_step],
     removers=[(lambda kind: kind.startswith("rbd-"), cleanup.remove_noted)],

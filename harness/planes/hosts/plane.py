@@ -3,10 +3,9 @@ not create), its steps' records, and its files on the hosts."""
 
 from __future__ import annotations
 
-from harness.planes.base import Plane
+from harness.planes.base import Plane, lazy_target
 from harness.planes.hosts import cleanup
 from harness.planes.hosts.step import hosts_step, is_hosts_step
-from harness.planes.hosts.target import HostsFioTarget
 from harness.records.step import RawStep, StepParts
 
 
@@ -16,7 +15,7 @@ def fleet_step(step: RawStep) -> StepParts:
 
 PLANE = Plane(
     "hosts",
-    targets={"hosts": HostsFioTarget},
+    targets={"hosts": lazy_target("harness.planes.hosts.target", "HostsFioTarget")},
     fio_steps=[(is_hosts_step, fleet_step)],
     removers=[(cleanup.is_ours, cleanup.remove_noted)],
 )

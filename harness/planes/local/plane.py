@@ -3,9 +3,8 @@ application (git, build) steps."""
 
 from __future__ import annotations
 
-from harness.planes.base import Plane
+from harness.planes.base import Plane, lazy_target
 from harness.planes.local import cleanup
-from harness.planes.local.target import LocalTarget
 from harness.records.app_step import APP_TOOLS, APPS_CSV, app_step, apps_csv
 from harness.records.db_step import build_db_step
 from harness.records.step import RawStep, StepParts
@@ -22,7 +21,7 @@ def database_step(step: RawStep) -> StepParts:
 
 PLANE = Plane(
     "local",
-    targets={"local": LocalTarget},
+    targets={"local": lazy_target("harness.planes.local.target", "LocalTarget")},
     tool_steps={
         **dict.fromkeys(DATABASE_TOOLS, database_step),
         **dict.fromkeys(APP_TOOLS, app_step),
