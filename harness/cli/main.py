@@ -351,10 +351,14 @@ def reparse(campaign: Path, as_json: bool) -> None:
     """Rebuild fio.csv and summary.json of CAMPAIGN from its raw output."""
     from harness.campaign.results import rebuild
     from harness.cli.display import summary_tables
+    from harness.core.spec import SpecError
     from harness.planes.registry import csv_files
 
     store = _measured(campaign)
-    results = rebuild(store)
+    try:
+        results = rebuild(store)
+    except SpecError as exc:  # its spec names what this volperf does not know
+        raise click.ClickException(str(exc)) from None
     steps = [r.summary for r in results]
     if as_json:
         _print_json(json.loads((store.root / "summary.json").read_text()))
@@ -476,11 +480,16 @@ def _publish(index: Path, doc_source: Path, build_dir: Path | None) -> None:
 @doc_options
 def report(campaign: Path, doc_source: Path | None, build_dir: Path | None) -> None:
     """Write CAMPAIGN's page (tables, plots, warnings) into the documentation."""
+    from harness.core.spec import SpecError
     from harness.report.render import write_report
 
     store = _campaign(campaign)
     source = _doc_source(doc_source, build_dir)
-    _publish(write_report(store, source), source, build_dir)
+    try:
+        page = write_report(store, source)
+    except SpecError as exc:  # its spec names what this volperf does not know
+        raise click.ClickException(str(exc)) from None
+    _publish(page, source, build_dir)
 
 
 def _build(doc_source: Path, build_dir: Path, page: Path) -> None:

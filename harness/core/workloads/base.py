@@ -83,9 +83,11 @@ class ProjectPace(_Strict):
     )
 
 
-def tagged_union(models: dict[str, type[_Strict]], field: str, default: str, what: str) -> Any:
+def tagged_union(
+    models: dict[str, type[_Strict]], field: str, default: str, what: str, hint: str = ""
+) -> Any:
     """A union of models told apart by ``field`` (``default`` when it is missing), whose
-    error for an unknown value lists the known ones."""
+    error for an unknown value lists the known ones (then ``hint``)."""
 
     def tag_of(value: Any) -> str:
         if isinstance(value, dict):
@@ -98,7 +100,7 @@ def tagged_union(models: dict[str, type[_Strict]], field: str, default: str, wha
         Discriminator(
             tag_of,
             custom_error_type=f"unknown-{what.replace(' ', '-')}",
-            custom_error_message=f"unknown {what}; one of {', '.join(models)}",
+            custom_error_message=f"unknown {what}; one of {', '.join(models)}{hint}",
         ),
     ]
 

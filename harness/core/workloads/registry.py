@@ -71,7 +71,9 @@ BUILT_IN: tuple[Tool, ...] = (
 TOOLS = BUILT_IN + plugins(os.environ.get(PLUGINS_VARIABLE, ""), (t.tag for t in BUILT_IN))
 BY_TAG = {t.tag: t for t in TOOLS}
 WORKLOAD_MODELS: dict[str, type[_Strict]] = {t.tag: t.model for t in TOOLS}
-Workload = tagged_union(WORKLOAD_MODELS, "tool", "fio", "tool")
+Workload = tagged_union(
+    WORKLOAD_MODELS, "tool", "fio", "tool", f", or a tool of your own named in {PLUGINS_VARIABLE}"
+)
 # they time their own phases
 AppWorkload = git.GitWorkload | build.BuildWorkload | redis.RedisWorkload | broker.BrokerWorkload
 

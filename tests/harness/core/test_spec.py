@@ -162,8 +162,8 @@ def test_database_workload_errors_name_the_workload_and_field():
         validate(data)
     assert caught.value.problems == [
         "workloads[0]: unknown tool; one of fio, sysbench-fileio, sysbench-oltp, pgbench, "
-        "io-pause, migration, pvc-provision, rally, git, build, redis, broker "
-        "(got {'name': 'a', 'tool': 'pgbenchx'})",
+        "io-pause, migration, pvc-provision, rally, git, build, redis, broker, or a tool of "
+        "your own named in VOLPERF_TOOLS (got {'name': 'a', 'tool': 'pgbenchx'})",
         "workloads[1].test: Input should be 'rndrd', 'rndwr', 'rndrw', 'seqrd' or 'seqwr' "
         "(got 'rnd')",
         "workloads[1].threads: thread counts repeat (got [2, 2])",

@@ -92,6 +92,11 @@ def test_a_tool_of_the_tests_own_runs_from_spec_to_page(tmp_path):
     for step in steps:
         assert f"     - {step['app']['iteration_s']:.2f}\n" in page
     assert (source / "test_results" / "tiny" / "w1-app.png").stat().st_size > 1000
+    # without its module, volperf says which tools it knows and where a new one is named
+    unknown = volperf("report", "results/tiny", "--doc-source", str(source), cwd=tmp_path)
+    assert unknown.returncode == 1
+    assert "unknown tool; one of fio, " in unknown.stderr
+    assert "or a tool of your own named in VOLPERF_TOOLS" in unknown.stderr
 
 
 def test_without_its_module_the_spec_does_not_know_the_tool(tmp_path):
