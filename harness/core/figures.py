@@ -25,15 +25,16 @@ def _named(*figures: Figure) -> dict[str, Figure]:
     return {f.name: f for f in figures}
 
 
-# fio, per direction (a step's read or write section, or its common window's)
+# fio, per direction (a step's read or write section, or its common window's); headers:
+# the terminal's summary of a campaign
 FIO = _named(
-    Figure("iops_avg", "IOPS per consumer", "IOPS", True),
-    Figure("iops_sum", "IOPS, sum", "IOPS", True),
+    Figure("iops_avg", "IOPS per consumer", "IOPS", True, "IOPS avg"),
+    Figure("iops_sum", "IOPS, sum", "IOPS", True, "IOPS sum"),
     Figure("bandwidth_sum", "KiB/s, sum", "KiB/s", True),
     Figure("clat_mean_avg", "mean latency ms", "ms", False),
-    Figure("p95_merged", "p95 ms (merged)", "ms", False),
-    Figure("p95_consumer_mean", "p95 ms (mean of consumers)", "ms", False),
-    Figure("p99_merged", "p99 ms (merged)", "ms", False),
+    Figure("p95_merged", "p95 ms (merged)", "ms", False, "p95 ms"),
+    Figure("p95_consumer_mean", "p95 ms (mean of consumers)", "ms", False, "p95 mean"),
+    Figure("p99_merged", "p99 ms (merged)", "ms", False, "p99 ms"),
 )
 # the database tools (a step's db section): sums over consumers, the slowest load, the
 # highest consumer's p95
