@@ -3,6 +3,7 @@ application (git, build) steps."""
 
 from __future__ import annotations
 
+from harness.core.workloads.registry import TOOLS
 from harness.planes.base import Plane, lazy_target
 from harness.planes.local import cleanup
 from harness.records.app_step import APP_TOOLS, APPS_CSV, app_step, apps_csv
@@ -10,7 +11,7 @@ from harness.records.db_step import build_db_step
 from harness.records.step import RawStep, StepParts
 
 # the k8s plane's database steps write the same raw files: this builder reads theirs too
-DATABASE_TOOLS = ("sysbench-fileio", "sysbench-oltp", "pgbench", "io-pause")
+DATABASE_TOOLS = tuple(t.tag for t in TOOLS if t.family == "database" and "local" in t.targets)
 
 
 def database_step(step: RawStep) -> StepParts:
