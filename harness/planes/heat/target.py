@@ -52,6 +52,8 @@ TAG_KIND = "heat-tag"
 
 
 class HeatTarget:
+    path: Path | None = None  # its storage is volumes in the cloud's VMs
+
     def __init__(self, spec: CampaignSpec):
         assert isinstance(spec.target, OpenStackTarget) and spec.target.heat is not None
         self.spec = spec

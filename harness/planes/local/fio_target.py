@@ -42,6 +42,8 @@ def describe_directory(path: Path, is_device: bool = False) -> str:
 
 
 class LocalFioTarget:
+    path: Path  # the directory (or device) under test
+
     def __init__(self, spec: CampaignSpec):
         options: LocalTarget = spec.target
         if options.dir is None:

@@ -5,6 +5,7 @@ to the application target; all use the same directory."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
@@ -17,6 +18,8 @@ from harness.planes.local.fio_target import LocalFioTarget
 
 
 class LocalTarget:
+    path: Path  # the directory under test
+
     def __init__(self, spec: CampaignSpec):
         self.fio = LocalFioTarget(spec)
         self.db = LocalDatabaseTarget(spec)

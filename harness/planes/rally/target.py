@@ -78,6 +78,8 @@ def rally_env_spec(region: Any) -> dict[str, Any]:
 
 
 class RallyTarget:
+    path: Path | None = None  # it measures the cloud's control plane
+
     def __init__(self, spec: CampaignSpec, rally_dir: Path | None = None):
         assert isinstance(spec.target, OpenStackTarget)
         self.spec = spec
