@@ -62,21 +62,22 @@ def require_space(problem: str, needed: int, basis: str, available: int, counted
         )
 
 
-def lazy_target(module: str, name: str) -> Callable[[CampaignSpec], Target]:
+@dataclass(frozen=True)
+class LazyTarget:
     """The target class ``name`` of ``module``, imported when a campaign makes it: a
     plane's target imports its clients (kubernetes, openstacksdk, librados …), which a
     campaign of another plane, `volperf reparse` or `volperf report` need not load."""
 
-    def load() -> type:
-        found: type = getattr(importlib.import_module(module), name)
+    module: str
+    name: str
+
+    def load(self) -> type:
+        found: type = getattr(importlib.import_module(self.module), self.name)
         return found
 
-    def make(spec: CampaignSpec) -> Target:
-        made: Target = load()(spec)
+    def __call__(self, spec: CampaignSpec) -> Target:
+        made: Target = self.load()(spec)
         return made
-
-    make.load = load  # type: ignore[attr-defined]  # the class, for whoever checks it
-    return make
 
 
 # A plane's parts, as the registry holds them

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from harness.host.sampler import read_samples
-from harness.planes.base import Plane, lazy_target
+from harness.planes.base import LazyTarget, Plane
 from harness.planes.ceph import cleanup
 from harness.planes.ceph.osd_perf import osd_loads, osd_perf_problem
 from harness.planes.ceph.step import HEALTH_FILE, ceph_step
@@ -32,7 +32,7 @@ def osd_step(step: RawStep, window: tuple[float, float] | None) -> dict[str, Any
 
 PLANE = Plane(
     "ceph",
-    targets={"rbd": lazy_target("harness.planes.ceph.target", "RbdFioTarget")},
+    targets={"rbd": LazyTarget("harness.planes.ceph.target", "RbdFioTarget")},
     step_extras=[health_step],
     window_extras=[osd_step],
     removers=[(lambda kind: kind.startswith("rbd-"), cleanup.remove_noted)],

@@ -3,7 +3,7 @@ not create), its steps' records, and its files on the hosts."""
 
 from __future__ import annotations
 
-from harness.planes.base import Plane, lazy_target
+from harness.planes.base import LazyTarget, Plane
 from harness.planes.hosts import cleanup
 from harness.planes.hosts.step import hosts_step, is_hosts_step
 from harness.records.step import RawStep, StepParts
@@ -15,7 +15,7 @@ def fleet_step(step: RawStep) -> StepParts:
 
 PLANE = Plane(
     "hosts",
-    targets={"hosts": lazy_target("harness.planes.hosts.target", "HostsFioTarget")},
+    targets={"hosts": LazyTarget("harness.planes.hosts.target", "HostsFioTarget")},
     fio_steps=[(is_hosts_step, fleet_step)],
     removers=[(cleanup.is_ours, cleanup.remove_noted)],
 )

@@ -4,7 +4,7 @@ are); its namespaces, and a node a migration left failed."""
 
 from __future__ import annotations
 
-from harness.planes.base import Plane, lazy_target
+from harness.planes.base import LazyTarget, Plane
 from harness.planes.k8s import cleanup, node_failure
 from harness.planes.k8s.cluster import NAMESPACE_KIND
 from harness.planes.k8s.provision_step import is_provision_step, provision_step
@@ -26,7 +26,7 @@ def pvc_step(step: RawStep) -> StepParts:
 
 PLANE = Plane(
     "k8s",
-    targets={"k8s": lazy_target("harness.planes.k8s.target", "KubernetesTarget")},
+    targets={"k8s": LazyTarget("harness.planes.k8s.target", "KubernetesTarget")},
     tool_steps={"pvc-provision": pvc_step, "migration": database_step},
     fio_steps=[(is_k8s_step, pod_step)],
     removers=[

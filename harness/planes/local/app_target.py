@@ -19,6 +19,7 @@ import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from harness.core.plan import Step
@@ -40,6 +41,12 @@ from harness.tools.nats.build import ensure_nats
 from harness.tools.ycsb.build import GO_YCSB, ensure_ycsb
 
 GENERATE_TIMEOUT_S = 1800
+# the clients volperf builds once per machine, by the tool that runs them: what it is, how
+# it is built, and its name and version in the campaign's environment
+BUILT_CLIENTS: dict[str, tuple[str, Callable[[Callable[[str], None]], Path], str, str]] = {
+    "redis": ("YCSB client", ensure_ycsb, "ycsb", f"volperf-ycsb ({GO_YCSB})"),
+    "broker": ("NATS", ensure_nats, "nats", NATS_VERSIONS),
+}
 
 
 class LocalAppTarget:
@@ -60,9 +67,8 @@ class LocalAppTarget:
                         f"workload {workload.name}: {workload.tool} needs {program} "
                         "(tools/debian-packages.txt)"
                     )
-        builds = {"redis": ("YCSB client", ensure_ycsb), "broker": ("NATS", ensure_nats)}
-        for tag in sorted({w.tool for w in self.workloads} & set(builds)):
-            what, ensure = builds[tag]
+        for tag in sorted({w.tool for w in self.workloads} & set(BUILT_CLIENTS)):
+            what, ensure, _, _ = BUILT_CLIENTS[tag]
             try:
                 self.clients[tag] = ensure(lambda line: print(f"volperf: {line}", file=sys.stderr))
             except GoProgramError as exc:
@@ -89,10 +95,9 @@ class LocalAppTarget:
             if declared.tag in tools
             for name, argv in declared.versions
         }
-        if "redis" in tools:  # the clients volperf builds
-            versions["ycsb"] = f"volperf-ycsb ({GO_YCSB})"
-        if "broker" in tools:
-            versions["nats"] = NATS_VERSIONS
+        versions.update(
+            {name: version for tag, (_, _, name, version) in BUILT_CLIENTS.items() if tag in tools}
+        )
         return versions
 
     def run_step(

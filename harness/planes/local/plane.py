@@ -4,7 +4,7 @@ application (git, build) steps."""
 from __future__ import annotations
 
 from harness.core.workloads.registry import TOOLS
-from harness.planes.base import Plane, lazy_target
+from harness.planes.base import LazyTarget, Plane
 from harness.planes.local import cleanup
 from harness.records.app_step import APP_TOOLS, APPS_CSV, app_step, apps_csv
 from harness.records.db_step import build_db_step
@@ -22,7 +22,7 @@ def database_step(step: RawStep) -> StepParts:
 
 PLANE = Plane(
     "local",
-    targets={"local": lazy_target("harness.planes.local.target", "LocalTarget")},
+    targets={"local": LazyTarget("harness.planes.local.target", "LocalTarget")},
     tool_steps={
         **dict.fromkeys(DATABASE_TOOLS, database_step),
         **dict.fromkeys(APP_TOOLS, app_step),

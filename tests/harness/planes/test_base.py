@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing
 
-from harness.planes.base import Target
+from harness.planes.base import LazyTarget, Target
 from harness.planes.heat.target import HeatCollectTarget
 from harness.planes.local.fio_target import LocalFioTarget
 from harness.planes.registry import PLANES
@@ -25,7 +25,7 @@ def test_every_target_declares_what_the_protocol_says():
     }
     assert {"backend", "path", "tool_versions", "prepare", "run_step", "cleanup"} <= protocol
     made = [make for plane in PLANES for make in plane.targets.values()]
-    targets = [make.load() if hasattr(make, "load") else make for make in made]  # lazy_target
+    targets = [make.load() if isinstance(make, LazyTarget) else make for make in made]
     targets += [HeatCollectTarget, LocalFioTarget]  # collect heat's; the tests' own
     assert len(targets) == 7
     missing = [
