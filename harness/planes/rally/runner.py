@@ -37,6 +37,7 @@ import yaml
 TASK_FILE = "rally-task.json"
 JSON_REPORT = "rally.json"
 HTML_REPORT = "report.html"
+POLLING_FILE = "rally-polling.json"  # how the task's Rally polled, read from its own config
 DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
@@ -56,6 +57,15 @@ def polling(interval: float) -> dict[str, float]:
             elif group == "openstack" and option.name.endswith("_prepoll_delay"):
                 options[option.name] = min(option.default, interval)
     return options
+
+
+def polling_in_effect() -> dict[str, float]:
+    """The polling options as the Rally of this process holds them, once its configuration
+    is loaded: what its scenarios read when they wait, whether set by ``poll_interval`` or
+    left at Rally's defaults."""
+    from rally.common import cfg
+
+    return {name: getattr(cfg.CONF.openstack, name) for name in sorted(polling(1.0))}
 
 
 def rally_config(
@@ -186,6 +196,7 @@ def run(
     api, config = prepared(rally_dir, env, task_file, args, rally_conf)
     keep_data_plane_raw(config, out)
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
+    (out / POLLING_FILE).write_text(json.dumps(polling_in_effect(), indent=2) + "\n")
     task = api.task.create(deployment=env, tags=tags)
     uuid = task["uuid"]
     noted = {"uuid": uuid, "env": env}

@@ -10,9 +10,12 @@ left behind."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.planes.rally.records import load_export, workloads
+from harness.planes.rally.runner import POLLING_FILE, polling
 from harness.testbeds.ceph import POOL, SECOND_POOL
 from harness.testbeds.openstack.catalog import IMAGE_NAME
 from tests.harness.planes.openstack_campaigns import LIFECYCLE, LIFECYCLE_HALVES, POLL_S
@@ -57,21 +60,27 @@ def test_every_lifecycle_workload_succeeds_and_rally_csv_equals_rallys_statistic
         assert workload["pass_sla"], (scenario, [i["error"] for i in workload["data"]], logged)
         assert [i["error"] for i in workload["data"]] == [[], []], (scenario, logged)
     assert sum(check_rally_csv(ran.campaign) for ran in halves) > 12 * 2
-    # Rally polled as the spec said: at its defaults no delete could take under 2 s
+    # Rally polled as the spec said: the step's rally.conf sets it, and the Rally that ran
+    # the task read it so (its own configuration's values, kept by the runner). The
+    # deletes' durations cannot show it: under a saturated CPU Cinder's own delete takes
+    # over 2 s (CI of stop 62: the fastest of 20, 2.16 s), as long as one poll at Rally's
+    # default
     for ran in halves:
         [step] = sorted((ran.campaign / "steps").iterdir())
         assert (
             f"cinder_volume_delete_poll_interval = {POLL_S:g}"
             in (step / "raw" / "rally.conf").read_text()
         )
+        in_effect = json.loads((step / "raw" / POLLING_FILE).read_text())
+        assert in_effect == polling(POLL_S), in_effect
     deletes = [
-        action["finished_at"] - action["started_at"]
+        action
         for workload in done.values()
         for iteration in workload["data"]
         for action in iteration["atomic_actions"]
         if action["name"] == "cinder_v3.delete_volume"
     ]
-    assert len(deletes) >= 2 * 10 and min(deletes) < 2.0, deletes
+    assert len(deletes) >= 2 * 10 and all(a["finished_at"] for a in deletes), deletes
 
 
 def test_multiattach_puts_one_volume_on_two_servers_at_once(lifecycle):

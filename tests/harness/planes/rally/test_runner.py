@@ -1,11 +1,15 @@
 """The runner has every data-plane workload of a task keep its VMs' answers in a folder of
 its own under the step's raw/data-plane/, in either form of a Rally subtask, and leaves a
 folder the task names, and other scenarios, alone; a poll interval reaches every status
-check of rally-openstack's configuration, and only those."""
+check of rally-openstack's configuration, and only those, and Rally's own reading of
+that configuration is what the step keeps of how it polled."""
 
 from __future__ import annotations
 
 import configparser
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from rally_openstack.common.cfg import opts
@@ -66,3 +70,44 @@ def test_rally_config_has_the_database_and_the_polls_only_when_asked(tmp_path):
     assert float(polled["openstack"]["cinder_volume_delete_poll_interval"]) == 0.5
     assert float(polled["openstack"]["nova_server_resize_poll_interval"]) == 0.5
     assert "cinder_volume_create_timeout" not in polled["openstack"]
+
+
+IN_EFFECT = """
+import json, sys
+from pathlib import Path
+from harness.planes.rally.runner import open_api, polling_in_effect, rally_config
+rally_dir, where = Path(sys.argv[1]), Path(sys.argv[2])
+interval = float(sys.argv[3]) if len(sys.argv) > 3 else None
+open_api(rally_dir, rally_config(rally_dir, interval, where=where))
+print(json.dumps(polling_in_effect()))
+"""
+
+
+def in_effect(tmp_path: Path, *interval: str) -> dict[str, float]:
+    """Rally's polling as a fresh process of it holds it (its configuration is global)."""
+    where = tmp_path / f"raw{len(interval)}"
+    where.mkdir()
+    ran = subprocess.run(
+        [sys.executable, "-c", IN_EFFECT, str(tmp_path / "rally"), str(where), *interval],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(ran.stdout.splitlines()[-1])
+
+
+def test_the_polling_in_effect_is_rallys_own_reading_of_its_configuration(tmp_path):
+    defaults = {
+        o.name: o.default
+        for group, options in opts.list_opts()
+        for o in options
+        if group == "openstack"
+    }
+    asked, left = in_effect(tmp_path, "0.25"), in_effect(tmp_path)
+    assert asked == polling(0.25) and set(left) == set(asked)
+    assert left == {name: defaults[name] for name in left}
+    assert (
+        left["cinder_volume_delete_poll_interval"]
+        == 2.0
+        != asked["cinder_volume_delete_poll_interval"]
+    )
