@@ -29,6 +29,10 @@ def ports_from_base(base: int) -> dict[str, int]:
 
 
 GLANCE_CHUNK_LIMIT = 8 << 20
+# how long glance-api waits for the next chunk of an upload: uWSGI's default is its socket
+# timeout, 4 s, and on a saturated CPU Cinder's upload of a volume to an image paused
+# longer (both uploads of a lifecycle run failed: "unable to receive chunked part")
+GLANCE_CHUNK_TIMEOUT_S = 120
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,10 @@ APIS = (
         config_env="OS_GLANCE_CONFIG_DIR",
         # an upload arrives in chunks of glanceclient's 1 MiB, uWSGI's default limit
         # for a chunk: Cinder's upload of a volume to an image failed on it
-        options=("--chunked-input-limit", str(GLANCE_CHUNK_LIMIT)),
+        options=(
+            *("--chunked-input-limit", str(GLANCE_CHUNK_LIMIT)),
+            *("--chunked-input-timeout", str(GLANCE_CHUNK_TIMEOUT_S)),
+        ),
     ),
     Api("placement-api", "placement.wsgi.api:application", config_env="OS_PLACEMENT_CONFIG_DIR"),
     Api("nova-api", "nova.wsgi.osapi_compute:application", config_env="OS_NOVA_CONFIG_DIR"),
