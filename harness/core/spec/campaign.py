@@ -10,10 +10,10 @@ from typing import Annotated, Any
 import yaml
 from pydantic import Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
-from harness.core.spec.targets import TARGET_MODELS, Target
+from harness.core.spec.targets import Target
 from harness.core.spec.types import Databases, SpecError, _listed
 from harness.core.workloads.base import Name, _Strict
-from harness.core.workloads.registry import TOOLS, WORKLOAD_MODELS, Workload, running_on, tool
+from harness.core.workloads.registry import TOOLS, Workload, running_on, tool
 
 
 class StopWhen(_Strict):
@@ -194,16 +194,11 @@ class CampaignSpec(_Strict):
         return self.model_dump(mode="json")
 
 
-_TAGS = frozenset(WORKLOAD_MODELS) | frozenset(TARGET_MODELS)
-
-
 def _location(loc: tuple[Any, ...]) -> str:
     parts: list[str] = []
     for before, item in zip((None, *loc), loc, strict=False):
         if isinstance(item, int):
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
-        elif item in _TAGS and (before == "target" or isinstance(before, int)):
-            continue  # a discriminator's tag: the place already names the workload or target
         elif item in SWEEP_FORMS and before == "sweep":
             continue  # the sweep's form: the place already names it
         elif item not in ("function-after", "function-before") and not str(item).startswith(

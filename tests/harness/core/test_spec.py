@@ -188,7 +188,7 @@ def test_rbd_target_takes_the_user_with_or_without_client_and_runs_fio_only():
     base = {"name": "r", "workloads": [{"name": "w", "rw": "randread"}], "sweep": [1]}
     spec = validate({**base, "target": {"type": "rbd", "user": "client.cinder"}})
     assert (spec.target.type, spec.target.user, spec.target.pool) == ("rbd", "cinder", "volumes")
-    assert spec.target.ceph_conf is None  # resolved when a run starts (harness.planes.ceph.target)
+    assert spec.target.ceph_conf is None  # resolved when a run starts (harness.planes.ceph.access)
     db = {**base, "target": {"type": "rbd"}, "workloads": [{"name": "pg", "tool": "pgbench"}]}
     with pytest.raises(SpecError) as caught:
         validate(db)
