@@ -266,3 +266,20 @@ def test_a_missing_tool_is_one_line_naming_it(tmp_path):
     assert result.returncode == 2, result.stderr
     assert "sysbench is not installed (tools/setup.sh installs it)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+PLUGINS_SEEN = (
+    "import os, harness.cli; from pydantic.plugin import _loader; "
+    "print(os.environ['PYDANTIC_DISABLE_PLUGINS'], list(_loader.get_plugins()))"
+)
+
+
+@pytest.mark.parametrize(("given", "seen"), [(None, "__all__ []"), ("logfire", "logfire []")])
+def test_the_command_line_seeks_no_pydantic_plugins_unless_the_user_says(given, seen):
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if given is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = given
+    ran = subprocess.run(
+        [sys.executable, "-c", PLUGINS_SEEN], env=env, capture_output=True, text=True
+    )
+    assert ran.stdout.strip() == seen, ran.stderr
