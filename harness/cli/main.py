@@ -184,7 +184,7 @@ def run(
     from harness.core.spec import SpecError
     from harness.core.store import CampaignError
     from harness.planes.base import TargetError
-    from harness.planes.ceph.target import resolve
+    from harness.planes.ceph.access import resolve
     from harness.planes.registry import make_target
 
     overrides = {

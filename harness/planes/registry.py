@@ -5,36 +5,44 @@ they run. A new plane adds its `plane.py` here and nowhere else."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from harness.core.spec import CampaignSpec
-from harness.planes import openstack
 from harness.planes.base import Plane, Remover, StepBuilder, Target, WindowExtra
-from harness.planes.ceph import plane as ceph
-from harness.planes.heat import plane as heat
-from harness.planes.hosts import plane as hosts
-from harness.planes.k8s import plane as k8s
-from harness.planes.local import plane as local
-from harness.planes.rally import plane as rally
 
-# removers run in this order: servers, files and directories first; Heat stacks before
-# RBD images (Heat deletes their Cinder volumes itself)
-PLANES: Sequence[Plane] = (
-    local.PLANE,
-    hosts.PLANE,
-    heat.PLANE,
-    k8s.PLANE,
-    ceph.PLANE,
-    rally.PLANE,
-    openstack.PLANE,
+# each plane's module, whose PLANE is its entry, imported when first asked for: a local
+# campaign's first step does not wait for the cloud planes' modules. Removers run in this
+# order: servers, files and directories first; Heat stacks before RBD images (Heat
+# deletes their Cinder volumes itself)
+PLANE_MODULES = (
+    "harness.planes.local.plane",
+    "harness.planes.hosts.plane",
+    "harness.planes.heat.plane",
+    "harness.planes.k8s.plane",
+    "harness.planes.ceph.plane",
+    "harness.planes.rally.plane",
+    "harness.planes.openstack",
 )
+
+
+@cache
+def _plane(module: str) -> Plane:
+    plane: Plane = importlib.import_module(module).PLANE
+    return plane
+
+
+def planes() -> Iterator[Plane]:
+    """Every plane, in the registry's order, each imported as the loop reaches it."""
+    return (_plane(module) for module in PLANE_MODULES)
 
 
 def make_target(spec: CampaignSpec) -> Target:
     """The target of the spec's target type."""
-    for plane in PLANES:
+    for plane in planes():
         if spec.target.type in plane.targets:
             return plane.targets[spec.target.type](spec)
     raise KeyError(f"no plane runs target type {spec.target.type!r}")
@@ -42,26 +50,26 @@ def make_target(spec: CampaignSpec) -> Target:
 
 def tool_step(tool: str) -> StepBuilder | None:
     """The builder of a step of this workload tool, if it is not fio's."""
-    return next((p.tool_steps[tool] for p in PLANES if tool in p.tool_steps), None)
+    return next((p.tool_steps[tool] for p in planes() if tool in p.tool_steps), None)
 
 
 def fio_step(raw: Path) -> StepBuilder | None:
     """The builder of a fio step whose consumers sent their own outputs, if raw/ is one."""
-    found = (build for plane in PLANES for is_own, build in plane.fio_steps if is_own(raw))
+    found = (build for plane in planes() for is_own, build in plane.fio_steps if is_own(raw))
     return next(found, None)
 
 
 def step_extras() -> list[StepBuilder]:
-    return [extra for plane in PLANES for extra in plane.step_extras]
+    return [extra for plane in planes() for extra in plane.step_extras]
 
 
 def window_extras() -> list[WindowExtra]:
-    return [extra for plane in PLANES for extra in plane.window_extras]
+    return [extra for plane in planes() for extra in plane.window_extras]
 
 
 def csv_files() -> dict[str, Callable[[list[Any]], str]]:
-    return {name: write for plane in PLANES for name, write in plane.csv_files.items()}
+    return {name: write for plane in planes() for name, write in plane.csv_files.items()}
 
 
 def removers() -> list[tuple[Callable[[str], bool], Remover]]:
-    return [entry for plane in PLANES for entry in plane.removers]
+    return [entry for plane in planes() for entry in plane.removers]

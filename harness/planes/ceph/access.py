@@ -16,11 +16,14 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core import secrets
 from harness.host.owncost import count_api_call
 from harness.testbeds import default_state_dir
+
+if TYPE_CHECKING:
+    from harness.core.spec import CampaignSpec
 
 CONNECT_TIMEOUT_S = 10
 MON_TIMEOUT_S = 10
@@ -37,6 +40,15 @@ def default_conf() -> Path:
         return Path(os.environ["CEPH_CONF"])
     testbed = default_state_dir("ceph") / "ceph.conf"
     return testbed if testbed.exists() else Path("/etc/ceph/ceph.conf")
+
+
+def resolve(spec: CampaignSpec) -> CampaignSpec:
+    """The spec with the Ceph configuration file it will use written in (campaign.yaml
+    then says which cluster, and cleanup finds it again)."""
+    if spec.target.type != "rbd" or spec.target.ceph_conf is not None:
+        return spec
+    target = spec.target.model_copy(update={"ceph_conf": default_conf().resolve()})
+    return spec.model_copy(update={"target": target})
 
 
 def keyring_keys(text: str) -> list[str]:

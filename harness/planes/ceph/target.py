@@ -20,22 +20,13 @@ from harness.core.units import size_bytes
 from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.ceph import images
-from harness.planes.ceph.access import CephAccess, CephError, bindings, default_conf, mon_command
+from harness.planes.ceph.access import CephAccess, CephError, bindings, mon_command, resolve
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.fio_step import finished, log_dir, prefill_note, run_measured, run_prefill
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 READING_MODES = RW_MODES - WRITE_MODES  # read, randread and the mixed modes
-
-
-def resolve(spec: CampaignSpec) -> CampaignSpec:
-    """The spec with the Ceph configuration file it will use written in (campaign.yaml
-    then says which cluster, and cleanup finds it again)."""
-    if spec.target.type != "rbd" or spec.target.ceph_conf is not None:
-        return spec
-    target = spec.target.model_copy(update={"ceph_conf": default_conf().resolve()})
-    return spec.model_copy(update={"target": target})
 
 
 class RbdFioTarget:

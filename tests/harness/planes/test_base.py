@@ -10,7 +10,7 @@ import typing
 from harness.planes.base import LazyTarget, Target
 from harness.planes.heat.target import HeatCollectTarget
 from harness.planes.local.fio_target import LocalFioTarget
-from harness.planes.registry import PLANES
+from harness.planes.registry import planes
 
 
 def _declares(cls: type, member: str) -> bool:
@@ -24,7 +24,7 @@ def test_every_target_declares_what_the_protocol_says():
         name for name in [*typing.get_type_hints(Target), *vars(Target)] if not name.startswith("_")
     }
     assert {"backend", "path", "tool_versions", "prepare", "run_step", "cleanup"} <= protocol
-    made = [make for plane in PLANES for make in plane.targets.values()]
+    made = [make for plane in planes() for make in plane.targets.values()]
     targets = [make.load() if isinstance(make, LazyTarget) else make for make in made]
     targets += [HeatCollectTarget, LocalFioTarget]  # collect heat's; the tests' own
     assert len(targets) == 7
