@@ -63,7 +63,7 @@ def test_every_lifecycle_workload_succeeds_and_rally_csv_equals_rallys_statistic
     # Rally polled as the spec said: the step's rally.conf sets it, and the Rally that ran
     # the task read it so (its own configuration's values, kept by the runner). The
     # deletes' durations cannot show it: under a saturated CPU Cinder's own delete takes
-    # over 2 s (CI of stop 62: the fastest of 20, 2.16 s), as long as one poll at Rally's
+    # over 2 s (CI of stop 61: the fastest of 20, 2.16 s), as long as one poll at Rally's
     # default
     for ran in halves:
         [step] = sorted((ran.campaign / "steps").iterdir())
