@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from harness.core.workloads.base import Name, _Strict, tagged_union
 
@@ -26,6 +26,13 @@ class LocalTarget(_Strict):
     allow_existing: bool = Field(
         False, description="let fio overwrite a consumer's file that volperf did not create"
     )
+
+    @field_validator("dir")
+    @classmethod
+    def _absolute(cls, value: Path | None) -> Path | None:
+        """A relative dir is under the current directory, as `run local --dir`'s is; an
+        absolute one stays as written. The campaign records where it ran."""
+        return value if value is None else value.absolute()
 
 
 def _cephx_user(value: str) -> str:

@@ -416,3 +416,16 @@ def test_open_sweep_errors_name_the_field(sweep, expected):
         validate({**GOOD, "sweep": sweep})
     assert [p for p in info.value.problems if p.startswith(expected)], info.value.problems
     assert len(info.value.problems) == 1  # only the form given is reported
+
+
+def test_a_relative_local_dir_is_under_the_current_directory_and_an_absolute_one_as_written(
+    tmp_path, monkeypatch
+):
+    base = {"name": "d", "workloads": [{"name": "w", "rw": "randread"}], "sweep": [1]}
+    monkeypatch.chdir(tmp_path)
+    relative = validate({**base, "target": {"type": "local", "dir": "data/under-test"}})
+    assert relative.target.dir == tmp_path / "data" / "under-test"
+    (tmp_path / "link").symlink_to(tmp_path / "data", target_is_directory=True)
+    written = validate({**base, "target": {"type": "local", "dir": str(tmp_path / "link")}})
+    assert written.target.dir == tmp_path / "link"  # not resolved through the link
+    assert validate({**base, "target": {"type": "local"}}).target.dir is None
