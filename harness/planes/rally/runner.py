@@ -42,21 +42,29 @@ DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
 
-def polling(interval: float) -> dict[str, float]:
-    """rally-openstack's options for how often it checks the status of what it made: every
-    ``*_poll_interval`` at ``interval``, every ``*_prepoll_delay`` (the wait before the first
-    check) at most that. An atomic action that waits for a status is rounded up to them:
-    Rally's defaults (1 to 4 s) would make a 0.3 s volume delete 2 s."""
+def _polling_options() -> list[Any]:
+    """rally-openstack's options for how often it checks the status of what it made:
+    every ``*_poll_interval``, and every ``*_prepoll_delay`` (the wait before the first
+    check)."""
     from rally_openstack.common.cfg import opts
 
-    options = {}
-    for group, group_options in opts.list_opts():
-        for option in group_options:
-            if group == "openstack" and option.name.endswith("_poll_interval"):
-                options[option.name] = interval
-            elif group == "openstack" and option.name.endswith("_prepoll_delay"):
-                options[option.name] = min(option.default, interval)
-    return options
+    return [
+        option
+        for group, group_options in opts.list_opts()
+        if group == "openstack"
+        for option in group_options
+        if option.name.endswith(("_poll_interval", "_prepoll_delay"))
+    ]
+
+
+def polling(interval: float) -> dict[str, float]:
+    """Every poll interval at ``interval``, every prepoll delay at most that. An atomic
+    action that waits for a status is rounded up to them: Rally's defaults (1 to 4 s)
+    would make a 0.3 s volume delete 2 s."""
+    return {
+        o.name: interval if o.name.endswith("_poll_interval") else min(o.default, interval)
+        for o in _polling_options()
+    }
 
 
 def polling_in_effect() -> dict[str, float]:
@@ -65,7 +73,7 @@ def polling_in_effect() -> dict[str, float]:
     left at Rally's defaults."""
     from rally.common import cfg
 
-    return {name: getattr(cfg.CONF.openstack, name) for name in sorted(polling(1.0))}
+    return {o.name: getattr(cfg.CONF.openstack, o.name) for o in _polling_options()}
 
 
 def rally_config(
@@ -196,7 +204,9 @@ def run(
     api, config = prepared(rally_dir, env, task_file, args, rally_conf)
     keep_data_plane_raw(config, out)
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
-    (out / POLLING_FILE).write_text(json.dumps(polling_in_effect(), indent=2) + "\n")
+    (out / POLLING_FILE).write_text(
+        json.dumps(polling_in_effect(), indent=2, sort_keys=True) + "\n"
+    )
     task = api.task.create(deployment=env, tags=tags)
     uuid = task["uuid"]
     noted = {"uuid": uuid, "env": env}
