@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.plan import Step
@@ -41,11 +42,21 @@ from harness.tools.nats.build import ensure_nats
 from harness.tools.ycsb.build import GO_YCSB, ensure_ycsb
 
 GENERATE_TIMEOUT_S = 1800
-# the clients volperf builds once per machine, by the tool that runs them: what it is, how
-# it is built, and its name and version in the campaign's environment
-BUILT_CLIENTS: dict[str, tuple[str, Callable[[Callable[[str], None]], Path], str, str]] = {
-    "redis": ("YCSB client", ensure_ycsb, "ycsb", f"volperf-ycsb ({GO_YCSB})"),
-    "broker": ("NATS", ensure_nats, "nats", NATS_VERSIONS),
+
+
+@dataclass(frozen=True)
+class BuiltClient:
+    """A client volperf builds once per machine for a tool that runs it."""
+
+    what: str  # in a build failure's message
+    ensure: Callable[[Callable[[str], None]], Path]  # builds it if need be: its path
+    name: str  # its name and version in the campaign's environment
+    version: str
+
+
+BUILT_CLIENTS = {
+    "redis": BuiltClient("YCSB client", ensure_ycsb, "ycsb", f"volperf-ycsb ({GO_YCSB})"),
+    "broker": BuiltClient("NATS", ensure_nats, "nats", NATS_VERSIONS),
 }
 
 
@@ -68,11 +79,13 @@ class LocalAppTarget:
                         "(tools/debian-packages.txt)"
                     )
         for tag in sorted({w.tool for w in self.workloads} & set(BUILT_CLIENTS)):
-            what, ensure, _, _ = BUILT_CLIENTS[tag]
+            client = BUILT_CLIENTS[tag]
             try:
-                self.clients[tag] = ensure(lambda line: print(f"volperf: {line}", file=sys.stderr))
+                self.clients[tag] = client.ensure(
+                    lambda line: print(f"volperf: {line}", file=sys.stderr)
+                )
             except GoProgramError as exc:
-                raise TargetError(f"the {tag} workload's {what}: {exc}") from None
+                raise TargetError(f"the {tag} workload's {client.what}: {exc}") from None
         if self.folder.exists() and str(self.folder) not in store.created():
             raise TargetError(f"{self.folder} exists and volperf did not create it")
         if "backend" not in spec.labels:
@@ -95,9 +108,7 @@ class LocalAppTarget:
             if declared.tag in tools
             for name, argv in declared.versions
         }
-        versions.update(
-            {name: version for tag, (_, _, name, version) in BUILT_CLIENTS.items() if tag in tools}
-        )
+        versions.update({c.name: c.version for tag, c in BUILT_CLIENTS.items() if tag in tools})
         return versions
 
     def run_step(
