@@ -6,16 +6,21 @@ from the statuses, so a resumed campaign goes on as the first run left it."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from harness.campaign.results import StepResult
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore, atomic_write_json
-from harness.records.sweep_stop import StepFigures, step_figures, stop_reason
+
+if TYPE_CHECKING:  # the records' modules load once a step has run, not at the start
+    from harness.campaign.results import StepResult
+    from harness.records.sweep_stop import StepFigures
 
 
 def figures(result: StepResult) -> StepFigures:
     """What the stop rules read of a step's result."""
+    from harness.records.sweep_stop import step_figures
+
     return step_figures(result.summary, result.records, result.db_records, result.events)
 
 
@@ -36,6 +41,8 @@ def reason_to_end(
     result = results.get(step.id)
     if rules is None or result is None or result.summary["state"] not in ("done", "failed"):
         return None
+    from harness.records.sweep_stop import stop_reason
+
     first = results.get(first_of_sweep(steps, step).id, result)
     return stop_reason(rules, figures(result), figures(first))
 

@@ -8,12 +8,14 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
-from harness.records.step import RawStep, StepParts
+
+if TYPE_CHECKING:  # the records' modules load when a step's records are built
+    from harness.records.step import RawStep, StepParts
 
 # Called about four times a second while a step runs: (elapsed seconds, live IOPS or None).
 Tick = Callable[[float, float | None], None]
@@ -63,17 +65,27 @@ def require_space(problem: str, needed: int, basis: str, available: int, counted
 
 
 @dataclass(frozen=True)
-class LazyTarget:
-    """The target class ``name`` of ``module``, imported when a campaign makes it: a
-    plane's target imports its clients (kubernetes, openstacksdk, librados …), which a
-    campaign of another plane, `volperf reparse` or `volperf report` need not load."""
+class Lazy:
+    """The function or class ``name`` of ``module``, imported when first called: a plane
+    names its record builders so, and its target (below), so that making one plane's target
+    at a campaign's start loads neither the other planes' clients nor the records' modules
+    (which a step needs only once it has run)."""
 
     module: str
     name: str
 
-    def load(self) -> type:
-        found: type = getattr(importlib.import_module(self.module), self.name)
-        return found
+    def load(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.load()(*args)
+
+
+@dataclass(frozen=True)
+class LazyTarget(Lazy):
+    """The target class ``name`` of ``module``, imported when a campaign makes it: a
+    plane's target imports its clients (kubernetes, openstacksdk, librados …), which a
+    campaign of another plane, `volperf reparse` or `volperf report` need not load."""
 
     def __call__(self, spec: CampaignSpec) -> Target:
         made: Target = self.load()(spec)
@@ -81,10 +93,10 @@ class LazyTarget:
 
 
 # A plane's parts, as the registry holds them
-StepBuilder = Callable[[RawStep], StepParts]  # a step's raw files -> its records
+StepBuilder = Callable[["RawStep"], "StepParts"]  # a step's raw files -> its records
 Remover = Callable[[CampaignStore, dict[str, dict[str, Any]]], list[str]]  # notes -> lines
 # a step's raw files and its measured window (or None) -> entries of its summary
-WindowExtra = Callable[[RawStep, tuple[float, float] | None], dict[str, Any]]
+WindowExtra = Callable[["RawStep", tuple[float, float] | None], dict[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.core.workloads.registry import tool as by_tag
 from harness.host.process import read_output
+from harness.records import APPS_CSV
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord, csv_text
 from harness.records.step import RawStep, StepParts, read_json
@@ -24,7 +25,6 @@ from harness.tools.apps.parse import PHASES, AppOutputError, AppRun, Measured, p
 APP_DIR = "app"  # raw/app/: every consumer's output, and the source's line
 SOURCE_OUT = "source.out"
 PROJECTS_FILE = "projects.json"  # Kubernetes: what volperf saw of each project's PVC and pod
-APPS_CSV = "apps.csv"
 APP_TOOLS = tuple(PHASES)
 
 

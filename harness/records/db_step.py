@@ -15,7 +15,7 @@ from harness.records.db import DB_COLUMNS, DbRecord, EventRecord, engine_of
 from harness.records.db_storage import StorageUse, storage_use
 from harness.records.device_check import cgroup_window, device_window
 from harness.records.stats import mean
-from harness.records.step import read_json
+from harness.records.step import RawStep, StepParts, read_json
 from harness.tools.db_clients import CLIENTS, DbClient, ParseError
 from harness.tools.iopause import io_pause
 from harness.tools.sysbench.parse import SysbenchParseError, parse_file
@@ -302,3 +302,11 @@ def _io_pause_events(
                 detail if pause.seconds is not None else "transactions never resumed; " + detail,
             )
         )
+
+
+def database_step(step: RawStep) -> StepParts:
+    """A database step's records (the local and k8s planes' database steps, and k8s
+    migration steps, which write the same raw files)."""
+    db = build_db_step(step.raw, step.plan, step.step_id, step.backend)
+    summary = {"threads": step.plan.get("threads"), **db.summary()}
+    return StepParts(summary, list(db.warnings), list(db.events), db_records=list(db.records))

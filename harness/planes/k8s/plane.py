@@ -4,12 +4,11 @@ are); its namespaces, and a node a migration left failed."""
 
 from __future__ import annotations
 
-from harness.planes.base import LazyTarget, Plane
+from harness.planes.base import Lazy, LazyTarget, Plane
 from harness.planes.k8s import cleanup, node_failure
 from harness.planes.k8s.cluster import NAMESPACE_KIND
 from harness.planes.k8s.provision_step import is_provision_step, provision_step
 from harness.planes.k8s.step import is_k8s_step, k8s_step
-from harness.planes.local.plane import database_step
 from harness.records.step import RawStep, StepParts
 
 
@@ -27,7 +26,10 @@ def pvc_step(step: RawStep) -> StepParts:
 PLANE = Plane(
     "k8s",
     targets={"k8s": LazyTarget("harness.planes.k8s.target", "KubernetesTarget")},
-    tool_steps={"pvc-provision": pvc_step, "migration": database_step},
+    tool_steps={
+        "pvc-provision": pvc_step,
+        "migration": Lazy("harness.records.db_step", "database_step"),
+    },
     fio_steps=[(is_k8s_step, pod_step)],
     removers=[
         (lambda kind: kind == NAMESPACE_KIND, cleanup.remove_noted),
