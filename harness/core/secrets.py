@@ -16,7 +16,6 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from secrets import token_urlsafe
 from typing import Any
 
 MIN_LENGTH = 6
@@ -67,6 +66,8 @@ def register_pem(data: str | bytes) -> None:
 
 def new_password() -> str:
     """A random password for something volperf creates, registered as a secret."""
+    from secrets import token_urlsafe  # it loads OpenSSL: a tenth of `volperf --help`
+
     password = token_urlsafe(18)
     register(password)
     return password
