@@ -25,8 +25,10 @@ version = release
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 extensions = ["sphinx_click", "volperf_spec"]
 exclude_patterns = ["_build"]
-html_theme = "alabaster"
-html_theme_options = {"page_width": "1200px"}
+# furo: a maintained theme whose body widens with the window and whose wide tables scroll
+# inside themselves (it wraps each in a scrolling container) rather than being cut off
+html_theme = "furo"
+html_title = f"volperf {release}"
 
 _source = Path(__file__).parent
 _scale, _kept = _source / "_scale", _source.parents[1] / "results" / "scale"

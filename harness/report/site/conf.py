@@ -5,5 +5,5 @@ project = "volperf results"
 author = "volperf"
 extensions: list[str] = []
 exclude_patterns = ["_build"]
-html_theme = "alabaster"
-html_theme_options = {"page_width": "1200px"}
+# the docs' own theme (doc/source/conf.py): wide tables scroll inside themselves
+html_theme = "furo"
