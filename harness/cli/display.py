@@ -284,7 +284,7 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
     for row, delta in zip(delta_rows(comparison.deltas), comparison.deltas, strict=True):
         colour = VERDICT_COLOURS.get(delta.verdict)
         rows.append([*row[:-1], f"[{colour}]{row[-1]}[/]" if colour else row[-1]])
-    console.print(_table(title, DELTA_HEADER, rows, {"metric", "verdict"}))
+    console.print(_table(title, DELTA_HEADER, rows, {"workload", "metric", "verdict"}))
     console.print(verdict_rule(comparison), highlight=False)
     unmatched = unmatched_rows(comparison)
     if unmatched:

@@ -19,7 +19,9 @@ from harness.report.render import page_dir, templates
 # accepted; the documentation build writes its page anew from the campaigns each time.
 KEPT = "comparison.yaml"
 
-DELTA_HEADER = ["consumers", "I/O", "metric", "baseline", "other", "change", "verdict"]
+# each row names its step's workload (its test: random read/write, sequential read …), as
+# several steps of one campaign can have the same consumers, I/O and metric
+DELTA_HEADER = ["workload", "consumers", "I/O", "metric", "baseline", "other", "change", "verdict"]
 DIFFERENCE_HEADER = ["steps (consumers)", "setting", "baseline", "other", "meaning"]
 UNMATCHED_HEADER = ["only in", "step", "workload", "consumers", "threads", "repeat"]
 
@@ -31,6 +33,7 @@ def _consumers(concurrency: int, threads: int | None) -> str:
 def delta_rows(deltas: list[Delta]) -> list[list[str]]:
     return [
         [
+            d.workload or "–",
             _consumers(d.concurrency, d.threads),
             d.direction,
             d.label,

@@ -15,6 +15,8 @@ from harness.core.store import CampaignStore
 from harness.records.compare import ComparedCampaign, compare_campaigns
 from harness.records.method import CampaignMethod
 from harness.report.comparison import (
+    DELTA_HEADER,
+    delta_rows,
     headline_change,
     headline_figure,
     headline_table,
@@ -119,3 +121,29 @@ def test_the_storage_types_study_s_changes_are_its_campaigns_summary_figures(tmp
     assert [r[0] for r in rows] == ["bare-host", "k8s-local-static", "k8s-ceph-fs"]
     for cell in header + [c for row in rows for c in row]:
         assert f"- {cell}\n" in page  # the page is the table of these campaigns
+
+
+def test_every_detail_row_names_its_workload():
+    """Two steps of one consumer count and threads measure the same metric (reads/s of a
+    random and of a sequential test): the rows are told apart by their workload."""
+    steps = [
+        {"step": f"00{i}-{name}", "workload": name, "concurrency": 1, "threads": 4, "db": {}}
+        for i, name in enumerate(("fileio-rndrw", "fileio-seqrd"), start=1)
+    ]
+    for step, reads in zip(steps, (15000.0, 500.0), strict=True):
+        step["db"] = {"reads_per_s_total": reads}
+    workloads = {
+        "fileio-rndrw": {"name": "fileio-rndrw", "tool": "sysbench-fileio", "test": "rndrw"},
+        "fileio-seqrd": {"name": "fileio-seqrd", "tool": "sysbench-fileio", "test": "seqrd"},
+    }
+    method = CampaignMethod(workloads, "local", "", {})
+    base = ComparedCampaign("base", steps, method)
+    other = ComparedCampaign("other", steps, method)
+    comparison = compare_campaigns(base, other, accept_differences=True)
+    rows = delta_rows(comparison.deltas)
+    assert DELTA_HEADER[0] == "workload" and len(rows) == 2
+    assert [r[:2] for r in rows] == [
+        ["fileio-rndrw", "1 × 4 threads"],
+        ["fileio-seqrd", "1 × 4 threads"],
+    ]
+    assert len({tuple(r[:4]) for r in rows}) == len(rows)  # no two rows read the same
