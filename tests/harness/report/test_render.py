@@ -95,6 +95,13 @@ def test_page_tables_equal_the_csv(docs, campaign):
     text = page.read_text()
     assert "fio.csv" in text and "Warnings" in text
     assert (html / "_downloads").exists()
+    # the page leads with the answer: the sums and the IOPS plot, then the warnings, the
+    # method and the detail; the environment at the end, before the raw data
+    rst = index.read_text()
+    order = ["In short", "Sum over consumers", "w1-iops.png", "\nWarnings\n", "\nMethod\n"]
+    order += ["Average per consumer", "w1-bandwidth.png", "\nEnvironment\n", "\nRaw data\n"]
+    places = [rst.index(marker) for marker in order]
+    assert places == sorted(places) and rst.count("w1-iops.png") == 1
 
 
 @pytest.mark.functional
