@@ -15,6 +15,7 @@ import harness
 from harness.core.store import CampaignStore
 from harness.report.comparison import KEPT, write_kept_comparison
 from harness.report.render import write_report
+from harness.report.scale import draw_scale_plots
 
 project = "volperf"
 author = "volperf developers"
@@ -25,8 +26,8 @@ version = release
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 extensions = ["sphinx_click", "volperf_spec"]
 exclude_patterns = ["_build"]
-# furo: a maintained theme whose body widens with the window and whose wide tables scroll
-# inside themselves (it wraps each in a scrolling container) rather than being cut off
+# furo, a maintained theme: a wide table scrolls inside itself (furo wraps each table in a
+# container that scrolls sideways) rather than being cut off at the body's edge
 html_theme = "furo"
 html_title = f"volperf {release}"
 
@@ -45,6 +46,8 @@ for _name, _copy in _tables.items():
         shutil.copy(_kept / _name, _scale / _copy)
     else:
         (_scale / _copy).write_text(f"not beside these sources\nresults/scale/{_name}\n")
+# the comparisons drawn (harness/report/scale.py), each above its table
+draw_scale_plots(_kept, _scale)
 if (_kept / "hosts-fleet-64.json").exists():
     shutil.copy(_kept / "hosts-fleet-64.json", _scale)
 else:

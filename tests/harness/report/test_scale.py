@@ -1,0 +1,81 @@
+"""The Scale page's pictures show the kept comparison tables' own figures: each line of a
+panel is its tool's column of the table, by scale (results/scale/)."""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from pathlib import Path
+
+import pytest
+
+from harness.report import scale
+
+KEPT = Path(__file__).parents[3] / "results" / "scale"
+
+
+@pytest.fixture
+def figures(monkeypatch) -> dict[str, object]:
+    """Each figure drawn, by its stem, as matplotlib left it before saving."""
+    drawn: dict[str, object] = {}
+    real_save = scale.save
+
+    def keep(fig, directory, stem):
+        drawn[stem] = {ax.get_title(): ax for ax in fig.axes}
+        return real_save(fig, directory, stem)
+
+    monkeypatch.setattr(scale, "save", keep)
+    return drawn
+
+
+def _line(ax, label: str) -> list[tuple[float, float]]:
+    [line] = [line for line in ax.get_lines() if line.get_label() == label]
+    return list(zip(line.get_xdata(), line.get_ydata(), strict=True))
+
+
+def _table(name: str) -> list[dict[str, str]]:
+    with (KEPT / name).open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_the_k8s_panels_are_the_tables_columns(figures, tmp_path):
+    assert scale.draw_scale_plots(KEPT, tmp_path) == ["k8s-namespaces", "rally-sweep"]
+    for stem in ("k8s-namespaces", "rally-sweep"):
+        assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
+    axes = figures["k8s-namespaces"]
+    rows = _table("k8s-namespaces/comparison.csv")
+    for tool in ("volperf", "kube-burner"):
+        for title, figure in (("PVC bound", "bound"), ("pod ready", "ready")):
+            for column, label in (("p50", "P50"), ("p95", "P95")):
+                want = sorted(
+                    (int(r["namespaces"]), float(r[column]))
+                    for r in rows
+                    if (r["tool"], r["figure"]) == (tool, figure)
+                )
+                assert _line(axes[title], f"{tool}, {label}") == want
+        process = [r for r in rows if (r["tool"], r["figure"]) == (tool, "process")]
+        cpu = sorted((int(r["namespaces"]), float(r["cpu_s"])) for r in process)
+        assert _line(axes["CPU time of the process"], tool) == cpu and len(cpu) == 3
+
+
+def test_the_rally_panels_are_the_mean_of_each_tools_runs(figures, tmp_path):
+    scale.draw_scale_plots(KEPT, tmp_path)
+    axes = figures["rally-sweep"]
+    rows = [r for r in _table("rally-sweep/comparison.csv") if r["scenario"] == "(whole run)"]
+    for tool in ("volperf", "rally"):
+        runs = [r for r in rows if r["tool"] == tool and r["concurrency"] == "120"]
+        assert len(runs) == 2  # 120 users, run twice: the picture shows their mean
+        drawn = dict(_line(axes["CPU time of the whole run"], tool))
+        assert drawn[120] == pytest.approx(statistics.mean(float(r["cpu_s"]) for r in runs))
+        assert sorted(drawn) == [2, 10, 20, 40, 80, 120]
+
+
+def test_a_table_not_beside_the_sources_is_said_in_its_place(figures, tmp_path):
+    assert scale.draw_scale_plots(tmp_path / "nothing", tmp_path) == [
+        "k8s-namespaces",
+        "rally-sweep",
+    ]
+    [text] = figures["k8s-namespaces"][""].texts
+    assert (
+        text.get_text() == "not beside these sources: results/scale/k8s-namespaces/comparison.csv"
+    )
