@@ -12,6 +12,7 @@ from harness.core.store import CampaignStore, atomic_write_text
 from harness.records.compare import Comparison, Delta, StepMatch, compare_campaigns, percent
 from harness.report import tables
 from harness.report.data import load
+from harness.report.plots import pyplot, save
 from harness.report.render import page_dir, templates
 
 # A comparison kept with its campaigns (results/<study>/comparison.yaml): the baseline's
@@ -59,30 +60,44 @@ def headline_change(delta: float | None) -> str:
     return "–" if delta is None else f"{delta * 100:+.1f} %".replace("-", "−")
 
 
-def headline_table(comparisons: list[Comparison]) -> tuple[list[str], list[list[str]]]:
-    """The figures the storage studies quote (records.compare.HEADLINES), one column
-    each, one row per campaign: the baseline's figures, then each other campaign's with
-    its change from the baseline beside it (seed 002's table of storage types). Empty
-    when no matched step has such figures."""
+def _headline_columns(
+    comparisons: list[Comparison],
+) -> dict[tuple[str, str, str], tuple[str, Delta]]:
+    """The figures the storage studies quote (records.compare.HEADLINES) of the matched
+    steps, in order: (step, direction, metric) -> the figure's name on the page, and its
+    first change found (which holds the baseline's figure)."""
     columns: dict[tuple[str, str, str], Delta] = {}
     for comparison in comparisons:
         for d in comparison.deltas:
             if d.headline:
                 columns.setdefault((d.step, d.direction, d.metric), d)
-    if not columns:
-        return [], []
     steps_of: dict[str, set[str]] = {}
     for d in columns.values():
         steps_of.setdefault(d.workload, set()).add(d.step)
-    header = ["campaign"]
-    for d in columns.values():
+    names = {}
+    for key, d in columns.items():
         several = len(steps_of[d.workload]) > 1
         where = f" ({_consumers(d.concurrency, d.threads)})" if several else ""
         metric = d.label if d.direction == "db" else f"{d.direction} {d.label}"
-        header.append(f"{d.workload}{where}: {metric}")
-    rows = [[comparisons[0].baseline] + [headline_figure(d.baseline) for d in columns.values()]]
+        names[key] = (f"{d.workload}{where}: {metric}", d)
+    return names
+
+
+def _headlines(comparison: Comparison) -> dict[tuple[str, str, str], Delta]:
+    return {(d.step, d.direction, d.metric): d for d in comparison.deltas if d.headline}
+
+
+def headline_table(comparisons: list[Comparison]) -> tuple[list[str], list[list[str]]]:
+    """The quoted figures, one column each, one row per campaign: the baseline's figures,
+    then each other campaign's with its change from the baseline beside it (seed 002's
+    table of storage types). Empty when no matched step has such figures."""
+    columns = _headline_columns(comparisons)
+    if not columns:
+        return [], []
+    baseline = [headline_figure(d.baseline) for _, d in columns.values()]
+    rows = [[comparisons[0].baseline, *baseline]]
     for comparison in comparisons:
-        found = {(d.step, d.direction, d.metric): d for d in comparison.deltas if d.headline}
+        found = _headlines(comparison)
         row = [comparison.other]
         for key in columns:
             d = found.get(key)
@@ -91,7 +106,50 @@ def headline_table(comparisons: list[Comparison]) -> tuple[list[str], list[list[
             else:
                 row.append(f"{headline_figure(d.other)} ({headline_change(d.delta)})")
         rows.append(row)
-    return header, rows
+    return ["campaign", *(name for name, _ in columns.values())], rows
+
+
+VERDICT_COLOURS = {"better": "tab:green", "worse": "tab:red"}
+
+
+def change_plot(
+    comparisons: list[Comparison], directory: Path, stem: str = "changes"
+) -> str | None:
+    """Each quoted figure's change from the baseline, a bar per other campaign from 1×
+    to its ratio to the baseline on a log scale (so −90 % and +900 % are as long), green
+    better, red worse, grey neither: the figures in short, drawn. None without any."""
+    columns = _headline_columns(comparisons)
+    if not columns:
+        return None
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(columns) * len(comparisons)))
+    height = 0.8 / len(comparisons)
+    for index, comparison in enumerate(comparisons):
+        found = _headlines(comparison)
+        for row, key in enumerate(columns):
+            d = found.get(key)
+            if d is None or d.delta is None or d.delta <= -1:
+                continue
+            y, ratio = row + index * height, 1 + d.delta
+            colour = VERDICT_COLOURS.get(d.verdict, "tab:grey")
+            ax.barh(y, ratio - 1, left=1, height=height * 0.9, color=colour)
+            ax.annotate(
+                f" {comparison.other} {headline_change(d.delta)} ",
+                (ratio, y),
+                va="center",
+                ha="left" if ratio >= 1 else "right",
+                fontsize=7,
+            )
+    ax.set_xscale("log")
+    ax.set_yticks([row + (len(comparisons) - 1) * height / 2 for row in range(len(columns))])
+    ax.set_yticklabels([name for name, _ in columns.values()], fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xlabel(f"ratio to {comparisons[0].baseline} (log scale; 1 = the same)")
+    ax.grid(True, axis="x", alpha=0.3)
+    low, high = ax.get_xlim()
+    ax.set_xlim(low / 3, high * 3)  # room for the labels
+    return save(fig, directory, stem)
 
 
 def difference_rows(comparison: Comparison) -> list[list[str]]:
@@ -174,6 +232,7 @@ def write_comparison(
             version=__version__,
             sections=sections,
             headline=headline_table(comparisons),
+            change_plot=change_plot(comparisons, out),
             delta_header=DELTA_HEADER,
             difference_header=DIFFERENCE_HEADER,
             unmatched_header=UNMATCHED_HEADER,

@@ -10,12 +10,15 @@ import json
 from pathlib import Path
 
 import pytest
+from matplotlib.colors import to_rgba
 
 from harness.core.store import CampaignStore
 from harness.records.compare import ComparedCampaign, compare_campaigns
 from harness.records.method import CampaignMethod
+from harness.report import comparison as comparison_page
 from harness.report.comparison import (
     DELTA_HEADER,
+    change_plot,
     delta_rows,
     headline_change,
     headline_figure,
@@ -147,3 +150,32 @@ def test_every_detail_row_names_its_workload():
         ["fileio-seqrd", "1 × 4 threads"],
     ]
     assert len({tuple(r[:4]) for r in rows}) == len(rows)  # no two rows read the same
+
+
+def test_the_change_plot_draws_each_quoted_change_by_campaign(tmp_path, monkeypatch):
+    host = _campaign("host", 10000.0, 2000.0, 40.0)
+    comparisons = [
+        compare_campaigns(host, _campaign("hostpath", 9990.0, 1700.0, 44.0)),
+        compare_campaigns(host, _campaign("ceph", 8300.0, 900.0, None)),
+    ]
+    drawn = []
+    monkeypatch.setattr(comparison_page, "save", lambda fig, d, stem: drawn.append(fig) or stem)
+    assert change_plot(comparisons, tmp_path) == "changes"
+    [ax] = drawn[0].axes
+    expected = [d for c in comparisons for d in c.deltas if d.headline and d.delta is not None]
+    assert len(ax.patches) == len(expected) == 5 + 4  # ceph has no load time
+    labels = {text.get_text().strip() for text in ax.texts}
+    assert labels == {
+        f"{c.other} {headline_change(d.delta)}"
+        for c in comparisons
+        for d in c.deltas
+        if d.headline and d.delta is not None
+    }
+    # each bar from 1× to the ratio, coloured by its verdict
+    bars = sorted((round(b.get_width(), 6), to_rgba(b.get_facecolor())) for b in ax.patches)
+    colours = [
+        to_rgba(comparison_page.VERDICT_COLOURS.get(d.verdict, "tab:grey")) for d in expected
+    ]
+    assert bars == sorted(zip((round(d.delta, 6) for d in expected), colours, strict=True))
+    assert {d.verdict for d in expected} >= {"worse", "same"}
+    assert change_plot([], tmp_path) is None
