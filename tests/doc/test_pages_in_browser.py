@@ -37,6 +37,8 @@ CAMPAIGNS = {
     "campaign, k8s provisioning": "scale/k8s-namespaces/k8s-namespaces-50",
     "campaign, heat": "scale/heat-vms/heat-vms-20",
     "campaign, rally": "scale/rally-sweep/rally-sweep-c2-volperf-first",
+    "campaign, rbd": "samples/rbd-testbed",
+    "campaign, hosts": "samples/hosts-localhost",
 }
 HISTORY = ("storage-types/k8s-local-static", "storage-types/k8s-ceph-fs")
 # the page of each kind, in the built site
