@@ -55,6 +55,22 @@ def _lines(
     ax.legend(fontsize=8, loc="lower right")  # every line here rises to the right
 
 
+def _cost_panels(
+    axes: Sequence[Any],
+    rows: Sequence[Row],
+    scale: str,
+    where: Mapping[str, str],
+    tools: Sequence[str],
+    whose: str,
+) -> None:
+    """Two panels: CPU seconds and peak RSS of each tool's ``whose``, by ``scale``."""
+    panels = (("cpu_s", "CPU time", "CPU seconds"), ("peak_rss_mib", "peak RSS", "MiB"))
+    for ax, (column, title, unit) in zip(axes, panels, strict=True):
+        _lines(ax, rows, scale, [(column, "")], where, tools)
+        ax.set_title(f"{title} of {whose}")
+        ax.set_ylabel(unit)
+
+
 def k8s_namespaces_plot(table: Path, directory: Path, stem: str = "k8s-namespaces") -> str:
     """PVC bound and pod ready, P50 and P95, by namespaces; each process's CPU seconds and
     peak RSS: volperf against kube-burner (each measuring its own objects)."""
@@ -68,16 +84,9 @@ def k8s_namespaces_plot(table: Path, directory: Path, stem: str = "k8s-namespace
         _lines(ax, rows, "namespaces", percentiles, {"figure": figure}, tools)
         ax.set_title(f"PVC {figure}" if figure == "bound" else "pod ready")
         ax.set_ylabel("seconds")
-    for ax, (column, title, unit) in zip(
-        axes[2:],
-        (("cpu_s", "CPU time", "CPU seconds"), ("peak_rss_mib", "peak RSS", "MiB")),
-        strict=True,
-    ):
-        _lines(ax, rows, "namespaces", [(column, "")], {"figure": "process"}, tools)
-        ax.set_title(f"{title} of the process")
-        ax.set_ylabel(unit)
     for ax in axes:
         ax.set_xlabel("namespaces")
+    _cost_panels(axes[2:], rows, "namespaces", {"figure": "process"}, tools, "the process")
     return save(fig, directory, stem)
 
 
@@ -96,14 +105,8 @@ def rally_sweep_plot(table: Path, directory: Path, stem: str = "rally-sweep") ->
         _lines(ax, rows, "concurrency", [("load_duration_s", "")], where, tools)
         ax.set_title(scenario.split(".")[-1], fontsize=9)
         ax.set_ylabel("load duration, s")
-    for ax, (column, title, unit) in zip(
-        axes[2:],
-        (("cpu_s", "CPU time", "CPU seconds"), ("peak_rss_mib", "peak RSS", "MiB")),
-        strict=True,
-    ):
-        _lines(ax, rows, "concurrency", [(column, "")], {"scenario": "(whole run)"}, tools)
-        ax.set_title(f"{title} of the whole run")
-        ax.set_ylabel(unit)
+    where = {"scenario": "(whole run)"}
+    _cost_panels(axes[2:], rows, "concurrency", where, tools, "the whole run")
     for ax in axes:
         ax.set_xlabel("concurrent users")
     return save(fig, directory, stem)
