@@ -28,7 +28,7 @@ from harness.core.store import CampaignError, CampaignStore, atomic_write_json, 
 from harness.host.owncost import CostMeter
 from harness.planes.base import StepOutcome, Target, TargetError, Tick
 
-if TYPE_CHECKING:  # the records' modules load once a step has run: see run_campaign
+if TYPE_CHECKING:  # the records' modules load once a step has run: see _rebuild
     from harness.campaign.results import StepResult
 
 

@@ -25,7 +25,6 @@ from harness.tools.apps.parse import PHASES, AppOutputError, AppRun, Measured, p
 APP_DIR = "app"  # raw/app/: every consumer's output, and the source's line
 SOURCE_OUT = "source.out"
 PROJECTS_FILE = "projects.json"  # Kubernetes: what volperf saw of each project's PVC and pod
-APP_TOOLS = tuple(PHASES)
 
 
 @dataclass(frozen=True)
