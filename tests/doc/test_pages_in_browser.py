@@ -31,7 +31,7 @@ CHECK = Path(__file__).with_name("page_check.js")
 ARTIFACTS = REPO / "build" / "test-artifacts" / "pages"
 # a kept campaign of each plane kind (results/): its page is written into the site
 CAMPAIGNS = {
-    "campaign, local fio": "quick-20261127-174710",
+    "campaign, local fio": "samples/quick-20261127-174710",
     "campaign, local databases": "storage-types/bare-host",
     "campaign, k8s fio and databases": "storage-types/k8s-local-static",
     "campaign, k8s provisioning": "scale/k8s-namespaces/k8s-namespaces-50",
