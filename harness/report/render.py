@@ -20,6 +20,7 @@ from harness.core.resources import package_path
 from harness.core.store import CampaignStore, atomic_write_text
 from harness.core.workloads.registry import TOOLS, family_of
 from harness.core.workloads.registry import tool as by_tag
+from harness.planes.heat.qos import TOLERANCE as QOS_TOLERANCE
 from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
 from harness.report import plots, tables
@@ -349,6 +350,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 "tail": tables.tail_rows(steps) if not data.reference else [],
                 "runs": tables.run_rows(steps) if not data.reference else [],
                 "heat": tables.heat_rows(steps),
+                "qos": tables.qos_rows(steps),
+                "qos_tolerance": f"{QOS_TOLERANCE:.0%}",
                 "vms": tables.vm_rows(steps, data.records)
                 if tables.heat_rows(steps) or family_of(spec_w) == "rally"
                 else [],

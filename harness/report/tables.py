@@ -291,6 +291,28 @@ def heat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
+def qos_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each VM's volume type, its QoS limits and the rates they bound, as measured."""
+    rows = []
+    for s in steps:
+        for consumer, c in sorted(((s.get("heat") or {}).get("qos") or {}).items()):
+            limits = c.get("limits") or {}
+            rows.append(
+                [
+                    str(s.get("concurrency")),
+                    consumer,
+                    c.get("volume_type") or "–",
+                    c.get("qos_consumer") or "none",
+                    "; ".join(f"{k} {v:,.0f}" for k, v in limits.items()) or "–",
+                    "; ".join(f"{c['measured'][k]:,.0f}" for k in limits) or "–",
+                    ("exceeded: " + ", ".join(c["exceeded"]))
+                    if c.get("exceeded")
+                    else ("within" if limits else "–"),
+                ]
+            )
+    return rows
+
+
 def vm_rows(steps: list[dict[str, Any]], records: dict[str, list[Any]]) -> list[list[str]]:
     """Every VM's own result: IOPS, MiB/s, mean and p95 completion latency, or its error."""
     rows = []

@@ -54,6 +54,7 @@ HEAT_ARGS = (
     "network",
     "key_name",
     "volume_size",
+    "volume_type",
     "prefill_image",
     "device_mode",
     "agent_timeout",
@@ -113,8 +114,8 @@ class CinderFio(scenario.OpenStackScenario):
         :param vm_count: VMs in the iteration, over its stacks (one per rw mode)
         :param args: fio's rw (a list of modes the VMs take in turn), bs, iodepth,
             size, mode, runtime and prefill, and the VMs' image, flavor, network,
-            key_name, volume_size, prefill_image, device_mode and agent_timeout, as
-            in a volperf spec's workload and ``heat:`` settings
+            key_name, volume_size, volume_type, prefill_image, device_mode and
+            agent_timeout, as in a volperf spec's workload and ``heat:`` settings
         :param keep_raw: a folder to keep each iteration's Heat answers and VMs' fio
             JSON in (KEEP_RAW/iteration-N/, as raw/ of a `volperf run heat` step);
             "": they are read and removed

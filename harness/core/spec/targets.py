@@ -66,6 +66,11 @@ class HeatSettings(_Strict):
     flavor: str = Field(description="Nova flavor of the VMs")
     network: str = Field("", description="network of the VMs; '' for none")
     key_name: str = Field("", description="Nova key pair; '' for none")
+    volume_type: str = Field(
+        "",
+        description="Cinder volume type of the VMs' volumes; '' for Cinder's default. A "
+        "type with QoS specs: each volume's limits are kept beside its figures and checked",
+    )
     volume_size: int | None = Field(
         None, ge=1, le=16384, description="GiB; default: the largest workload size"
     )

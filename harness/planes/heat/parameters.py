@@ -93,6 +93,7 @@ def stack_plans(
             "flavor": heat.flavor,
             "key_name": heat.key_name,
             "network_name": heat.network,
+            "volume_type": heat.volume_type,
             "volume_size": volume_size_gib(heat, workload),
             "vm_count": len(consumers),
             "test_iodepth": workload.iodepth,

@@ -14,6 +14,7 @@ from typing import Any
 
 from harness.core.redact import redact_text
 from harness.core.spec import READ_MODES, RW_MODES, WRITE_MODES
+from harness.planes.heat import qos
 from harness.records.aggregate import Warning
 from harness.records.consumer_fio import (
     OwnOutputsStep,
@@ -36,6 +37,9 @@ TIMED = {
 }
 STACK_EVENT = "heat stack-create"
 LOGS_PREFIX = "logs-"  # logs-CONSUMER/: its fio's per-second logs and the agent's agent.log
+CONSOLE_PREFIX = "console-"  # console-CONSUMER.txt: a VM without a result, its console
+CONSOLE_LINES = 20  # kept of such a console; the last CONSOLE_SHOWN go into the VM's error
+CONSOLE_SHOWN = 5
 # "ready=S start_at=S started=S kernel=K hypervisor=H": seconds since the epoch, the VM's
 # kernel and the hypervisor it detected ("none" under QEMU's emulated CPU)
 AGENT_LOG = "agent.log"
@@ -88,12 +92,14 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
     ready: dict[str, float] = {}  # VM -> seconds from its stack's creation to ready
     late: dict[str, int] = {}  # VM -> seconds it was ready after the start time
     guests: dict[str, dict[str, str]] = {}  # VM -> its kernel and detected hypervisor
+    volumes: dict[str, dict[str, Any]] = {}  # VM -> its volume and QoS (qos.json)
     start_at = 0
     for stack_plan in stacks:
         start_at = int(stack_plan.get("parameters", {}).get("start_at") or start_at)
         folder = raw / HEAT_DIR / stack_plan["name"]
         stack = _read(folder / "stack.json") or {}
         events = _read(folder / "events.json") or []
+        volumes.update(_read(folder / qos.QOS_FILE) or {})
         stack_reason = stack_plan.get("error") or stack.get("stack_status_reason", "")
         status = stack.get("stack_status", "NOT CREATED" if stack_plan.get("error") else "?")
         summaries.append(
@@ -150,6 +156,16 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
         "late": late,
         "guests": guests,
     }
+    if volumes:
+        asked = stacks[0].get("parameters", {})  # every stack of a step asks the same
+        checks = _qos_checks(result.records, volumes)
+        found = qos.warnings_of(
+            checks, volumes, asked.get("volume_type", ""), asked.get("device_mode", "")
+        )
+        if found or any(c.limits for c in checks):  # else: no QoS asked, none to say
+            result.summary["qos"] = {c.consumer: c.summary() for c in checks}
+        for code, text in found:
+            result.warnings.append(Warning(code, text))
     emulated = sorted(n for n, g in guests.items() if g["hypervisor"] == NO_HYPERVISOR)
     if emulated:
         result.warnings.append(
@@ -186,6 +202,21 @@ def heat_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Ow
                 Warning("heat-stack", f"stack {s['name']} ended {s['status']}: {s['reason']}")
             )
     return result
+
+
+def _qos_checks(
+    records: list[FioConsumerRecord], volumes: dict[str, dict[str, Any]]
+) -> list[qos.QosCheck]:
+    """Each VM's QoS check, from its volume's limits and its fio figures."""
+
+    def rates(figures: Any) -> tuple[float, float]:
+        return (figures.iops, figures.bandwidth * 1024) if figures else (0.0, 0.0)
+
+    return [
+        qos.check(r.context.consumer, volumes[r.context.consumer], rates(r.read), rates(r.write))
+        for r in records
+        if r.context.consumer in volumes and not r.error
+    ]
 
 
 def agent_times(path: Path) -> dict[str, int]:
@@ -228,7 +259,20 @@ def _vm_records(
         ]
     reason = vm.get("stack_status_reason") or stack_reason or "no result came back"
     status = vm.get("stack_status", "never created")
-    return [failed_record(at, consumer["jobname"], context, f"VM stack {status}: {reason}")]
+    error = f"VM stack {status}: {reason}"
+    console = console_tail(fio_path.with_name(f"{CONSOLE_PREFIX}{consumer['name']}.txt"))
+    if console:
+        error += f"; its console's last lines: {' | '.join(console)}"
+    return [failed_record(at, consumer["jobname"], context, redact_text(error))]
+
+
+def console_tail(path: Path) -> list[str]:
+    """The last CONSOLE_SHOWN lines with text of a kept console, or []."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [line.strip() for line in lines if line.strip()][-CONSOLE_SHOWN:]
 
 
 def _create_summary(events: list[EventRecord]) -> dict[str, dict[str, float]]:

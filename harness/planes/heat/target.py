@@ -31,7 +31,7 @@ from harness.core.workloads.registry import family_of
 from harness.host.openstack_sdk import found
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.cloud import clouds_yaml, connect
-from harness.planes.heat import api
+from harness.planes.heat import api, qos
 from harness.planes.heat.cleanup import delete_and_wait
 from harness.planes.heat.collect import POLL_S, WAIT_MARGIN_S, collect_stacks, settled
 from harness.planes.heat.parameters import (
@@ -220,6 +220,8 @@ class HeatTarget:
                 f"{heat.summary['ready_s_max'] or 0:.0f} s; "
                 + (f"{len(late)} late" if late else "none late")
             )
+        if heat.summary.get("qos"):
+            notes.append(qos.console_line(heat.summary["qos"]))
         notes += problems + [f"NOT deleted: {line}" for line in not_deleted]
         not_created = [f"{e['name']}: {e['error']}" for e in listing if e["error"]]
         failed = [f"{r.context.consumer} ({r.error})" for r in heat.records if r.error]
@@ -316,6 +318,7 @@ def collected_spec(
         "flavor": parameters.get("flavor", ""),
         "network": parameters.get("network_name", ""),
         "key_name": parameters.get("key_name", ""),
+        "volume_type": parameters.get("volume_type", ""),
         "volume_size": int(parameters.get("volume_size", 0)) or None,
         "prefill_image": parameters.get("prefill_image", "") if prefill == "image" else "",
         "device_mode": parameters.get("device_mode", "device"),

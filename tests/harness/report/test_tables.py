@@ -143,3 +143,35 @@ def test_osd_rows_give_each_osds_operations_bytes_and_latency():
     assert tables.osd_rows(steps) == [
         ["001", "osd.0", "4.0", "1500 / 2100", "800 / 950", "5.9", "3.1", "0.46", "–"]
     ]
+
+
+def test_qos_rows_give_each_vms_limits_beside_its_measured_rates():
+    qos = {
+        "c02": {
+            "volume_type": "limited",
+            "qos_consumer": "front-end",
+            "limits": {"total_iops_sec": 150.0, "write_bytes_sec": 1048576.0},
+            "measured": {"total_iops_sec": 180.4, "write_bytes_sec": 738918.4},
+            "exceeded": ["total_iops_sec"],
+        },
+        "c01": {
+            "volume_type": "__DEFAULT__",
+            "qos_consumer": "",
+            "limits": {},
+            "measured": {},
+            "exceeded": [],
+        },
+    }
+    steps = [{"concurrency": 2, "heat": {"qos": qos}}, {"concurrency": 4, "heat": {}}, {}]
+    assert tables.qos_rows(steps) == [
+        ["2", "c01", "__DEFAULT__", "none", "–", "–", "–"],
+        [
+            "2",
+            "c02",
+            "limited",
+            "front-end",
+            "total_iops_sec 150; write_bytes_sec 1,048,576",
+            "180; 738,918",
+            "exceeded: total_iops_sec",
+        ],
+    ]

@@ -1,8 +1,11 @@
 """The spec of a `volperf run heat` campaign on the OpenStack testbed, as the Heat tests
-and the suite's campaigns at once (tests/harness/planes/openstack_campaigns.py) write it."""
+and the suite's campaigns at once (tests/harness/planes/openstack_campaigns.py) write it,
+and a volume type with QoS limits for them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +34,20 @@ def heat_spec(
         "workloads": [{**WORKLOAD, "runtime": runtime}],
         "sweep": sweep,
     }
+
+
+@contextmanager
+def limited_type(conn, name: str, specs: dict[str, str]) -> Iterator[None]:
+    """A volume type on the testbed's first backend with front-end QoS specs, as an
+    operator makes one (openstack volume qos create/associate), removed afterwards."""
+    volume_type = conn.block_storage.create_type(
+        name=name, extra_specs={"volume_backend_name": "ceph"}
+    )
+    specs_made = conn.block_storage.create_qos_spec(name=name, consumer="front-end", **specs)
+    try:
+        conn.block_storage.associate_qos_spec(specs_made, volume_type.id)
+        yield
+    finally:
+        conn.block_storage.disassociate_qos_spec(specs_made, volume_type.id)
+        conn.block_storage.delete_qos_spec(specs_made)
+        conn.block_storage.delete_type(volume_type)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.planes.heat.collect import output, result_text
+from harness.planes.heat.collect import member_ids, output, result_text, vm_stacks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -28,3 +28,34 @@ def test_a_failed_vm_has_no_result_and_empty_data_is_refused():
         result_text(output(vm, "result") or "{}")
     with pytest.raises(ValueError, match="carried no data"):
         result_text('{"1": ""}')
+
+
+class _Answer:
+    def __init__(self, body: dict) -> None:
+        self.status_code, self.body = 200, body
+
+    def json(self) -> dict:
+        return self.body
+
+
+class _Heat:
+    """The orchestration proxy's get, answering with a real stack's resources listing."""
+
+    def __init__(self, resources: list[dict]) -> None:
+        self.resources = resources
+
+    def get(self, path: str, raise_exc: bool = False) -> _Answer:
+        assert "/resources?" in path, path
+        return _Answer({"resources": self.resources})
+
+
+def test_each_vms_volume_and_server_are_found_in_its_own_nested_stack():
+    folder = FIXTURES / "two-stacks" / "raw" / "heat" / "volperf-heat-try-001-randwrite"
+    resources = json.loads((folder / "resources.json").read_text())
+    conn = type("Conn", (), {"orchestration": _Heat(resources)})()
+    vms = vm_stacks(conn, "stacks/volperf-heat-try-001-randwrite/id")
+    assert list(vms) == [0]
+    for kind in ("OS::Cinder::Volume", "OS::Nova::Server"):
+        (made,) = [r for r in resources if r["resource_type"] == kind]
+        assert member_ids(resources, vms, kind) == {0: made["physical_resource_id"]}
+        assert member_ids(resources, {}, kind) == {}  # a VM stack not listed: none

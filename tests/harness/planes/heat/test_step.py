@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.planes.heat.step import agent_times, create_times, guest_of, heat_step, is_heat_step
+from harness.records.consumer_fio import OwnOutputsStep
 from harness.tools.fio.logs import LogPlace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -179,3 +180,60 @@ def test_an_older_agents_log_says_nothing_of_its_guest(tmp_path):
     log.write_text("ready=1795421280 start_at=1795421291 started=1795421291\n")
     assert guest_of(log) == {}
     assert guest_of(tmp_path / "missing.log") == {}
+
+
+def _qos_copy(tmp_path: Path, change) -> OwnOutputsStep:
+    """The qos-limited step read again after ``change`` of its raw folder (a copy)."""
+    folder = tmp_path / "qos-limited"
+    shutil.copytree(FIXTURES / "qos-limited", folder)
+    change(folder / "raw")
+    plan = json.loads((folder / "step.json").read_text())
+    return heat_step(folder / "raw", "001", plan, "openstack:test")
+
+
+def test_each_real_vms_volume_qos_limit_stands_beside_its_figures():
+    step = _load("qos-limited")
+    raw = FIXTURES / "qos-limited" / "raw" / "heat"
+    for record, direction in zip(step.records, ("read", "write"), strict=True):
+        consumer = record.context.consumer
+        [kept] = [
+            json.loads(p.read_text())[consumer]
+            for p in raw.glob("*/qos.json")
+            if consumer in json.loads(p.read_text())
+        ]
+        assert kept["qos_specs"]["specs"] == {"total_iops_sec": "150"}
+        figures = getattr(record, direction)
+        assert step.summary["qos"][consumer] == {
+            "volume_type": "real-guests-limited",
+            "qos_consumer": "front-end",
+            "limits": {"total_iops_sec": 150.0},
+            "measured": {"total_iops_sec": round(figures.iops, 1)},
+            "exceeded": [],
+        }
+        assert figures.iops == pytest.approx(150, rel=0.05)  # QEMU held it
+    assert not [w for w in step.warnings if w.code.startswith("qos-")]
+
+
+def test_a_limit_below_what_a_vm_did_is_flagged_as_not_held(tmp_path):
+    def lower(raw: Path) -> None:
+        for path in raw.glob("heat/*/qos.json"):
+            kept = json.loads(path.read_text())
+            for entry in kept.values():
+                entry["qos_specs"]["specs"] = {"total_iops_sec": "100"}
+            path.write_text(json.dumps(kept))
+
+    step = _qos_copy(tmp_path, lower)
+    flagged = [w.message for w in step.warnings if w.code == "qos-exceeded"]
+    assert len(flagged) == 2 and flagged[0].startswith("c01: 151 against its volume type")
+    assert step.summary["qos"]["c02"]["exceeded"] == ["total_iops_sec"]
+
+
+def test_a_limit_the_stand_in_bypasses_is_asked_but_not_applied(tmp_path):
+    def stand_in(raw: Path) -> None:
+        stacks = json.loads((raw / "stacks.json").read_text())
+        for stack in stacks:
+            stack["parameters"]["device_mode"] = "rbd"
+        (raw / "stacks.json").write_text(json.dumps(stacks))
+
+    step = _qos_copy(tmp_path, stand_in)
+    assert [w.code for w in step.warnings if w.code.startswith("qos-")] == ["qos-bypassed"]
