@@ -117,6 +117,8 @@ def bring_up_or_fail(
 CEPH_TEST_MON_PORT = 20500  # off the default 20100, so a developer's own testbed can run
 K8S_CEPH_MON_PORT = 24500  # the k8s testbed's own Ceph; its daemons bind 100-300 above
 OPENSTACK_TEST_BASE_PORT = 22000  # off the default 21000, likewise
+GUESTS_CEPH_MON_PORT = 25500  # the real guests' OpenStack testbed's own Ceph
+GUESTS_TEST_BASE_PORT = 22500  # the real guests' OpenStack testbed
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,43 @@ def openstack_testbed(openstack_bring_up: BringUp) -> OpenStackTestbedInfo:
     return OpenStackTestbedInfo(
         state, state / "clouds.yaml", openstack_bring_up.seconds, up.stdout + up.stderr
     )
+
+
+@pytest.fixture(scope="session")
+def guests_ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
+    """The Ceph testbed of the real guests' OpenStack testbed: its own, so that the guests'
+    group runs beside the OpenStack group (tests/suite_groups.py)."""
+    yield from _ceph_testbed(
+        tmp_path_factory, "guests-ceph-testbed", "--mon-port", str(GUESTS_CEPH_MON_PORT)
+    )
+
+
+@pytest.fixture(scope="session")
+def real_guests_testbed(
+    tmp_path_factory: pytest.TempPathFactory, guests_ceph_testbed: CephTestbedInfo
+) -> Iterator[OpenStackTestbedInfo]:
+    """An OpenStack testbed whose Nova boots real guests (`--guests real`: libvirt, QEMU on
+    the accelerator its probe boot chose, Cinder's RBD volumes attached by librbd), purged
+    at the end, which checks that no process, QEMU, libvirt daemon or veth of it is left."""
+    work = tmp_path_factory.mktemp("real-guests-testbed")
+    state = work / "state"
+    options = ("--ceph-state", str(guests_ceph_testbed.state), "--guests", "real")
+    options += ("--base-port", str(GUESTS_TEST_BASE_PORT))
+    with one_per_machine("real-guests-testbed"):
+        bring_up = BringUp("openstack", state, options, work, timeout=1800).start()
+        try:
+            up = bring_up.wait()
+            yield OpenStackTestbedInfo(
+                state, state / "clouds.yaml", bring_up.seconds, up.stdout + up.stderr
+            )
+        finally:
+            bring_up.end()
+            down = volperf(
+                "testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work
+            )
+    assert down.returncode == 0, down.stderr
+    assert not openstack_processes(state)
+    assert not state.exists()
 
 
 @pytest.fixture(scope="session")

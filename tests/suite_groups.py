@@ -59,6 +59,8 @@ TESTBED_GROUPS: dict[str, str] = {
     "k8s_scenarios_done": "k8s",
     "k8s_testbed_alone": "k8s",
     "k8s_scenarios_all": "k8s",
+    "guests_ceph_testbed": "guests",
+    "real_guests_testbed": "guests",
 }
 # A group's tests run in the order of the first of these fixtures each uses, from the
 # last to the first here (a stable sort: else in the order they were collected). The

@@ -40,6 +40,7 @@ LOGS_PREFIX = "logs-"  # logs-CONSUMER/: its fio's per-second logs and the agent
 CONSOLE_PREFIX = "console-"  # console-CONSUMER.txt: a VM without a result, its console
 CONSOLE_LINES = 20  # kept of such a console; the last CONSOLE_SHOWN go into the VM's error
 CONSOLE_SHOWN = 5
+CONSOLE_WIDTH = 160  # of each line shown, its end (a progress meter makes long lines)
 # "ready=S start_at=S started=S kernel=K hypervisor=H": seconds since the epoch, the VM's
 # kernel and the hypervisor it detected ("none" under QEMU's emulated CPU)
 AGENT_LOG = "agent.log"
@@ -267,12 +268,14 @@ def _vm_records(
 
 
 def console_tail(path: Path) -> list[str]:
-    """The last CONSOLE_SHOWN lines with text of a kept console, or []."""
+    """The last CONSOLE_SHOWN lines with text of a kept console, each cut to the end of
+    its last CONSOLE_WIDTH characters, or []."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    return [line.strip() for line in lines if line.strip()][-CONSOLE_SHOWN:]
+    shown = [line.strip() for line in lines if line.strip()][-CONSOLE_SHOWN:]
+    return [line if len(line) <= CONSOLE_WIDTH else "…" + line[-CONSOLE_WIDTH:] for line in shown]
 
 
 def _create_summary(events: list[EventRecord]) -> dict[str, dict[str, float]]:

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.planes.heat.step import agent_times, create_times, guest_of, heat_step, is_heat_step
+from harness.planes.heat.step import (
+    agent_times,
+    console_tail,
+    create_times,
+    guest_of,
+    heat_step,
+    is_heat_step,
+)
 from harness.records.consumer_fio import OwnOutputsStep
 from harness.tools.fio.logs import LogPlace
 
@@ -237,3 +244,22 @@ def test_a_limit_the_stand_in_bypasses_is_asked_but_not_applied(tmp_path):
 
     step = _qos_copy(tmp_path, stand_in)
     assert [w.code for w in step.warnings if w.code.startswith("qos-")] == ["qos-bypassed"]
+
+
+def test_a_real_guests_console_tail_ends_its_rows_error(tmp_path):
+    console = FIXTURES / "consoles" / "console-c02.txt"
+    shown = console_tail(console)
+    assert len(shown) == 5 and shown[-1] == "volperf guest: user_data exited 2"
+    assert shown[-2] == "volperf agent: Heat refused the SUCCESS signal"
+    # fio's progress meter and curl's error on one line: its last 160 characters
+    lines = [line.strip() for line in console.read_text().splitlines() if line.strip()]
+    assert len(lines[-3]) > 160 and shown[-3] == "…" + lines[-3][-160:]
+    assert "curl: (7) Failed to connect" in shown[-3]
+    folder = tmp_path / "one-vm-failed"
+    shutil.copytree(FIXTURES / "one-vm-failed", folder)
+    shutil.copy(console, folder / "raw" / "heat" / "hand2" / "console-c02.txt")
+    plan = json.loads((folder / "step.json").read_text())
+    step = heat_step(folder / "raw", "001", plan, "openstack:test")
+    failed = next(r for r in step.records if r.context.consumer == "c02")
+    assert failed.error.endswith("; its console's last lines: " + " | ".join(shown))
+    assert not next(r for r in step.records if r.context.consumer == "c01").error

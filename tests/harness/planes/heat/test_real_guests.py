@@ -1,0 +1,341 @@
+"""`volperf run heat` in real VMs: on an OpenStack testbed made with `--guests real`, Nova's
+libvirt driver boots the guest image, Cinder's RBD volumes are attached by QEMU through
+librbd, and heat_templates/cinder-fio's agent runs as the guest's own user_data, finds its
+volume by its id as a block device of the guest's kernel and signals Heat over the guest's
+own network. Two campaigns at once, each one step of 2 VMs (a reader and a writer): one
+on Cinder's default type, one on a type whose front-end QoS limits each volume to LIMIT
+IOPS, which QEMU enforces on the VM's disk. Then the shipped data-plane Rally task at 2
+VMs through plain `rally task start`, and a run killed while its guests boot, after which
+`volperf cleanup` leaves nothing of them."""
+
+from __future__ import annotations
+
+import csv
+import json
+import platform
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.core.redact import redact_text
+from harness.core.spec import validate
+from harness.core.store import CampaignStore
+from harness.planes.ceph import images
+from harness.planes.heat.step import console_tail
+from harness.planes.rally.runner import rally_config
+from harness.planes.rally.target import TASKS_DIR, RallyTarget
+from harness.testbeds.openstack import libvirt_daemons, real_guests
+from tests.harness.helpers import fio_json, rally_cli, rally_cli_env, volperf
+from tests.harness.planes.heat.specs import heat_spec, limited_type
+from tests.harness.planes.openstack_campaigns import POLL_S
+
+NAME = "real-guests"
+LIMITED = "real-guests-limited"
+LIMIT = 150  # IOPS: about a tenth of what a TCG guest did here unlimited (1,366)
+
+
+class QemuWatch:
+    """The most QEMU processes of the testbed's guests seen at once while a run goes on."""
+
+    def __init__(self, state: Path) -> None:
+        self.state, self.most = state, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self.stop.wait(0.5):
+            self.most = max(self.most, len(libvirt_daemons.guest_processes(self.state)))
+
+
+def _spec(work: Path, name: str, clouds_yaml: Path, **heat) -> Path:
+    spec = heat_spec(
+        name,
+        clouds_yaml,
+        [2],
+        runtime=10,
+        **{
+            "image": real_guests.IMAGE,
+            "flavor": real_guests.FLAVOR,
+            "network": real_guests.NETWORK,
+            "device_mode": "device",
+            **heat,
+        },
+    )
+    path = work / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory, real_guests_testbed):
+    """Both campaigns at once: (folder, finished run) by name, and the most QEMU
+    processes of the testbed seen at once."""
+    work = tmp_path_factory.mktemp("real-guests-heat")
+    clouds = real_guests_testbed.clouds_yaml
+    specs = {
+        NAME: _spec(work, NAME, clouds),
+        LIMITED: _spec(work, LIMITED, clouds, volume_type=LIMITED),
+    }
+    watch = QemuWatch(real_guests_testbed.state)
+    watch.thread.start()
+    conn = real_guests_testbed.connection()
+    try:
+        with limited_type(conn, LIMITED, {"total_iops_sec": str(LIMIT)}):
+            runs = {
+                name: subprocess.Popen(
+                    [sys.executable, "-m", "harness.cli", "run", "heat", str(spec)]
+                    + ["--results", str(work / "results")],
+                    cwd=work,
+                    stdout=(work / f"{name}.out").open("w"),
+                    stderr=(work / f"{name}.err").open("w"),
+                    text=True,
+                )
+                for name, spec in specs.items()
+            }
+            for run in runs.values():
+                run.wait(timeout=1500)
+    finally:
+        watch.stop.set()
+        watch.thread.join()
+    finished = {
+        name: subprocess.CompletedProcess(
+            run.args,
+            run.returncode,
+            (work / f"{name}.out").read_text(),
+            (work / f"{name}.err").read_text(),
+        )
+        for name, run in runs.items()
+    }
+    return {name: (work / "results" / name, finished[name]) for name in specs}, watch.most
+
+
+def test_the_testbed_says_its_guests_are_real(real_guests_testbed):
+    assert "--guests real" not in real_guests_testbed.up_output  # said in words
+    assert "Nova's libvirt driver boots real guests" in real_guests_testbed.up_output
+    status = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "testbed", "status", "openstack", "--json"]
+        + ["--state", str(real_guests_testbed.state)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(status.stdout)
+    assert report["guests"] == "real"
+    assert "Nova's libvirt driver boots real guests" in report["guests_words"]
+
+
+def _direction(row: dict[str, str]) -> str:
+    return "read" if row["rw"] == "randread" else "write"
+
+
+def test_each_guests_own_fio_result_comes_back_through_heat_into_fio_csv(campaigns):
+    ran, most_qemu = campaigns
+    folder, run = ran[NAME]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert most_qemu >= 2, "the VMs were not QEMU processes of the testbed's libvirtd"
+    with (folder / "fio.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["consumer"], r["rw"]) for r in rows] == [("c01", "randread"), ("c02", "randwrite")]
+    summary = json.loads((folder / "summary.json").read_text())
+    for row in rows:
+        assert not row["error"]
+        raw = folder / "steps" / row["step"] / "raw" / "heat" / f"volperf-{NAME}-001-{row['rw']}"
+        job = fio_json(raw / f"fio-{row['consumer']}.json")["jobs"][0]
+        direction = _direction(row)
+        assert float(row[f"{direction}_iops"]) == pytest.approx(job[direction]["iops"], rel=1e-6)
+        assert job[direction]["io_bytes"] > 0
+        # fio on a block device of the guest's kernel, not the stand-in's rbd engine
+        assert job["job options"]["ioengine"] == "libaio"
+        assert job["job options"]["filename"].startswith("/dev/vd")
+        agent = (raw / f"logs-{row['consumer']}" / "agent.log").read_text()
+        fields = dict(f.split("=", 1) for f in agent.split())
+        assert fields["kernel"].endswith("-cloud-amd64")  # the guest image's Debian kernel
+        assert fields["kernel"] != platform.release()
+    (step,) = summary["steps"]
+    guests = step["heat"]["guests"]
+    assert set(guests) == {"c01", "c02"}
+    assert "qos" not in step["heat"]  # Cinder's default type: no QoS asked, none said
+    if any(g["hypervisor"] == "none" for g in guests.values()):  # TCG: said everywhere
+        assert "emulated-cpu" in {w["code"] for w in step["warnings"]}
+        assert "their CPU is emulated" in run.stdout + run.stderr
+
+
+def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
+    """The limited campaign's VMs ran within 5 % of the limit, the default type's VMs on
+    the same testbed above it; volperf kept each volume's limit beside its figures."""
+    ran, _ = campaigns
+    folder, run = ran[LIMITED]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    with (folder / "fio.csv").open() as handle:
+        limited = list(csv.DictReader(handle))
+    with (ran[NAME][0] / "fio.csv").open() as handle:
+        unlimited = list(csv.DictReader(handle))
+    for row in limited:
+        assert float(row[f"{_direction(row)}_iops"]) == pytest.approx(LIMIT, rel=0.05), row
+    for row in unlimited:
+        assert float(row[f"{_direction(row)}_iops"]) > LIMIT * 1.05, row
+    (step,) = json.loads((folder / "summary.json").read_text())["steps"]
+    for row in limited:
+        kept = step["heat"]["qos"][row["consumer"]]
+        assert kept["volume_type"] == LIMITED and kept["qos_consumer"] == "front-end"
+        assert kept["limits"] == {"total_iops_sec": LIMIT}
+        assert kept["measured"]["total_iops_sec"] == pytest.approx(
+            float(row[f"{_direction(row)}_iops"]), abs=0.1
+        )
+        assert kept["exceeded"] == []
+    assert not [w for w in step["warnings"] if w["code"].startswith("qos-")]
+    assert "volume QoS, measured/limit: c01 total_iops_sec" in run.stderr
+    assert "not held" not in run.stderr
+
+
+def test_nothing_of_the_guests_is_left_once_the_stacks_are_gone(campaigns, real_guests_testbed):
+    conn = real_guests_testbed.connection()
+    assert list(conn.orchestration.stacks()) == []
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert libvirt_daemons.guest_processes(real_guests_testbed.state) == []
+    assert _macvtaps(real_guests_testbed.state) == []
+
+
+def _guest_job(path: Path) -> dict:
+    """A VM's fio job, checked to have run in a real guest: on a block device of the
+    guest's own kernel (libaio), not on the RBD image from the host."""
+    [job] = fio_json(path)["jobs"]
+    assert job["job options"]["ioengine"] == "libaio"
+    assert job["job options"]["filename"].startswith("/dev/vd")
+    agent = (path.parent / f"logs-{path.stem.removeprefix('fio-')}" / "agent.log").read_text()
+    fields = dict(f.split("=", 1) for f in agent.split())
+    assert fields["kernel"].endswith("-cloud-amd64") and fields["kernel"] != platform.release()
+    return job
+
+
+def test_rally_task_start_of_the_data_plane_in_real_guests(real_guests_testbed, tmp_path):
+    """rally_plugins/tasks/data-plane.yaml as shipped, at 2 VMs, given the testbed's guest
+    image, flavor and network: Rally's table holds each guest's own fio figures."""
+    spec = validate(
+        {
+            "name": "data-plane",
+            "sweep": [1],
+            "target": {"type": "openstack", "clouds_yaml": str(real_guests_testbed.clouds_yaml)},
+            "workloads": [{"name": "dp", "tool": "rally", "task": "data-plane"}],
+        }
+    )
+    target = RallyTarget(spec, rally_dir=tmp_path / "rally")
+    target.prepare(spec, CampaignStore(tmp_path / "campaign"))
+    config = rally_config(tmp_path / "rally", POLL_S, where=tmp_path)
+    rally_cli_env(config, "real-guests", tmp_path / "rally" / f"{target.env}.env.json")
+    args = {"vm_counts": [2], "runtime": 5, "size": "64M", "device_mode": "device"}
+    args |= {"image": real_guests.IMAGE, "flavor": real_guests.FLAVOR}
+    args |= {"network": real_guests.NETWORK, "keep_raw": str(tmp_path / "kept")}
+    started = rally_cli(
+        config,
+        "task",
+        "start",
+        str(TASKS_DIR / "data-plane.yaml"),
+        "--task-args",
+        json.dumps(args),
+        "--env",
+        "real-guests",
+        "--no-use",
+        timeout=900,
+    )
+    [uuid] = set(re.findall(r"Task +([0-9a-f-]{36})", started.stdout))
+    rally_cli(config, "task", "export", uuid, "--type", "json", "--to", str(tmp_path / "r.json"))
+    [task] = json.loads((tmp_path / "r.json").read_text())["tasks"]
+    assert task["status"] == "finished" and task["pass_sla"]
+    [workload] = task["subtasks"][0]["workloads"]
+    [iteration] = workload["data"]
+    assert not iteration["error"], iteration["error"]
+    [table] = iteration["output"]["complete"]
+    columns = table["data"]["cols"]
+    rows = {row[columns.index("consumer")]: row for row in table["data"]["rows"]}
+    kept = tmp_path / "kept" / "subtask-1" / "iteration-0001" / "heat"
+    for consumer, direction in (("c01", "read"), ("c02", "write")):
+        job = _guest_job(next(kept.glob(f"*/fio-{consumer}.json")))
+        shown = float(rows[consumer][columns.index(f"{direction}_iops")])
+        assert shown == pytest.approx(job[direction]["iops"], rel=1e-6) and shown > 0
+    conn = real_guests_testbed.connection()
+    assert list(conn.orchestration.stacks()) == []
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert libvirt_daemons.guest_processes(real_guests_testbed.state) == []
+
+
+def _macvtaps(state: Path) -> list[str]:
+    """The macvtap devices on the testbed's guests' network (its veth's lower end)."""
+    ports = json.loads((state / "testbed.json").read_text())["ports"]
+    lower = real_guests.GuestNetwork.for_base_port(ports["keystone"]).lower
+    listed = subprocess.run(
+        ["ip", "-o", "link", "show", "type", "macvtap"], capture_output=True, text=True
+    ).stdout
+    return [line.split(":")[1].strip() for line in listed.splitlines() if f"@{lower}" in line]
+
+
+def _domains(state: Path) -> list[str]:
+    import libvirt  # python3-libvirt, linked into the venv
+
+    connection = libvirt.open(libvirt_daemons.uri(state))
+    try:
+        return [domain.name() for domain in connection.listAllDomains()]
+    finally:
+        connection.close()
+
+
+def test_a_run_killed_while_its_guests_boot_leaves_nothing_after_cleanup(
+    real_guests_testbed, guests_ceph_testbed, tmp_path
+):
+    state = real_guests_testbed.state
+    spec = _spec(tmp_path, "killed", real_guests_testbed.clouds_yaml)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", "heat", str(spec)]
+        + ["--results", str(tmp_path / "results")],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 600
+    while len(libvirt_daemons.guest_processes(state)) < 2 and run.poll() is None:
+        assert time.monotonic() < deadline, "no two guests booting within 600 s"
+        time.sleep(0.5)
+    run.send_signal(signal.SIGKILL)  # while the guests boot: their agents have not signalled
+    run.wait()
+    assert len(_domains(state)) == 2 and len(_macvtaps(state)) == 2
+    cleaned = volperf("cleanup", str(tmp_path / "results" / "killed"), cwd=tmp_path, timeout=900)
+    assert cleaned.returncode == 0, cleaned.stderr[-3000:]
+    conn = real_guests_testbed.connection()
+    assert list(conn.orchestration.stacks()) == []
+    assert list(conn.compute.servers(all_projects=True)) == []
+    assert list(conn.block_storage.volumes(all_projects=True)) == []
+    assert libvirt_daemons.guest_processes(state) == []
+    assert _domains(state) == []
+    assert _macvtaps(state) == []
+    with guests_ceph_testbed.access().pool_io() as ioctx:
+        assert not images.existing(ioctx)
+
+
+def test_a_guest_that_never_signals_is_reported_with_its_consoles_last_lines(
+    real_guests_testbed, tmp_path
+):
+    """A VM without a network boots and runs its agent, whose signal never reaches Heat:
+    the wait condition times out, and the VM's row carries its console's last lines."""
+    spec = _spec(tmp_path, "silent", real_guests_testbed.clouds_yaml, network="", agent_timeout=60)
+    results = str(tmp_path / "results")
+    run = volperf("run", "heat", str(spec), "--results", results, cwd=tmp_path, timeout=900)
+    assert run.returncode == 1, run.stderr[-3000:]
+    campaign = tmp_path / "results" / "silent"
+    with (campaign / "fio.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 2
+    for row in rows:
+        assert "VM stack CREATE_FAILED" in row["error"]
+        consoles = list((campaign / "steps").glob(f"*/raw/heat/*/console-{row['consumer']}.txt"))
+        assert consoles, row
+        shown = redact_text(" | ".join(console_tail(consoles[0])))  # may print a secret
+        assert row["error"].endswith(f"its console's last lines: {shown}")
+        assert "volperf guest: user_data exited" in shown  # the guest image's init said so
+    assert "its console's last lines" in run.stderr
