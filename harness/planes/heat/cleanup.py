@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import defaultdict
 from typing import Any
 
 from harness.core.store import CampaignStore
@@ -12,13 +13,47 @@ from harness.planes.cloud import connection_for
 from harness.planes.heat import api
 
 POLL_S = 2.0
+SERVER = "OS::Nova::Server"
+WAIT = "OS::Heat::WaitCondition"
 DELETE_WAIT_S = 600
 
 
+def silent_servers(resources: list[dict[str, Any]]) -> list[str]:
+    """The servers, among a stack's resources (two deep), of the VMs whose agent never
+    signalled Heat (their wait condition not CREATE_COMPLETE): booting, hung or panicked
+    guests."""
+    members: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for resource in resources:
+        stacks = [link["href"] for link in resource.get("links", []) if link["rel"] == "stack"]
+        if stacks:
+            members[stacks[0]][resource.get("resource_type", "")] = resource
+    return [
+        vm[SERVER]["physical_resource_id"]
+        for vm in members.values()
+        if vm.get(SERVER, {}).get("physical_resource_id")
+        and vm.get(WAIT, {}).get("resource_status") != "CREATE_COMPLETE"
+    ]
+
+
+def delete_silent_servers(conn: Any, path: str) -> None:
+    """Deletes the stack's servers whose guest never answered, before the stack: Heat
+    detaches a volume before it deletes its server, and a guest that does not answer
+    the unplug (a panicked kernel, a guest still booting) holds the stack in
+    DELETE_IN_PROGRESS until Heat's timeout; Nova deletes such a server at once and
+    releases its volume, and Heat then finds the attachment and the server gone.
+    Best effort: Heat deletes them anyway."""
+    with contextlib.suppress(Exception):
+        for server in silent_servers(api.resources(conn, path, nested_depth=2)):
+            conn.compute.delete_server(server, ignore_missing=True)
+
+
 def delete_and_wait(conn: Any, paths: list[str], timeout_s: float) -> tuple[list[str], list[str]]:
-    """Delete the stacks at once (Heat removes their servers, attachments and volumes) and
-    wait; returns (paths deleted, lines saying what was not)."""
+    """Delete the stacks at once (Heat removes their servers, attachments and volumes;
+    the servers of guests that never answered go first) and wait; returns (paths
+    deleted, lines saying what was not)."""
     left: dict[str, str] = {}
+    for path in paths:
+        delete_silent_servers(conn, path)
     for path in paths:
         try:
             api.delete(conn, path)

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.host.openstack_sdk import found
 from harness.testbeds import TestbedError
-from harness.testbeds.openstack.guest_image import COMMAND_LINE, GuestImage
+from harness.testbeds.openstack.guest_image import GuestImage
 
 MODES = ("stand-in", "real")  # how the data plane's VMs run; stand-in: guest_runner.py
 NETWORK = "volperf-guests"
@@ -90,8 +90,9 @@ def template_values(
     }
 
 
-def register(conn: Any, image: GuestImage, network: GuestNetwork) -> None:
-    """The guest image (kernel, ramdisk, root disk), the flavor and the shared network."""
+def register(conn: Any, image: GuestImage, network: GuestNetwork, command_line: str) -> None:
+    """The guest image (kernel, ramdisk, root disk) booted with ``command_line``, the
+    flavor and the shared network."""
     if found(conn.image.find_image, IMAGE) is None:
         made = {
             part: conn.create_image(
@@ -117,7 +118,7 @@ def register(conn: Any, image: GuestImage, network: GuestNetwork) -> None:
             meta={
                 "kernel_id": made["kernel"].id,
                 "ramdisk_id": made["ramdisk"].id,
-                "os_command_line": COMMAND_LINE,
+                "os_command_line": command_line,
                 "hw_disk_bus": "virtio",
             },
         )

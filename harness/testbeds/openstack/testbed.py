@@ -35,7 +35,11 @@ from harness.testbeds.base import Progress, Testbed, TestbedOptions
 from harness.testbeds.ceph import BACKUP_POOL, CINDER_USER, POOL, SECOND_POOL, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.openstack import accel, catalog, infra, libvirt_daemons, real_guests
-from harness.testbeds.openstack.guest_image import GuestImage, ensure_guest_image
+from harness.testbeds.openstack.guest_image import (
+    GuestImage,
+    ensure_guest_image,
+    kernel_command_line,
+)
 from harness.testbeds.openstack.guest_image import cache_folder as guest_cache
 from harness.testbeds.openstack.services import (
     API_PORT,
@@ -273,8 +277,13 @@ class OpenStackTestbed(Testbed):
             self._save()
         if self.real_guests and not self._record.get("guest_catalog"):
             say("registering the guest image, its flavor and the guests' network")
-            assert self._guest_image is not None
-            real_guests.register(self.connection(), self._guest_image, self.guest_network)
+            assert self._guest_image is not None and self._accel is not None
+            real_guests.register(
+                self.connection(),
+                self._guest_image,
+                self.guest_network,
+                kernel_command_line(self._accel.virt_type),
+            )
             self._record["guest_catalog"] = True
             self._save()
         self._write_client_files()

@@ -19,7 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.testbeds.openstack.guest_image import COMMAND_LINE, ensure_guest_image, module_order
+from harness.testbeds.openstack.guest_image import (
+    ensure_guest_image,
+    kernel_command_line,
+    module_order,
+)
 from tests.harness.testbeds.openstack.guest_helpers import config_drive
 
 BOOT_TIMEOUT_S = 240
@@ -127,7 +131,7 @@ def test_the_image_boots_and_runs_fio_on_a_disk_found_by_its_serial(
             "-machine", "pc,accel=tcg", "-cpu", "Nehalem", "-m", "256", "-smp", "1",
             "-nographic", "-no-reboot", "-serial", f"file:{console}", "-monitor", "none",
             "-kernel", str(image.kernel), "-initrd", str(image.ramdisk),
-            "-append", COMMAND_LINE,
+            "-append", kernel_command_line("qemu"),
             "-drive", f"file={overlay},if=virtio,format=qcow2",
             "-drive", f"file={iso},media=cdrom,if=ide",
             "-drive", f"file={disk},if=none,id=volume,format=raw,cache=none,aio=native",

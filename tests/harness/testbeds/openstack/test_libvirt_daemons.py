@@ -16,7 +16,11 @@ from pathlib import Path
 from harness.host.process import command_line
 from harness.testbeds.ceph import CINDER_USER
 from harness.testbeds.openstack import accel, libvirt_daemons
-from harness.testbeds.openstack.guest_image import COMMAND_LINE, cache_folder, ensure_guest_image
+from harness.testbeds.openstack.guest_image import (
+    cache_folder,
+    ensure_guest_image,
+    kernel_command_line,
+)
 from tests.conftest import CephTestbedInfo
 from tests.harness.testbeds.openstack.guest_helpers import config_drive
 
@@ -36,7 +40,7 @@ def _domain(name: str, virt_type: str, image: object, overlay: Path, iso: Path, 
     return f"""<domain type='{virt_type}'><name>{name}</name>
 <memory unit='MiB'>256</memory><vcpu>1</vcpu>
 <os><type arch='x86_64' machine='pc'>hvm</type><kernel>{image.kernel}</kernel>
-<initrd>{image.ramdisk}</initrd><cmdline>{COMMAND_LINE}</cmdline></os>
+<initrd>{image.ramdisk}</initrd><cmdline>{kernel_command_line(virt_type)}</cmdline></os>
 <features><acpi/><apic/></features>
 <cpu mode='custom' match='exact'><model fallback='allow'>Nehalem</model></cpu>
 <on_poweroff>destroy</on_poweroff>
