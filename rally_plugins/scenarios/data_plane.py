@@ -9,8 +9,10 @@ fio, so Rally's own stack wait, which stops there, is not used), reads every VM'
 and deletes the stacks whatever happened. Atomic actions: ``heat.create_stack`` (creation
 until every VM answered; inside it each VM's volume, server, attachment and agent result
 as Heat's events time them), ``volperf.results`` and ``heat.delete_stack``. Rally's report
-gets the additive charts of fio_output.py and the VM table; an iteration whose VMs did
-not all answer fails naming them and their reasons, after its output is added.
+gets the additive charts of fio_output.py, the VM table and the iteration's warnings
+(unwritten volumes, emulated CPUs, low overlap, ...; SLA ``volperf_warnings`` fails on
+them when a task asks); an iteration whose VMs did not all answer fails naming them and
+their reasons, after its output is added.
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ from harness.planes.heat.cleanup import delete_and_wait
 from harness.planes.heat.collect import POLL_S, WAIT_MARGIN_S, collect_stacks, settled
 from harness.planes.heat.parameters import StackPlan, listing, stack_plans, stack_timeout_min
 from harness.planes.heat.step import STACKS_FILE, heat_step
+from harness.records.aggregate import Warning, aggregate_step
 from harness.records.consumer_fio import OwnOutputsStep
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.tools.fio.histogram import top_bucket_ns
-from rally_plugins.scenarios.fio_output import additive_charts, vm_table
+from rally_plugins.scenarios.fio_output import additive_charts, vm_table, warnings_table
 
 STEP_ID = "iteration"
 TAG = "volperf-rally"
@@ -145,7 +148,7 @@ class CinderFio(scenario.OpenStackScenario):
                     )[1]
             outcome = self._outcome(raw, step, plans, refused)
         timer.atomic_action["children"] = heat_children(outcome.events)
-        self._report(outcome.records, outcome.outputs)
+        self._report(outcome.records, outcome.outputs, outcome.warnings)
         reasons = problems + [f"NOT deleted: {line}" for line in not_deleted]
         if waited != "settled":
             reasons.append(waited)
@@ -228,11 +231,16 @@ class CinderFio(scenario.OpenStackScenario):
         }
         return heat_step(raw, step.id, plan, "openstack:rally")
 
-    def _report(self, records: list[FioConsumerRecord], outputs: list[Any]) -> None:
-        major = outputs[0].major_version if outputs else 3
-        for chart in additive_charts(records, top_bucket_ns(major) / 1_000_000):
+    def _report(
+        self, records: list[FioConsumerRecord], outputs: list[Any], warnings: list[Warning]
+    ) -> None:
+        ceiling_ms = top_bucket_ns(outputs[0].major_version if outputs else 3) / 1_000_000
+        for chart in additive_charts(records, ceiling_ms):
             self.add_output(additive=chart)
         self.add_output(complete=vm_table(records))
+        table = warnings_table(warnings, aggregate_step(records, ceiling_ms).warnings)
+        if table is not None:
+            self.add_output(complete=table)
 
 
 def heat_children(events: list[EventRecord]) -> list[dict[str, Any]]:

@@ -1,19 +1,27 @@
 """What the data-plane scenario adds to Rally's report for one iteration, from its VMs'
 fio.csv rows (volperf's records of each VM's own fio JSON): the additive charts, in the
-same order every iteration (Rally matches them across iterations by position), and the
-complete table of every VM. Sums and the latency percentiles over the VMs' merged
-histograms are volperf's own aggregates (harness.records.aggregate)."""
+same order every iteration (Rally matches them across iterations by position), the
+complete table of every VM, and the table of the iteration's warnings when it has any.
+Sums and the latency percentiles over the VMs' merged histograms are volperf's own
+aggregates (harness.records.aggregate)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from harness.records.aggregate import DirectionAggregate, aggregate_step
+from harness.planes.rally.data_plane import (
+    FROM_FIGURES,
+    FROM_STEP,
+    WARNING_COLUMNS,
+    WARNINGS_TITLE,
+)
+from harness.records.aggregate import DirectionAggregate, Warning, aggregate_step
 from harness.records.fio import REFERENCE_COLUMNS, FioConsumerRecord, csv_cell
 
 DIRECTIONS = ("read", "write")
 TABLE_COLUMNS = [*REFERENCE_COLUMNS, "consumer", "role", "error"]
+VM_TABLE_TITLE = "Every VM's fio figures (fio.csv)"
 
 
 def additive_charts(records: Sequence[FioConsumerRecord], ceiling_ms: float) -> list[dict]:
@@ -71,7 +79,23 @@ def vm_table(records: Sequence[FioConsumerRecord]) -> dict[str, Any]:
         row = [*cells, record.context.consumer, record.context.role, record.error]
         rows.append([csv_cell(cell) for cell in row])
     return {
-        "title": "Every VM's fio figures (fio.csv)",
+        "title": VM_TABLE_TITLE,
         "chart_plugin": "Table",
         "data": {"cols": TABLE_COLUMNS, "rows": rows},
+    }
+
+
+def warnings_table(step: Sequence[Warning], figures: Sequence[Warning]) -> dict[str, Any] | None:
+    """The iteration's warnings, as `volperf run heat` says them for a step: the Heat
+    step's own (its VMs' answers) and its figures' (the VMs aggregated); None when none."""
+    rows = [[w.code, w.message, FROM_STEP] for w in step]
+    rows += [[w.code, w.message, FROM_FIGURES] for w in figures]
+    if not rows:
+        return None
+    return {
+        "title": WARNINGS_TITLE,
+        "description": "what volperf found that limits what this iteration's figures "
+        "mean; SLA volperf_warnings fails on them",
+        "chart_plugin": "Table",
+        "data": {"cols": WARNING_COLUMNS, "rows": rows},
     }

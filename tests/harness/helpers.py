@@ -272,3 +272,12 @@ def rally_cli_env(config: Path, name: str, spec: Path) -> None:
     (``--no-use``: nothing written to ~/.rally)."""
     rally_cli(config, "db", "ensure")
     rally_cli(config, "env", "create", "--name", name, "--spec", str(spec), "--no-use")
+
+
+def output_table(iteration: dict, title: str) -> dict | None:
+    """The complete output of a Rally iteration with that title (a table), or None."""
+    found = [
+        t for t in (iteration.get("output") or {}).get("complete") or [] if t["title"] == title
+    ]
+    assert len(found) <= 1, f"{len(found)} tables titled {title!r}"
+    return found[0] if found else None

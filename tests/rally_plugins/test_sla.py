@@ -11,9 +11,12 @@ import pytest
 from rally import exceptions
 
 from harness.planes.rally.records import load_export, rally_csv, records_of, workloads
+from harness.records.aggregate import Warning
 from rally_plugins.hooks.ceph_health import CephHealthHook
+from rally_plugins.scenarios.fio_output import warnings_table
 from rally_plugins.sla.action_percentile import ActionPercentile
 from rally_plugins.sla.regression import Regression
+from rally_plugins.sla.step_warnings import Warnings
 from tests.harness.planes.rally.expected import expected_table
 
 FIXTURE = (
@@ -120,7 +123,37 @@ def test_regression_without_matching_baseline_rows_is_a_clear_error(tmp_path):
         Regression({"baseline": str(tmp_path / "nowhere"), "scenario": SCENARIO, "concurrency": 2})
 
 
-@pytest.mark.parametrize("plugin", [ActionPercentile, Regression, CephHealthHook])
+@pytest.mark.parametrize("plugin", [ActionPercentile, Regression, Warnings, CephHealthHook])
 def test_config_schemas_are_valid_for_rallys_validator(plugin):
     """Rally checks configs against CONFIG_SCHEMA with its own (draft 4) validator."""
     jsonschema.Draft4Validator.check_schema(plugin.CONFIG_SCHEMA)
+
+
+def _warned_iteration(codes: list[str]) -> dict:
+    """An iteration whose output has the scenario's table of warnings with these codes."""
+    table = warnings_table([Warning(code, f"{code}: why") for code in codes], [])
+    return {"output": {"complete": [table] if table else []}, "error": []}
+
+
+def test_the_warnings_sla_fails_on_any_warning_and_names_its_code():
+    clean = _fed(Warnings({}), [_warned_iteration([]), _warned_iteration([])])
+    assert clean.result()["success"] is True
+    assert clean.details() == "No volperf warnings in 2 iterations - Passed"
+    warned = _fed(Warnings({}), [_warned_iteration(["unwritten-volumes"]), _warned_iteration([])])
+    assert warned.result()["success"] is False
+    assert "unwritten-volumes in 1 (of 2;" in warned.details()
+
+
+def test_the_warnings_sla_accepts_the_codes_it_is_told_to_ignore_and_merges():
+    ignoring = {"ignore": ["emulated-cpu"]}
+    first = _fed(Warnings(ignoring), [_warned_iteration(["emulated-cpu"])])
+    assert first.result()["success"] is True and "ignoring emulated-cpu" in first.details()
+    second = _fed(Warnings(ignoring), [_warned_iteration(["emulated-cpu", "low-overlap"])])
+    assert first.merge(second) is False
+    assert "low-overlap in 1 (of 2;" in first.details()
+
+
+def test_the_warnings_slas_configuration_is_checked():
+    validator = jsonschema.Draft4Validator(Warnings.CONFIG_SCHEMA)
+    assert validator.is_valid({}) and validator.is_valid({"ignore": ["late-start"]})
+    assert not validator.is_valid({"fail": True}) and not validator.is_valid({"ignore": "x"})

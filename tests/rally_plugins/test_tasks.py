@@ -141,6 +141,7 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
     every |= {"size": "2G", "runtime": 30, "mode": "size", "prefill": False}
     every |= {"image": "tiny", "flavor": "tiny", "network": "", "device_mode": "device"}
     every |= {"volume_size": 3, "agent_timeout": 900, "max_failure_percent": 50, "quotas": {}}
+    every |= {"fail_on_warnings": True, "ignore_warnings": ["emulated-cpu"]}
     samples = [{}, {"concurrency": 6, "times": 12}, every]
     done = validator(task, samples)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -155,6 +156,8 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
     assert args["volume_size"] == 3 and args["agent_timeout"] == 900 and args["rw"] == ["randrw"]
     assert subtask["runner"]["constant"] == {"times": 2, "concurrency": 1}
     assert "quotas" not in subtask["contexts"]
+    assert subtask["sla"]["volperf_warnings"] == {"ignore": ["emulated-cpu"]}
+    assert "volperf_warnings" not in defaults["subtasks"][0]["sla"]  # only when asked
 
 
 def test_a_bad_data_plane_argument_is_refused_and_named(validator):

@@ -7,12 +7,18 @@ iteration-N/, laid out as a Heat step's raw/), the Heat plane's own step code re
 every figure from the VM's fio JSON, histograms included. A task run by plain Rally and
 exported (`rally task export --type volperf`) has only Rally's report: the rows are read
 back from the table of every VM the scenario put in each iteration's output, fio.csv's
-own cells."""
+own cells.
+
+The scenario also puts the iteration's warnings in its output (WARNINGS_TITLE: the Heat
+step's own, such as unwritten-volumes, and those of the iteration's figures, such as
+low-overlap); the step's warnings get the Heat step's of every iteration, said once, from
+the kept answers or from that table (volperf aggregates the figures again itself).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +26,15 @@ from harness.core.plan import role_of
 from harness.planes.heat.step import STACKS_FILE, heat_step
 from harness.planes.rally.records import RallyResultError, load_export, scenario_of, workloads
 from harness.planes.rally.runner import DATA_PLANE_DIR, DATA_PLANE_SCENARIO, JSON_REPORT
+from harness.records.aggregate import Warning
 from harness.records.fio import REFERENCE_COLUMNS, ConsumerContext, from_row
 from harness.records.step import StepParts
+
+WARNINGS_TITLE = "volperf warnings"
+WARNING_COLUMNS = ["code", "message", "source"]
+# a warning's source in that table: the Heat step's reading of the VMs' answers, or the
+# iteration's aggregated figures
+FROM_STEP, FROM_FIGURES = "heat step", "figures"
 
 
 def data_plane_parts(raw: Path, step_id: str, backend: str) -> StepParts:
@@ -61,7 +74,16 @@ def kept_parts(raw: Path, step_id: str, backend: str) -> StepParts:
         parts.fio_records += own.records
         parts.fio_outputs += own.outputs
         parts.events += own.events
+        _add_once(parts, plan["repeat"], own.warnings)
     return parts
+
+
+def _add_once(parts: StepParts, iteration: int, warnings: Iterable[Warning]) -> None:
+    """An iteration's warnings, each named by its iteration, the same one said once."""
+    for warning in warnings:
+        said = Warning(warning.code, f"iteration {iteration}: {warning.message}")
+        if said not in parts.warnings:
+            parts.warnings.append(said)
 
 
 def table_parts(raw: Path, step_id: str, backend: str) -> StepParts:
@@ -91,6 +113,7 @@ def table_parts(raw: Path, step_id: str, backend: str) -> StepParts:
                     repeat=repeat,
                 )
                 parts.fio_records.append(from_row(row, context))
+            _add_once(parts, repeat, step_warnings(iteration))
     return parts
 
 
@@ -103,3 +126,19 @@ def vm_rows(iteration: dict[str, Any]) -> Iterator[dict[str, str]]:
         if columns[: len(REFERENCE_COLUMNS)] == REFERENCE_COLUMNS and "consumer" in columns:
             for row in data.get("rows") or []:
                 yield dict(zip(columns, (str(cell) for cell in row), strict=True))
+
+
+def step_warnings(iteration: dict[str, Any]) -> Iterator[Warning]:
+    """The Heat step's warnings the scenario put in an iteration's output."""
+    for row in warning_rows(iteration):
+        if row["source"] == FROM_STEP:
+            yield Warning(row["code"], row["message"])
+
+
+def warning_rows(iteration: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """The rows of an iteration's table of warnings (WARNINGS_TITLE), by column."""
+    for chart in (iteration.get("output") or {}).get("complete") or []:
+        data = chart.get("data") or {}
+        if chart.get("title") == WARNINGS_TITLE and data.get("cols") == WARNING_COLUMNS:
+            for row in data.get("rows") or []:
+                yield dict(zip(WARNING_COLUMNS, (str(cell) for cell in row), strict=True))

@@ -17,7 +17,7 @@ def task_step(step: RawStep) -> StepParts:
     vms = data_plane_parts(step.raw, step.step_id, step.backend)
     return StepParts(
         rally.summary,
-        rally.warnings,
+        rally.warnings + vms.warnings,
         events=vms.events,
         fio_records=vms.fio_records,
         fio_outputs=vms.fio_outputs,

@@ -20,13 +20,16 @@ from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.ceph import images
 from harness.planes.heat.step import heat_step
+from harness.planes.rally.data_plane import FROM_STEP, WARNINGS_TITLE
 from harness.planes.rally.runner import JSON_REPORT, rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
 from rally_plugins.scenarios.data_plane import heat_children, workload_and_heat
+from rally_plugins.scenarios.fio_output import VM_TABLE_TITLE
 from tests.harness.helpers import (
     fio_json,
     heat_stacks,
     lose_volume_and_run_agents,
+    output_table,
     rally_cli,
     rally_cli_env,
 )
@@ -119,7 +122,7 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
     cli_env = f"cli-{env}"  # an environment of its own: the runner's is made on its first run
     rally_cli_env(config, cli_env, rally_dir / f"{env}.env.json")
     args = {"vm_counts": [2, 4], "runtime": 3, "size": "32M", "iodepth": 4, "prefill": False}
-    args["keep_raw"] = str(tmp_path / "kept")
+    args |= {"keep_raw": str(tmp_path / "kept"), "fail_on_warnings": True}
     started = rally_cli(
         config,
         "task",
@@ -135,13 +138,24 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
     [uuid] = set(re.findall(r"Task +([0-9a-f-]{36})", started.stdout))
     rally_cli(config, "task", "export", uuid, "--type", "json", "--to", str(tmp_path / "r.json"))
     rally_cli(config, "task", "report", uuid, "--out", str(tmp_path / "report.html"))
-    assert "VolPerf.cinder_fio" in (tmp_path / "report.html").read_text()
+    report = (tmp_path / "report.html").read_text()
+    assert "VolPerf.cinder_fio" in report
+    # the readers read volumes never written: said in Rally's report, and the SLA asked
+    # to fail on volperf's warnings failed (the iterations themselves did not)
+    assert WARNINGS_TITLE in report and "unwritten-volumes" in report
     [task] = json.loads((tmp_path / "r.json").read_text())["tasks"]
-    assert task["status"] == "finished" and task["pass_sla"]
+    assert task["status"] == "finished" and not task["pass_sla"]
     for count, subtask in zip((2, 4), task["subtasks"], strict=True):
         [workload] = subtask["workloads"]
+        slas = {s["criterion"]: s for s in workload["sla_results"]["sla"]}
+        assert slas["failure_rate"]["success"]
+        assert not slas["volperf_warnings"]["success"]
+        assert "unwritten-volumes in 1" in slas["volperf_warnings"]["detail"]
         [iteration] = workload["data"]
         assert not iteration["error"], iteration["error"]
+        warned = output_table(iteration, WARNINGS_TITLE)
+        [(code, message, _)] = [r for r in warned["data"]["rows"] if r[2] == FROM_STEP]
+        assert code == "unwritten-volumes" and "prefill: false" in message
         actions = [a["name"] for a in iteration["atomic_actions"]]
         assert actions == ["heat.create_stack", "volperf.results", "heat.delete_stack"]
         children = {c["name"] for c in iteration["atomic_actions"][0]["children"]}
@@ -152,7 +166,7 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
             "heat.agent-result",
         }
         summed, per_vm, latency = (chart["data"] for chart in iteration["output"]["additive"])
-        [table] = iteration["output"]["complete"]
+        table = output_table(iteration, VM_TABLE_TITLE)
         assert len(table["data"]["rows"]) == count
         if count == 2:  # the charts against the VMs' fio JSON, kept by keep_raw
             folder = tmp_path / "kept" / "subtask-1" / "iteration-0001"
@@ -182,6 +196,11 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
         clat_ms = round(job[direction]["clat_ns"]["mean"] / 1e6, 6)
         assert float(row[f"{direction}_complelatency_mean"]) == clat_ms
         assert (row["repeat"], row["bs"], row["iodepth"], row["error"]) == ("1", "4k", "4", "")
+    steps = json.loads((campaign / "summary.json").read_text())["steps"]
+    for step in steps:  # the exported campaign's steps say it too, and the SLA's failure
+        codes = {w["code"]: w["message"] for w in step["warnings"]}
+        assert codes["unwritten-volumes"].startswith("iteration 1: ")
+        assert "volperf_warnings failed" in codes["rally-sla"]
     # nothing is left: stacks, servers, volumes, RBD images
     conn = openstack_testbed.connection()
     assert heat_stacks(openstack_testbed.state) == []
@@ -210,7 +229,7 @@ def test_a_vm_that_fails_fails_the_iteration_naming_it_and_the_other_keeps_its_f
     assert message.startswith("1 of 2 VMs returned no fio result: c0")
     assert "prefill failed: rbd_open failed" in message
     # the other VM's figures are in the report all the same
-    [table] = iteration["output"]["complete"]
+    table = output_table(iteration, VM_TABLE_TITLE)
     rows = {row[-3]: row for row in table["data"]["rows"]}
     [failed] = [name for name, row in rows.items() if row[-1]]
     [answered] = [name for name in rows if name != failed]
@@ -240,7 +259,7 @@ def test_stacks_heat_refuses_fail_the_iteration_with_heats_answer(rally_env, tmp
     kind, message = iteration["error"][:2]
     assert kind == "DataPlaneError"
     assert message.startswith("2 of 2 VMs returned no fio result: c01 (")
-    [table] = iteration["output"]["complete"]
+    table = output_table(iteration, VM_TABLE_TITLE)
     errors = [row[-1] for row in table["data"]["rows"]]
     assert len(errors) == 2  # each VM with its stack's refusal
     assert all("never created" in e and "no-such-image" in e for e in errors), errors

@@ -9,10 +9,13 @@ from pathlib import Path
 
 from rally.task.processing import charts
 
+from harness.planes.heat.step import heat_step
+from harness.planes.rally.data_plane import WARNINGS_TITLE, step_warnings, warning_rows
+from harness.records.aggregate import aggregate_step
 from harness.records.consumer_fio import failed_record, own_output_records
 from harness.records.fio import REFERENCE_COLUMNS, ConsumerContext, FioConsumerRecord, csv_cell
 from harness.tools.fio.histogram import top_bucket_ns
-from rally_plugins.scenarios.fio_output import additive_charts, vm_table
+from rally_plugins.scenarios.fio_output import additive_charts, vm_table, warnings_table
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 HEAT = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures"
@@ -79,3 +82,31 @@ def test_the_table_has_a_row_per_vm_as_fio_csv_writes_it_and_a_failed_vms_reason
     # a VM without figures is in the table, not in the per-VM statistics
     per_vm = additive_charts([*vms, failed], CEILING_MS)[1]["data"]
     assert len(per_vm) == 2
+
+
+def _real_guests_step():
+    """A real-guests Heat step (two TCG VMs on a QoS-limited type), as the scenario reads
+    an iteration: its warnings include emulated-cpu."""
+    folder = HEAT / "qos-limited"
+    plan = json.loads((folder / "step.json").read_text())
+    return heat_step(folder / "raw", "001", plan, "openstack:rally")
+
+
+def test_the_warnings_table_holds_the_steps_and_the_figures_warnings_by_source():
+    step = _real_guests_step()
+    figures = aggregate_step(step.records, CEILING_MS).warnings
+    assert "emulated-cpu" in {w.code for w in step.warnings} and figures  # low-overlap
+    table = warnings_table(step.warnings, figures)
+    charts.validate_output("complete", table)  # Rally's own check
+    assert table["title"] == WARNINGS_TITLE
+    iteration = {"output": {"complete": [vm_table(step.records), table]}}
+    rows = list(warning_rows(iteration))
+    assert [(r["code"], r["message"]) for r in rows] == [
+        (w.code, w.message) for w in [*step.warnings, *figures]
+    ]
+    assert list(step_warnings(iteration)) == list(step.warnings)  # the Heat step's alone
+
+
+def test_an_iteration_without_warnings_gets_no_table():
+    assert warnings_table([], []) is None
+    assert list(warning_rows({"output": {"complete": [vm_table(_vms())]}})) == []

@@ -30,10 +30,12 @@ from harness.core.store import CampaignStore
 from harness.host.process import command_line
 from harness.planes.ceph import images
 from harness.planes.heat.step import console_tail
+from harness.planes.rally.data_plane import WARNINGS_TITLE
 from harness.planes.rally.runner import rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
 from harness.testbeds.openstack import libvirt_daemons, real_guests
-from tests.harness.helpers import fio_json, rally_cli, rally_cli_env, volperf
+from rally_plugins.scenarios.fio_output import VM_TABLE_TITLE
+from tests.harness.helpers import fio_json, output_table, rally_cli, rally_cli_env, volperf
 from tests.harness.planes.heat.specs import heat_spec, limited_type
 from tests.harness.planes.openstack_campaigns import POLL_S
 
@@ -276,7 +278,7 @@ def test_rally_task_start_of_the_data_plane_in_real_guests(real_guests_testbed, 
     [workload] = task["subtasks"][0]["workloads"]
     [iteration] = workload["data"]
     assert not iteration["error"], iteration["error"]
-    [table] = iteration["output"]["complete"]
+    table = output_table(iteration, VM_TABLE_TITLE)
     columns = table["data"]["cols"]
     rows = {row[columns.index("consumer")]: row for row in table["data"]["rows"]}
     kept = tmp_path / "kept" / "subtask-1" / "iteration-0001" / "heat"
@@ -284,6 +286,9 @@ def test_rally_task_start_of_the_data_plane_in_real_guests(real_guests_testbed, 
         job = _guest_job(next(kept.glob(f"*/fio-{consumer}.json")))
         shown = float(rows[consumer][columns.index(f"{direction}_iops")])
         assert shown == pytest.approx(job[direction]["iops"], rel=1e-6) and shown > 0
+    if "hypervisor=none" in next(kept.glob("*/logs-c01/agent.log")).read_text():  # TCG
+        warned = output_table(iteration, WARNINGS_TITLE)  # said in Rally's report too
+        assert "emulated-cpu" in [row[0] for row in warned["data"]["rows"]]
     conn = real_guests_testbed.connection()
     assert list(conn.orchestration.stacks()) == []
     assert list(conn.compute.servers(all_projects=True)) == []

@@ -9,6 +9,7 @@ and Heat's create times in events.csv."""
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,8 @@ import yaml
 
 from harness.planes.rally.data_plane import data_plane_parts
 from harness.planes.rally.runner import JSON_REPORT
+from harness.records.aggregate import Warning
+from rally_plugins.scenarios.fio_output import warnings_table
 from tests.harness.helpers import fio_json, volperf
 from tests.harness.planes.openstack_campaigns import POLL_S
 
@@ -49,6 +52,23 @@ def test_a_task_run_by_plain_rally_gives_a_row_per_vm_from_its_reports_table(tmp
         assert figures.clat_bins_ns is None  # the table has no histograms
         assert (record.context.bs, record.context.iodepth) == ("4k", 4)
         assert record.stop_ms - record.start_ms == pytest.approx(job["job_runtime"], abs=1)
+
+
+def test_the_heat_steps_warnings_of_each_iteration_come_from_its_table(tmp_path):
+    """What a plain Rally task's report says of its iterations: the Heat step's warnings,
+    each once per iteration, named by it; the figures' own are volperf's to make again."""
+    document = json.loads((FIXTURE / "rally.json").read_text())
+    [workload] = document["tasks"][0]["subtasks"][0]["workloads"]  # the 2-VM one
+    step = [Warning("unwritten-volumes", "s_rally_1: never written")]
+    figures = [Warning("low-overlap", "consumers ran together for only 50%")]
+    for iteration in workload["data"]:
+        iteration["output"]["complete"].append(warnings_table(step * 2, figures))
+    (tmp_path / JSON_REPORT).write_text(json.dumps(document))
+    warnings = data_plane_parts(tmp_path, "s1", "openstack:testbed").warnings
+    assert [(w.code, w.message) for w in warnings] == [
+        ("unwritten-volumes", f"iteration {n}: s_rally_1: never written")
+        for n in range(1, len(workload["data"]) + 1)
+    ]
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -103,6 +123,12 @@ def test_a_rally_step_of_the_data_plane_has_a_fio_row_per_vm(
             "4",
         )
         assert not row["error"]
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    [unwritten] = [w for w in step["warnings"] if w["code"] == "unwritten-volumes"]
+    assert (
+        unwritten["message"].startswith("iteration 1: ")
+        and "prefill: false" in unwritten["message"]
+    )
     actions = {r["action"] for r in _rows(campaign / "rally.csv")}
     assert {"heat.create_stack", "volperf.results", "heat.delete_stack"} <= actions
     events = {r["event"] for r in _rows(campaign / "events.csv")}
