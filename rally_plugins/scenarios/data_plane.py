@@ -9,7 +9,8 @@ fio, so Rally's own stack wait, which stops there, is not used), reads every VM'
 and deletes the stacks whatever happened. Atomic actions: ``heat.create_stack`` (creation
 until every VM answered; inside it each VM's volume, server, attachment and agent result
 as Heat's events time them), ``volperf.results`` and ``heat.delete_stack``. Rally's report
-gets the additive charts of fio_output.py, the VM table and the iteration's warnings
+gets the additive charts of fio_output.py (the last: the iteration's warning codes, which
+Rally's console prints too), the VM table and the table of the iteration's warnings
 (unwritten volumes, emulated CPUs, low overlap, ...; SLA ``volperf_warnings`` fails on
 them when a task asks); an iteration whose VMs did not all answer fails naming them and
 their reasons, after its output is added.
@@ -43,7 +44,12 @@ from harness.records.consumer_fio import OwnOutputsStep
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.tools.fio.histogram import top_bucket_ns
-from rally_plugins.scenarios.fio_output import additive_charts, vm_table, warnings_table
+from rally_plugins.scenarios.fio_output import (
+    additive_charts,
+    vm_table,
+    warnings_chart,
+    warnings_table,
+)
 
 STEP_ID = "iteration"
 TAG = "volperf-rally"
@@ -235,10 +241,11 @@ class CinderFio(scenario.OpenStackScenario):
         self, records: list[FioConsumerRecord], outputs: list[Any], warnings: list[Warning]
     ) -> None:
         ceiling_ms = top_bucket_ns(outputs[0].major_version if outputs else 3) / 1_000_000
-        for chart in additive_charts(records, ceiling_ms):
+        figures = aggregate_step(records, ceiling_ms).warnings
+        for chart in [*additive_charts(records, ceiling_ms), warnings_chart([*warnings, *figures])]:
             self.add_output(additive=chart)
         self.add_output(complete=vm_table(records))
-        table = warnings_table(warnings, aggregate_step(records, ceiling_ms).warnings)
+        table = warnings_table(warnings, figures)
         if table is not None:
             self.add_output(complete=table)
 

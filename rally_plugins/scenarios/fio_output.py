@@ -1,7 +1,8 @@
 """What the data-plane scenario adds to Rally's report for one iteration, from its VMs'
 fio.csv rows (volperf's records of each VM's own fio JSON): the additive charts, in the
-same order every iteration (Rally matches them across iterations by position), the
-complete table of every VM, and the table of the iteration's warnings when it has any.
+same order every iteration (Rally matches them across iterations by position), the last
+one the iteration's warning codes, the complete table of every VM, and the table of the
+iteration's warnings when it has any.
 Sums and the latency percentiles over the VMs' merged histograms are volperf's own
 aggregates (harness.records.aggregate)."""
 
@@ -22,6 +23,9 @@ from harness.records.fio import REFERENCE_COLUMNS, FioConsumerRecord, csv_cell
 DIRECTIONS = ("read", "write")
 TABLE_COLUMNS = [*REFERENCE_COLUMNS, "consumer", "role", "error"]
 VM_TABLE_TITLE = "Every VM's fio figures (fio.csv)"
+WARNINGS_CHART_TITLE = (
+    f"{WARNINGS_TITLE} (Count: the iterations with each code; none: no rows; their table says why)"
+)
 
 
 def additive_charts(records: Sequence[FioConsumerRecord], ceiling_ms: float) -> list[dict]:
@@ -82,6 +86,17 @@ def vm_table(records: Sequence[FioConsumerRecord]) -> dict[str, Any]:
         "title": VM_TABLE_TITLE,
         "chart_plugin": "Table",
         "data": {"cols": TABLE_COLUMNS, "rows": rows},
+    }
+
+
+def warnings_chart(warnings: Sequence[Warning]) -> dict[str, Any]:
+    """The iteration's warning codes as an additive chart, every iteration (empty when it
+    has none): Rally's console prints additive charts, never complete tables, so this is
+    how its warnings show there; Count is the iterations that had each."""
+    return {
+        "title": WARNINGS_CHART_TITLE,
+        "chart_plugin": "StatsTable",
+        "data": [[code, 1] for code in sorted({w.code for w in warnings})],
     }
 
 

@@ -15,8 +15,8 @@ from harness.records.aggregate import Warning
 from rally_plugins.hooks.ceph_health import CephHealthHook
 from rally_plugins.scenarios.fio_output import warnings_table
 from rally_plugins.sla.action_percentile import ActionPercentile
+from rally_plugins.sla.flagged_iterations import Warnings
 from rally_plugins.sla.regression import Regression
-from rally_plugins.sla.step_warnings import Warnings
 from tests.harness.planes.rally.expected import expected_table
 
 FIXTURE = (
@@ -141,7 +141,7 @@ def test_the_warnings_sla_fails_on_any_warning_and_names_its_code():
     assert clean.details() == "No volperf warnings in 2 iterations - Passed"
     warned = _fed(Warnings({}), [_warned_iteration(["unwritten-volumes"]), _warned_iteration([])])
     assert warned.result()["success"] is False
-    assert "unwritten-volumes in 1 (of 2;" in warned.details()
+    assert "unwritten-volumes in 1 of 2 iterations" in warned.details()
 
 
 def test_the_warnings_sla_accepts_the_codes_it_is_told_to_ignore_and_merges():
@@ -150,7 +150,7 @@ def test_the_warnings_sla_accepts_the_codes_it_is_told_to_ignore_and_merges():
     assert first.result()["success"] is True and "ignoring emulated-cpu" in first.details()
     second = _fed(Warnings(ignoring), [_warned_iteration(["emulated-cpu", "low-overlap"])])
     assert first.merge(second) is False
-    assert "low-overlap in 1 (of 2;" in first.details()
+    assert "volperf warnings: low-overlap in 1 of 2 iterations (" in first.details()
 
 
 def test_the_warnings_slas_configuration_is_checked():

@@ -134,15 +134,18 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
         cli_env,
         "--no-use",
         timeout=900,
+        exits=2,  # Rally ran the task, which failed the SLA volperf_warnings
     )
     [uuid] = set(re.findall(r"Task +([0-9a-f-]{36})", started.stdout))
     rally_cli(config, "task", "export", uuid, "--type", "json", "--to", str(tmp_path / "r.json"))
     rally_cli(config, "task", "report", uuid, "--out", str(tmp_path / "report.html"))
+    (tmp_path / "start.txt").write_text(started.stdout)  # for the docs' example
     report = (tmp_path / "report.html").read_text()
     assert "VolPerf.cinder_fio" in report
     # the readers read volumes never written: said in Rally's report, and the SLA asked
     # to fail on volperf's warnings failed (the iterations themselves did not)
     assert WARNINGS_TITLE in report and "unwritten-volumes" in report
+    assert "| unwritten-volumes" in started.stdout  # and on Rally's console
     [task] = json.loads((tmp_path / "r.json").read_text())["tasks"]
     assert task["status"] == "finished" and not task["pass_sla"]
     for count, subtask in zip((2, 4), task["subtasks"], strict=True):
@@ -150,7 +153,7 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
         slas = {s["criterion"]: s for s in workload["sla_results"]["sla"]}
         assert slas["failure_rate"]["success"]
         assert not slas["volperf_warnings"]["success"]
-        assert "unwritten-volumes in 1" in slas["volperf_warnings"]["detail"]
+        assert "unwritten-volumes in 1 of 1 iterations" in slas["volperf_warnings"]["detail"]
         [iteration] = workload["data"]
         assert not iteration["error"], iteration["error"]
         warned = output_table(iteration, WARNINGS_TITLE)
@@ -165,7 +168,8 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
             "heat.volume-attach",
             "heat.agent-result",
         }
-        summed, per_vm, latency = (chart["data"] for chart in iteration["output"]["additive"])
+        summed, per_vm, latency, flagged = (c["data"] for c in iteration["output"]["additive"])
+        assert ["unwritten-volumes", 1] in flagged
         table = output_table(iteration, VM_TABLE_TITLE)
         assert len(table["data"]["rows"]) == count
         if count == 2:  # the charts against the VMs' fio JSON, kept by keep_raw

@@ -15,7 +15,12 @@ from harness.records.aggregate import aggregate_step
 from harness.records.consumer_fio import failed_record, own_output_records
 from harness.records.fio import REFERENCE_COLUMNS, ConsumerContext, FioConsumerRecord, csv_cell
 from harness.tools.fio.histogram import top_bucket_ns
-from rally_plugins.scenarios.fio_output import additive_charts, vm_table, warnings_table
+from rally_plugins.scenarios.fio_output import (
+    additive_charts,
+    vm_table,
+    warnings_chart,
+    warnings_table,
+)
 from tests.rally_plugins.scenarios.expected import sums_and_per_vm
 
 HEAT = Path(__file__).parents[2] / "harness" / "planes" / "heat" / "fixtures"
@@ -110,3 +115,16 @@ def test_the_warnings_table_holds_the_steps_and_the_figures_warnings_by_source()
 def test_an_iteration_without_warnings_gets_no_table():
     assert warnings_table([], []) is None
     assert list(warning_rows({"output": {"complete": [vm_table(_vms())]}})) == []
+
+
+def test_the_warning_codes_are_an_additive_chart_every_iteration_even_when_empty():
+    step = _real_guests_step()
+    figures = list(aggregate_step(step.records, CEILING_MS).warnings)
+    chart = warnings_chart([*step.warnings, *figures, *figures])  # a code counted once
+    charts.validate_output("additive", chart)
+    assert chart["data"] == [
+        [code, 1] for code in sorted({w.code for w in step.warnings + figures})
+    ]
+    empty = warnings_chart([])
+    charts.validate_output("additive", empty)
+    assert empty["data"] == [] and empty["title"] == chart["title"]  # the same place

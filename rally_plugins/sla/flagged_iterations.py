@@ -55,8 +55,8 @@ class Warnings(sla.SLA):
         if not self.codes:
             ignoring = f" (ignoring {', '.join(sorted(self.ignored))})" if self.ignored else ""
             return f"No volperf warnings in {self.iterations} iterations{ignoring} - Passed"
-        found = ", ".join(f"{code} in {n}" for code, n in sorted(self.codes.items()))
-        return (
-            f"volperf warnings in iterations: {found} (of {self.iterations}; "
-            "the iterations' 'volperf warnings' tables say why) - Failed"
+        found = ", ".join(
+            f"{code} in {n} of {self.iterations} iterations"
+            for code, n in sorted(self.codes.items())
         )
+        return f"volperf warnings: {found} (their 'volperf warnings' tables say why) - Failed"
