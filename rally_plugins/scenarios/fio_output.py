@@ -2,9 +2,8 @@
 fio.csv rows (volperf's records of each VM's own fio JSON): the additive charts, in the
 same order every iteration (Rally matches them across iterations by position), the last
 one the iteration's warning codes, the complete table of every VM, and the table of the
-iteration's warnings when it has any.
-Sums and the latency percentiles over the VMs' merged histograms are volperf's own
-aggregates (harness.records.aggregate)."""
+iteration's warnings when it has any. Sums and the latency percentiles over the VMs'
+merged histograms are volperf's own aggregates (harness.records.aggregate)."""
 
 from __future__ import annotations
 
