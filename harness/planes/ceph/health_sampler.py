@@ -3,10 +3,10 @@
 One librados connection on a thread of its own, asking the monitors for `status` (what
 `ceph -s -f json` prints) and every OSD for its perf counters (`ceph tell osd.N perf dump
 osd`, kept as osd_perf.py says) without starting a `ceph` process each time (~0.3 CPU-s
-each).
-Each line is written as taken, with what taking it cost (wall time, and the CPU time
-volperf's process used meanwhile: an upper bound, since librados works on threads of its
-own). An unreachable cluster gives {t, error} lines and the step goes on.
+each), and once more when the step ends if the cluster answers. Each line is written as
+taken, with what taking it cost (wall time, and the CPU time volperf's process used
+meanwhile: an upper bound, since librados works on threads of its own). An unreachable
+cluster gives {t, error} lines and the step goes on.
 """
 
 from __future__ import annotations
@@ -51,7 +51,10 @@ class CephHealthSampler(SamplerThread):
     def _run(self) -> None:
         with self.output.open("a", encoding="utf-8") as out, contextlib.ExitStack() as stack:
             cluster: Any = None
-            while True:
+
+            def take() -> float:
+                """One sample into the file, as it is taken; when it began (monotonic)."""
+                nonlocal cluster
                 t, wall, cpu = time.time(), time.monotonic(), time.process_time()
                 try:
                     if cluster is None:
@@ -66,5 +69,11 @@ class CephHealthSampler(SamplerThread):
                 sample["cpu_ms"] = round((time.process_time() - cpu) * 1000, 3)
                 out.write(json.dumps(sample) + "\n")
                 out.flush()
+                return wall
+
+            while True:
+                wall = take()
                 if self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - wall))):
+                    if cluster is not None:  # the step's end: its last seconds between two samples
+                        take()
                     return

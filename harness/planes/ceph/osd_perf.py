@@ -2,7 +2,11 @@
 osd`) sampled with the cluster's health into raw/ceph-health.jsonl: the client
 operations each OSD served (reads, writes), the bytes they carried, and their mean
 latency as the OSD measured it. Pure functions of the samples: the mean over the step's
-window (its fio runs, where it has them) and the busiest interval in it, per OSD."""
+window (its fio runs, where it has them) and the busiest interval in it, per OSD.
+
+The mean is over the window itself: the counters at its start and stop are read linearly
+between the samples around each (a sample is taken when the step ends), so a load that
+grows during the run is not measured over a shorter part of it than fio's own figures."""
 
 from __future__ import annotations
 
@@ -63,6 +67,31 @@ def _rates(a: tuple[float, dict[str, Any]], b: tuple[float, dict[str, Any]]) -> 
     ]
 
 
+def _between(
+    a: tuple[float, dict[str, Any]], b: tuple[float, dict[str, Any]], t: float
+) -> tuple[float, dict[str, Any]]:
+    """The counters at t, linearly between samples a and b (a latency's count and sum each)."""
+    share = (t - a[0]) / (b[0] - a[0])
+
+    def value(x: Any, y: Any) -> Any:
+        if isinstance(x, list):
+            return [value(i, j) for i, j in zip(x, y, strict=True)]
+        return x + (y - x) * share
+
+    return t, {name: value(a[1][name], b[1][name]) for name in a[1] if name in b[1]}
+
+
+def _at(
+    series: list[tuple[float, dict[str, Any]]], t: float
+) -> tuple[float, dict[str, Any]] | None:
+    """The counters at t, between the samples around it; None unless there are samples on
+    both sides."""
+    for a, b in zip(series, series[1:], strict=False):
+        if a[0] <= t <= b[0] and b[0] > a[0]:
+            return _between(a, b, t)
+    return None
+
+
 def _latency_ms(x: dict[str, Any], y: dict[str, Any], name: str) -> float | None:
     if name not in x or name not in y or y[name][0] <= x[name][0]:
         return None
@@ -70,8 +99,10 @@ def _latency_ms(x: dict[str, Any], y: dict[str, Any], name: str) -> float | None
 
 
 def osd_loads(samples: Sequence[dict[str, Any]], window: Window | None) -> list[OsdLoad]:
-    """Each OSD's load over the window (all samples without one; with fewer than two
-    inside it, the two around it), in the order of their ids."""
+    """Each OSD's load over the window (all samples without one), in the order of their
+    ids: the mean from the counters at the window's start and stop (those of the first and
+    last sample inside it where no sample lies beyond), the peak over the intervals between
+    the samples inside it (with fewer than two inside, the two around it)."""
     osds = sorted(
         {
             osd
@@ -84,23 +115,28 @@ def osd_loads(samples: Sequence[dict[str, Any]], window: Window | None) -> list[
     )
     loads = []
     for osd in osds:
-        series = in_window(_series(samples, osd), window, itemgetter(0))
+        every = _series(samples, osd)
+        series = in_window(every, window, itemgetter(0))
         if len(series) < 2 or series[-1][0] <= series[0][0]:
             continue
-        mean = _rates(series[0], series[-1])
+        first, last = series[0], series[-1]
+        if window is not None:
+            first = _at(every, window[0]) or first
+            last = _at(every, window[1]) or last
+        mean = _rates(first, last)
         each = [_rates(a, b) for a, b in zip(series, series[1:], strict=False) if b[0] > a[0]]
         loads.append(
             OsdLoad(
                 f"osd.{osd}",
-                series[-1][0] - series[0][0],
+                last[0] - first[0],
                 mean[0],
                 max(r[0] for r in each),
                 mean[1],
                 max(r[1] for r in each),
                 mean[2],
                 mean[3],
-                _latency_ms(series[0][1], series[-1][1], "op_r_latency"),
-                _latency_ms(series[0][1], series[-1][1], "op_w_latency"),
+                _latency_ms(first[1], last[1], "op_r_latency"),
+                _latency_ms(first[1], last[1], "op_w_latency"),
             )
         )
     return loads

@@ -89,3 +89,26 @@ def test_the_osd_counted_the_client_writes_fio_made():
     assert whole.writes_s_mean * whole.seconds == pytest.approx(ios, rel=0.01)
     assert whole.write_kib_s_mean * whole.seconds == pytest.approx(ios * 4, rel=0.01)
     assert whole.writes_s_peak > whole.writes_s_mean
+
+
+def test_the_mean_is_over_the_window_itself_not_the_samples_inside_it():
+    """The suite's own run of test_target_health on a loaded machine (run67, 2026-11-29:
+    fixtures/osd-perf-ramp-samples.jsonl and fio-write-4m-ramp.json, as the step kept them):
+    4M writes at iodepth 16 behind a 30 ms delay per op, no write done in fio's first second,
+    more each second after. The samples inside fio's window missed that first second, so the
+    OSD's mean over them was 11.7 % above fio's; read at fio's own start, it is fio's."""
+    samples = read_samples(FIXTURES / "osd-perf-ramp-samples.jsonl")
+    fio = json.loads((FIXTURES / "fio-write-4m-ramp.json").read_text())
+    write = fio["jobs"][0]["write"]
+    stop = fio["timestamp_ms"] / 1000
+    start = stop - fio["jobs"][0]["job_runtime"] / 1000
+    (load,) = osd_loads(samples, (start, stop))
+    last = max(s["t"] for s in samples)  # the sampler of this run took none at the step's end
+    assert load.seconds == pytest.approx(last - start)
+    fio_kib_s = write["io_kbytes"] / (write["runtime"] / 1000)
+    inside = [s for s in samples if start <= s["t"] <= stop]
+    (sub,) = osd_loads(inside, None)  # what the mean was over before
+    assert sub.write_kib_s_mean == pytest.approx(fio_kib_s * 1.117, rel=0.01)
+    assert load.write_kib_s_mean == pytest.approx(fio_kib_s, rel=0.05)
+    (ended,) = osd_loads(samples, (start, last - 1))  # a sample after the stop: read there too
+    assert ended.seconds == pytest.approx(last - 1 - start)
