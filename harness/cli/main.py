@@ -522,7 +522,7 @@ def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
     type=click.FloatRange(0, 100),
     default=TOLERANCE * 100,
     show_default=True,
-    help="percent: a smaller change is 'same' (the run-to-run spread, when larger, wins)",
+    help="percent: the least change called better or worse, even when the noise allows less",
 )
 def compare(
     baseline: Path,

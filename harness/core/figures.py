@@ -7,6 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# how much a figure moves between two runs with nothing changed, by kind (records/noise.py)
+RATE = "rates"  # IOPS, bandwidth, TPS
+MEAN = "mean times"  # mean and median latencies and times
+TAIL = "p95s"  # p95 latencies and times, the slowest consumer's load
+FAR_TAIL = "p99s and maxima"
+COUNT = "counts"  # failed iterations, success %: a change is a change
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -15,10 +22,15 @@ class Figure:
     unit: str
     higher_is_better: bool
     header: str = ""  # a tool's table of its steps, where that says it shorter
+    noise: str = ""  # its kind for noise; "": a rate when more is better, else a mean time
 
     @property
     def column(self) -> str:
         return self.header or self.label
+
+    @property
+    def noise_kind(self) -> str:
+        return self.noise or (RATE if self.higher_is_better else MEAN)
 
 
 def _named(*figures: Figure) -> dict[str, Figure]:
@@ -32,14 +44,14 @@ FIO = _named(
     Figure("iops_sum", "IOPS, sum", "IOPS", True, "IOPS sum"),
     Figure("bandwidth_sum", "KiB/s, sum", "KiB/s", True),
     Figure("clat_mean_avg", "mean latency ms", "ms", False),
-    Figure("p95_merged", "p95 ms (merged)", "ms", False, "p95 ms"),
-    Figure("p95_consumer_mean", "p95 ms (mean of consumers)", "ms", False, "p95 mean"),
-    Figure("p99_merged", "p99 ms (merged)", "ms", False, "p99 ms"),
+    Figure("p95_merged", "p95 ms (merged)", "ms", False, "p95 ms", TAIL),
+    Figure("p95_consumer_mean", "p95 ms (mean of consumers)", "ms", False, "p95 mean", TAIL),
+    Figure("p99_merged", "p99 ms (merged)", "ms", False, "p99 ms", FAR_TAIL),
 )
 # the database tools (a step's db section): sums over consumers, the slowest load, the
 # highest consumer's p95
 DB = _named(
-    Figure("load_time_s_max", "load time s (slowest)", "s", False, "load s"),
+    Figure("load_time_s_max", "load time s (slowest)", "s", False, "load s", TAIL),
     Figure("reads_per_s_total", "reads/s, sum", "reads/s", True, "reads/s"),
     Figure("writes_per_s_total", "writes/s, sum", "writes/s", True, "writes/s"),
     Figure("fsyncs_per_s_total", "fsyncs/s, sum", "fsyncs/s", True, "fsyncs/s"),
@@ -49,24 +61,48 @@ DB = _named(
     Figure("tps_per_consumer", "TPS per consumer", "TPS", True),
     Figure("qps_total", "QPS, sum", "QPS", True, "QPS sum"),
     Figure("latency_avg_ms", "mean latency ms", "ms", False, "latency avg ms"),
-    Figure("latency_p95_ms_highest", "p95 ms (highest consumer)", "ms", False, "p95 ms (highest)"),
+    Figure(
+        "latency_p95_ms_highest", "p95 ms (highest consumer)", "ms", False, "p95 ms (highest)", TAIL
+    ),
 )
 # times of a step's PVCs and pods (pvc-provision)
 TIMES = _named(
     Figure("p50_s", "p50 s", "s", False),
-    Figure("p95_s", "p95 s", "s", False),
-    Figure("max_s", "max s", "s", False),
+    Figure("p95_s", "p95 s", "s", False, noise=TAIL),
+    Figure("max_s", "max s", "s", False, noise=FAR_TAIL),
 )
 # a step's events of one kind (io-pause's pauses, a migration's moves)
-EVENTS = _named(Figure("mean_s", "mean s", "s", False), Figure("max_s", "max s", "s", False))
+EVENTS = _named(
+    Figure("mean_s", "mean s", "s", False), Figure("max_s", "max s", "s", False, noise=FAR_TAIL)
+)
 # a Rally action's response times and its iterations' success
 RALLY = _named(
     Figure("median_s", "median s", "s", False),
-    Figure("p95_s", "p95 s", "s", False),
-    Figure("success_pct", "success %", "%", True),
+    Figure("p95_s", "p95 s", "s", False, noise=TAIL),
+    Figure("success_pct", "success %", "%", True, noise=COUNT),
 )
+
+
+# an application workload's iterations (records/compare.py; its phases' times beside them)
+ITERATIONS = _named(
+    Figure("iteration_s", "iteration s (mean)", "s", False),
+    Figure("iteration_s_max", "iteration s (slowest)", "s", False, noise=FAR_TAIL),
+    Figure("failed", "failed iterations", "iterations", False, noise=COUNT),
+)
+
+
+def pick(catalogue: dict[str, Figure], *names: str) -> list[Figure]:
+    return [catalogue[n] for n in names]
 
 
 def metrics(catalogue: dict[str, Figure], *names: str) -> list[tuple[str, str, bool]]:
     """(name, label, True when higher is better) of the named figures, in that order."""
     return [(f.name, f.label, f.higher_is_better) for f in (catalogue[n] for n in names)]
+
+
+# each figure's kind for noise by its key: a key several sections share has one kind
+NOISE_KINDS = {
+    f.name: f.noise_kind
+    for catalogue in (FIO, DB, TIMES, EVENTS, RALLY, ITERATIONS)
+    for f in catalogue.values()
+}

@@ -5,33 +5,40 @@ thread count (database steps) and repeat, so a campaign can be compared with ano
 the same sweep (iodepth 1 against 64, SSD against the reference, this month against last
 month, StorageClass A against B). What differs in the matched steps' methods is listed;
 a difference that changes what the figures mean (harness.records.method) makes every
-verdict of the step "not comparable" unless the user accepts it. A figure one side lacks
-is "–", never "same"; "same" is a change within the tolerance (±2 %), or within the
-run-to-run spread of repeats when that is larger. Steps only one campaign has are listed.
-fio figures over the common window (the time every consumer ran) are compared beside
-the whole-run ones when both steps have them.
+verdict of the step "not comparable" unless the user accepts it. Steps only one campaign
+has are listed. fio figures over the common window (the time every consumer ran) are
+compared beside the whole-run ones when both steps have them.
+
+A figure is compared once per step, its repeats' mean against theirs, and judged against
+the noise (harness.records.noise): with repeats on both sides, "better" or "worse" only
+when Welch's 95 % interval of the change excludes zero and the change is beyond the
+tolerance (±2 %), "same" when the interval lies within the tolerance, else "within
+noise"; with fewer, "better" or "worse" only beyond a noise floor (the run-to-run spread
+of the side with repeats, else a stated default for that kind of figure), else "within
+noise" or, without any repeats, "spread unknown". A figure one side lacks is "–".
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness.core import figures as catalogue
-from harness.core.figures import DB, EVENTS, FIO, RALLY, TIMES
+from harness.core.figures import DB, EVENTS, FIO, ITERATIONS, RALLY, TIMES, Figure
 from harness.core.workloads.registry import tool as by_tag
-from harness.records import stats
+from harness.records import noise, stats
 from harness.records.method import CampaignMethod, Difference, differences, step_method
 from harness.records.thresholds import TOLERANCE
 from harness.tools.apps.parse import PHASES
 
-# metric, label, True when higher is better (harness/core/figures.py)
-METRICS = catalogue.metrics(FIO, *FIO)
+# the figures compared, by section (harness/core/figures.py)
+METRICS = catalogue.pick(FIO, *FIO)
 # over the common window (harness.records.window), compared when both steps have one
 # (p95 and p99 merged only where fio wrote histogram logs)
-WINDOW_METRICS = [m for m in METRICS if m[0] != "p95_consumer_mean"]
+WINDOW_METRICS = [m for m in METRICS if m.name != "p95_consumer_mean"]
 WINDOW = "common window"
-DB_METRICS = catalogue.metrics(
+DB_METRICS = catalogue.pick(
     DB,
     "load_time_s_max",
     "reads_per_s_total",  # sysbench fileio
@@ -44,10 +51,10 @@ DB_METRICS = catalogue.metrics(
     "latency_avg_ms",
     "latency_p95_ms_highest",
 )
-TIME_METRICS = catalogue.metrics(TIMES, *TIMES)
-EVENT_METRICS = catalogue.metrics(EVENTS, *EVENTS)
-RALLY_METRICS = catalogue.metrics(RALLY, *RALLY)
-Metrics = list[tuple[str, str, bool]]
+TIME_METRICS = catalogue.pick(TIMES, *TIMES)
+EVENT_METRICS = catalogue.pick(EVENTS, *EVENTS)
+RALLY_METRICS = catalogue.pick(RALLY, *RALLY)
+Metrics = list[Figure]
 
 
 def app_metrics(tool: str) -> Metrics:
@@ -56,10 +63,9 @@ def app_metrics(tool: str) -> Metrics:
     broker nats bench's throughput first (higher: better) and their latencies."""
     return [
         *by_tag(tool).compared,
-        ("iteration_s", "iteration s (mean)", False),
-        ("iteration_s_max", "iteration s (slowest)", False),
-        *((f"{phase}_s", f"{phase} s", False) for phase in PHASES[tool]),
-        ("failed", "failed iterations", False),
+        *catalogue.pick(ITERATIONS, "iteration_s", "iteration_s_max"),
+        *(Figure(f"{phase}_s", f"{phase} s", "s", False) for phase in PHASES[tool]),
+        ITERATIONS["failed"],
     ]
 
 
@@ -89,7 +95,7 @@ def headlines(method: dict[str, Any]) -> list[tuple[str, str]]:
     return HEADLINES.get(f"{tool} {method.get('test')}", HEADLINES.get(tool, []))
 
 
-VERDICTS = ("better", "worse", "same", "–", "not comparable")
+VERDICTS = ("better", "worse", "same", "within noise", "spread unknown", "–", "not comparable")
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,21 @@ class Delta:
     delta: float | None  # (other - baseline) / baseline
     better: bool | None  # None unless the verdict is "better" or "worse"
     verdict: str  # one of VERDICTS
-    note: str = ""  # why "–", or the tolerance a "same" is within
+    note: str = ""  # why "–", or what the verdict was judged against
     threads: int | None = None  # database steps: client threads of each consumer
     workload: str = ""  # the baseline step's
     headline: bool = False  # a figure the studies quote for such a step (HEADLINES)
+    runs: tuple[int, int] = (1, 1)  # repeats averaged on each side
+    low: float | None = None  # the 95 % interval of the change, with repeats on both sides
+    high: float | None = None
+    floor: float | None = None  # else the noise floor it was judged against
+
+    @property
+    def smallest(self) -> float | None:
+        """The smallest change this comparison could show of the figure."""
+        if self.low is not None and self.high is not None:
+            return (self.high - self.low) / 2
+        return self.floor
 
 
 @dataclass(frozen=True)
@@ -219,55 +236,85 @@ def _key_map(steps: list[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
     return keyed
 
 
-def _spreads(keyed: dict[Key, dict[str, Any]]) -> dict[tuple[Key, str, str], float]:
-    """Run-to-run spread of every figure over the repeats of a step, keyed by the step's
-    key without its repeat (repeat 0), section and metric."""
-    values: dict[tuple[Key, str, str], list[float]] = {}
-    for (w, n, t, _), step in keyed.items():
-        for section, figures, metrics in _sections(step):
-            for metric, _label, _higher in metrics:
-                if isinstance(figures.get(metric), int | float):
-                    values.setdefault(((w, n, t, 0), section, metric), []).append(figures[metric])
-    found = {}
-    for key, figures in values.items():
-        spread = stats.relative_spread(figures)
-        if spread is not None:
-            found[key] = spread
-    return found
-
-
 def judge(delta: float | None, higher_is_better: bool) -> bool | None:
     if delta is None or delta == 0:
         return None
     return (delta > 0) == higher_is_better
 
 
+def _share(value: float) -> str:
+    return f"{value * 100:+.0f} %".replace("-", "−")
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One figure's change from the baseline and what it may be called."""
+
+    delta: float | None
+    verdict: str
+    note: str = ""
+    interval: noise.Interval | None = None
+    floor: float | None = None
+
+
+def _judge_interval(interval: noise.Interval, higher: bool, tolerance: float) -> Judged:
+    delta = interval.delta
+    within = f"within ±{tolerance * 100:g} %"
+    shown = (
+        f"{interval.confidence * 100:g} % interval {_share(interval.low)} to "
+        f"{_share(interval.high)}, {interval.baseline_runs} and {interval.other_runs} runs"
+    )
+    if interval.excludes_zero and abs(delta) > tolerance:
+        return Judged(delta, "better" if judge(delta, higher) else "worse", shown, interval)
+    if -tolerance <= interval.low and interval.high <= tolerance:
+        return Judged(delta, "same", f"{shown}: {within}", interval)
+    return Judged(delta, "within noise", f"{shown}: more repeats narrow it", interval)
+
+
 def verdict(
-    va: float | None,
-    vb: float | None,
-    higher_is_better: bool,
+    baseline: Sequence[float],
+    other: Sequence[float],
+    figure: Figure,
     tolerance: float,
-    spread: float | None = None,
     comparable: bool = True,
     ceiling: str = "",
-) -> tuple[float | None, str, str]:
-    """(delta, verdict, note) of one figure: "–" when either side lacks it or it is at a
-    measurement ceiling, "not comparable" when the methods differ in meaning, "same"
-    within the tolerance (or the run-to-run spread, when larger), else better or worse."""
-    delta = stats.relative_delta(va, vb) if va is not None and vb is not None else None
+) -> Judged:
+    """A figure's change from the mean of the baseline's runs to the other's, and its
+    verdict: "–" when either side lacks it or it is at a measurement ceiling, "not
+    comparable" when the methods differ in meaning; with two runs or more a side, judged
+    on Welch's interval; else against a noise floor, as the module says."""
+    va, vb = stats.mean(baseline), stats.mean(other)
     if ceiling:
-        return None, "–", ceiling
+        return Judged(None, "–", ceiling)
     if va is None or vb is None:
-        return None, "–", "not in the baseline" if va is None else "not in the other"
+        return Judged(None, "–", "not in the baseline" if va is None else "not in the other")
+    delta = stats.relative_delta(va, vb)
     if delta is None:
-        return None, "–", "baseline is zero"
+        return Judged(None, "–", "baseline is zero")
     if not comparable:
-        return delta, "not comparable", ""
-    if abs(delta) <= max(tolerance, spread or 0):
-        if spread is not None and spread > tolerance:
-            return delta, "same", f"within ±{spread * 100:.0f} %, the run-to-run spread"
-        return delta, "same", f"within ±{tolerance * 100:g} %"
-    return delta, "better" if judge(delta, higher_is_better) else "worse", ""
+        return Judged(delta, "not comparable")
+    interval = noise.welch_interval(baseline, other)
+    if interval is not None:
+        return _judge_interval(interval, figure.higher_is_better, tolerance)
+    spreads = [x for x in (stats.relative_spread(baseline), stats.relative_spread(other)) if x]
+    if spreads:
+        floor, source = max(max(spreads), tolerance), "the run-to-run spread of repeats"
+    else:
+        kind = figure.noise_kind
+        floor, source = max(noise.NOISE_FLOORS[kind], tolerance), f"the noise floor for {kind}"
+    beyond = f"±{floor * 100:.0f} %, {source}"
+    if abs(delta) > floor:
+        return Judged(
+            delta,
+            "better" if judge(delta, figure.higher_is_better) else "worse",
+            f"beyond {beyond}",
+            floor=floor,
+        )
+    if spreads:
+        return Judged(delta, "within noise", f"within {beyond}", floor=floor)
+    if noise.NOISE_FLOORS[figure.noise_kind] == 0:  # a count: no noise to allow for
+        return Judged(delta, "same", f"within ±{tolerance * 100:g} %", floor=floor)
+    return Judged(delta, "spread unknown", f"within {beyond}: run with repeats", floor=floor)
 
 
 def _measured_memory(mine: dict[str, Any], match: dict[str, Any]) -> str:
@@ -278,53 +325,77 @@ def _measured_memory(mine: dict[str, Any], match: dict[str, Any]) -> str:
     return f"{side} measured memory, not storage" if side else ""
 
 
+Sections = dict[str, tuple[Metrics, list[dict[str, Any]]]]
+
+
+def _by_section(steps: list[dict[str, Any]]) -> Sections:
+    """What the repeats of a step measured, by section: its figures, its repeats' values."""
+    found: Sections = {}
+    for step in steps:
+        for name, figures, metrics in _sections(step):
+            found.setdefault(name, (metrics, []))[1].append(figures)
+    return found
+
+
+def _numbers(runs: list[dict[str, Any]], metric: str) -> list[float]:
+    return [
+        float(f[metric])
+        for f in runs
+        if isinstance(f.get(metric), int | float) and not isinstance(f.get(metric), bool)
+    ]
+
+
 def _step_deltas(
-    mine: dict[str, Any],
-    match: dict[str, Any],
+    mine: list[dict[str, Any]],
+    match: list[dict[str, Any]],
     key: Key,
     tolerance: float,
-    spreads: dict[tuple[Key, str, str], float],
     comparable: bool,
     quoted: list[tuple[str, str]],
 ) -> list[Delta]:
-    memory = _measured_memory(mine, match)
-    ours = {name: (figures, metrics) for name, figures, metrics in _sections(mine)}
-    theirs = {name: (figures, metrics) for name, figures, metrics in _sections(match)}
+    """Every figure of a step, its repeats on each side (mine, match) taken together."""
+    memory = _measured_memory(mine[0], match[0])
+    ours, theirs = _by_section(mine), _by_section(match)
     for name in [n for n in {*ours, *theirs} if n.endswith(WINDOW)]:
         if name not in ours or name not in theirs:  # whole-run figures are compared instead
             ours.pop(name, None)
             theirs.pop(name, None)
     deltas = []
     for direction in [*ours, *(s for s in theirs if s not in ours)]:
-        metrics = (ours.get(direction) or theirs[direction])[1]
-        a, b = ours.get(direction, ({},))[0], theirs.get(direction, ({},))[0]
-        for metric, label, higher in metrics:
-            va, vb = a.get(metric), b.get(metric)
+        metrics = (ours.get(direction) or theirs[direction])[0]
+        a, b = ours.get(direction, ([], []))[1], theirs.get(direction, ([], []))[1]
+        for figure in metrics:
+            va, vb = _numbers(a, figure.name), _numbers(b, figure.name)
             ceiling = ""
-            if metric in a.get("ceilings", {}) or metric in b.get("ceilings", {}):
+            if any(figure.name in f.get("ceilings", {}) for f in [*a, *b]):
                 ceiling = "at a measurement ceiling: no delta"
-            if va is None and vb is None and not ceiling:
+            if not va and not vb and not ceiling:
                 continue
-            spread = spreads.get(((key[0], key[1], key[2], 0), direction, metric))
-            delta, judged, note = verdict(va, vb, higher, tolerance, spread, comparable, ceiling)
+            judged = verdict(va, vb, figure, tolerance, comparable, ceiling)
+            note = judged.note
             if direction == "db" and memory:
                 note = "; ".join(filter(None, [note, memory]))
+            interval = judged.interval
             deltas.append(
                 Delta(
-                    mine["step"],
+                    mine[0]["step"],
                     key[1],
                     direction,
-                    metric,
-                    label,
-                    va,
-                    vb,
-                    delta,
-                    {"better": True, "worse": False}.get(judged),
-                    judged,
+                    figure.name,
+                    figure.label,
+                    stats.mean(va),
+                    stats.mean(vb),
+                    judged.delta,
+                    {"better": True, "worse": False}.get(judged.verdict),
+                    judged.verdict,
                     note,
                     key[2] or None,
-                    str(mine.get("workload") or ""),
-                    (direction, metric) in quoted,
+                    str(mine[0].get("workload") or ""),
+                    (direction, figure.name) in quoted,
+                    (len(va), len(vb)),
+                    interval.low if interval else None,
+                    interval.high if interval else None,
+                    judged.floor,
                 )
             )
     return deltas
@@ -334,6 +405,14 @@ def _unmatched(side: str, key: Key, step: dict[str, Any]) -> Unmatched:
     return Unmatched(side, step["step"], str(step.get("workload")), key[1], key[2] or None, key[3])
 
 
+def _repeats(keyed: dict[Key, dict[str, Any]]) -> dict[Key, list[dict[str, Any]]]:
+    """The steps of each workload position, consumers and threads (repeat 0), in order."""
+    found: dict[Key, list[dict[str, Any]]] = {}
+    for (w, n, t, _), step in sorted(keyed.items()):
+        found.setdefault((w, n, t, 0), []).append(step)
+    return found
+
+
 def compare_campaigns(
     baseline: ComparedCampaign,
     other: ComparedCampaign,
@@ -341,13 +420,10 @@ def compare_campaigns(
     tolerance: float = TOLERANCE,
 ) -> Comparison:
     """Every step of ``other`` against the baseline's step of the same workload position,
-    consumers, threads and repeat: what differs in their methods, and each figure's
-    change with its verdict."""
+    consumers, threads and repeat: what differs in their methods; then each figure's
+    change, the repeats of a step on each side taken together, with its verdict."""
     ours, theirs = _key_map(baseline.steps), _key_map(other.steps)
-    spreads = _spreads(ours)
-    for key, spread in _spreads(theirs).items():
-        spreads[key] = max(spread, spreads.get(key, 0.0))
-    matches, deltas = [], []
+    matches, comparable = [], {}
     for key, mine in ours.items():
         match = theirs.get(key)
         if match is None:
@@ -356,9 +432,18 @@ def compare_campaigns(
         found = differences(method, step_method(match, other.method))
         step_match = StepMatch(mine["step"], match["step"], key[1], key[2] or None, key[3], found)
         matches.append(step_match)
-        comparable = accept_differences or not step_match.changes_meaning
-        quoted = headlines(method)
-        deltas += _step_deltas(mine, match, key, tolerance, spreads, comparable, quoted)
+        group = (key[0], key[1], key[2], 0)
+        fits = accept_differences or not step_match.changes_meaning
+        comparable[group] = comparable.get(group, True) and fits
+    deltas = []
+    mine_repeats, their_repeats = _repeats(ours), _repeats(theirs)
+    for group, mine in mine_repeats.items():
+        if group not in comparable:  # no repeat of it matched
+            continue
+        quoted = headlines(step_method(mine[0], baseline.method))
+        deltas += _step_deltas(
+            mine, their_repeats[group], group, tolerance, comparable[group], quoted
+        )
     unmatched = [_unmatched("baseline", k, s) for k, s in ours.items() if k not in theirs]
     unmatched += [_unmatched("other", k, s) for k, s in theirs.items() if k not in ours]
     return Comparison(

@@ -10,6 +10,7 @@ import yaml
 from harness import __version__
 from harness.core.store import CampaignStore, atomic_write_text
 from harness.records.compare import Comparison, Delta, StepMatch, compare_campaigns, percent
+from harness.records.noise import NOISE_FLOORS
 from harness.report import tables
 from harness.report.data import load
 from harness.report.plots import pyplot, save
@@ -22,7 +23,18 @@ KEPT = "comparison.yaml"
 
 # each row names its step's workload (its test: random read/write, sequential read …), as
 # several steps of one campaign can have the same consumers, I/O and metric
-DELTA_HEADER = ["workload", "consumers", "I/O", "metric", "baseline", "other", "change", "verdict"]
+# noise: the smallest change the comparison could show of the figure (records.compare)
+DELTA_HEADER = [
+    "workload",
+    "consumers",
+    "I/O",
+    "metric",
+    "baseline",
+    "other",
+    "change",
+    "noise",
+    "verdict",
+]
 DIFFERENCE_HEADER = ["steps (consumers)", "setting", "baseline", "other", "meaning"]
 UNMATCHED_HEADER = ["only in", "step", "workload", "consumers", "threads", "repeat"]
 
@@ -41,6 +53,7 @@ def delta_rows(deltas: list[Delta]) -> list[list[str]]:
             tables.cell(d.baseline, 3),
             tables.cell(d.other, 3),
             percent(d.delta),
+            "–" if d.smallest is None else f"±{d.smallest * 100:.0f} %",
             d.verdict + (f" ({d.note})" if d.note else ""),
         ]
         for d in deltas
@@ -186,23 +199,47 @@ def unmatched_rows(comparison: Comparison) -> list[list[str]]:
     ]
 
 
+def noise_rule(comparison: Comparison) -> str:
+    """What the verdicts were judged against: Welch's interval where both sides repeated
+    a step, the run-to-run spread or a stated noise floor where they did not."""
+    tolerance = f"±{comparison.tolerance * 100:g} %"
+    said = [
+        "A figure of a step both campaigns repeated is “better” or “worse” only when the "
+        "95 % interval of its change (Welch's t over the repeats) excludes zero and the "
+        f"change is beyond {tolerance}; “same” when the interval lies within {tolerance}; "
+        "else “within noise”. The noise column is the smallest change each comparison "
+        "could show: half the interval, or the floor it was judged against."
+    ]
+    if any(d.verdict == "spread unknown" for d in comparison.deltas):
+        floors = ", ".join(
+            f"{kind} ±{floor * 100:.0f} %" for kind, floor in NOISE_FLOORS.items() if floor
+        )
+        said.append(
+            "Where neither campaign repeated a step, its run-to-run spread is unknown: a "
+            "change is “better” or “worse” only beyond the noise floor of its kind of "
+            f"figure ({floors}: the most two single runs of the quick profile differed "
+            "on a 2-core machine), else “spread unknown”. Run both campaigns with "
+            "“repeats: 5” in their specs to judge smaller changes."
+        )
+    return " ".join(said)
+
+
 def verdict_rule(comparison: Comparison) -> str:
-    """One sentence saying what the verdicts mean in this comparison."""
-    same = f"“same” is a change within ±{comparison.tolerance * 100:g} %"
-    same += " (or within the run-to-run spread of repeats, where that is larger)"
+    """What the verdicts mean in this comparison."""
+    same = noise_rule(comparison)
     if comparison.not_comparable:
         return (
             "The methods differ in ways that change what the figures mean (marked "
             "“changes the figures' meaning”): "
             "the verdicts of those steps are “not comparable”; the numbers are shown as "
-            f"they are. Pass --accept-differences to judge them anyway. Elsewhere {same}."
+            f"they are. Pass --accept-differences to judge them anyway. {same}"
         )
     accepted = (
         " Differences of method were accepted (--accept-differences)."
         if comparison.accept_differences and any(m.differences for m in comparison.matches)
         else ""
     )
-    return f"{same}; “–” is a figure one side lacks.{accepted}"
+    return f"{same} “–” is a figure one side lacks.{accepted}"
 
 
 def write_comparison(

@@ -20,6 +20,7 @@ from pydantic import (
 )
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from harness.core.figures import Figure
 from harness.core.workloads.columns import Column
 
 _SIZE = re.compile(r"^\d+(\.\d+)?[kKmMgGtT]?[iI]?[bB]?$")
@@ -169,8 +170,8 @@ class Tool:
     phases: tuple[str, ...] = ()  # an application's timed phases, in order
     plot: Plot = Plot()  # its steps' picture on its page (fio's and Rally's: their own)
     # an application's own figures that `volperf compare` sets side by side, before its
-    # phases' times: (figure, label, True when higher is better)
-    compared: tuple[tuple[str, str, bool], ...] = ()
+    # phases' times
+    compared: tuple[Figure, ...] = ()
     # an application's script, run by sh with phases.sh beside it (harness/tools/apps):
     # (package, file name) read with importlib.resources; the programs it needs on the
     # host's PATH, and how each program it names says its version

@@ -6,6 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from harness.core.figures import COUNT, TAIL, Figure
 from harness.core.workloads.base import Name, Plot, ProjectPace, Tool, _Strict
 from harness.core.workloads.columns import Column, at, consumers
 from harness.core.workloads.words import join, open_ended, paced
@@ -134,12 +135,12 @@ COLUMNS = (
 
 # go-ycsb's figures that `volperf compare` sets side by side
 COMPARED = (
-    ("run_ops_s", "run ops/s (sum)", True),
-    ("run_ops_s_per_consumer", "run ops/s per consumer", True),
-    ("run_latency_avg_ms", "run latency avg ms", False),
-    ("run_p95_ms_max", "run p95 ms (highest)", False),
-    ("load_ops_s", "load ops/s (sum)", True),
-    ("run_failed_operations", "failed run operations", False),
+    Figure("run_ops_s", "run ops/s (sum)", "ops/s", True),
+    Figure("run_ops_s_per_consumer", "run ops/s per consumer", "ops/s", True),
+    Figure("run_latency_avg_ms", "run latency avg ms", "ms", False),
+    Figure("run_p95_ms_max", "run p95 ms (highest)", "ms", False, noise=TAIL),
+    Figure("load_ops_s", "load ops/s (sum)", "ops/s", True),
+    Figure("run_failed_operations", "failed run operations", "operations", False, noise=COUNT),
 )
 
 

@@ -12,6 +12,7 @@ CATALOGUES = {
     "times": figures.TIMES,
     "events": figures.EVENTS,
     "rally": figures.RALLY,
+    "iterations": figures.ITERATIONS,
 }
 
 
@@ -26,12 +27,15 @@ def test_no_two_figures_of_a_catalogue_share_a_label_or_a_header():
 
 def test_comparison_history_and_repeats_use_the_catalogues_words():
     words = {(f.name, f.label, f.higher_is_better) for c in CATALOGUES.values() for f in c.values()}
-    used = [
+    compared = [
         *compare.METRICS,
         *compare.DB_METRICS,
         *compare.TIME_METRICS,
         *compare.EVENT_METRICS,
         *compare.RALLY_METRICS,
+    ]
+    used = [
+        *((f.name, f.label, f.higher_is_better) for f in compared),
         *history.FIO,
         *history.DB,
         *history.PROVISION,
@@ -43,3 +47,15 @@ def test_comparison_history_and_repeats_use_the_catalogues_words():
     assert [
         s for s in [*spread, *((n, lb) for _, n, lb in repeats.DB_FIGURES)] if s not in labels
     ] == []
+
+
+def test_every_figure_has_a_kind_of_noise_with_a_floor_and_a_key_means_one_kind():
+    from harness.records.noise import NOISE_FLOORS
+
+    for catalogue in CATALOGUES.values():
+        for f in catalogue.values():
+            assert f.noise_kind in NOISE_FLOORS, f
+            assert figures.NOISE_KINDS[f.name] == f.noise_kind, f  # p95_s, max_s: one kind
+    assert figures.FIO["p99_merged"].noise_kind == figures.FAR_TAIL
+    assert figures.FIO["iops_sum"].noise_kind == figures.RATE  # more is better: a rate
+    assert figures.DB["latency_avg_ms"].noise_kind == figures.MEAN  # less is better: a time

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from harness.core.figures import FIO, ITERATIONS
 from harness.records.compare import (
     ComparedCampaign,
     Comparison,
+    Judged,
     compare_campaigns,
     headlines,
     judge,
@@ -55,43 +57,85 @@ def test_percent():
     assert percent(None) == "–"
 
 
-def test_verdict_of_one_figure():
-    assert verdict(100, 125, True, 0.02) == (pytest.approx(0.25), "better", "")
-    assert verdict(100, 125, False, 0.02)[1] == "worse"
-    assert verdict(100, 101, True, 0.02) == (pytest.approx(0.01), "same", "within ±2 %")
-    # the run-to-run spread, when larger than the tolerance, is what "same" is within
-    assert verdict(100, 105, True, 0.02, spread=0.06) == (
-        pytest.approx(0.05),
-        "same",
-        "within ±6 %, the run-to-run spread",
+IOPS, P99 = FIO["iops_sum"], FIO["p99_merged"]
+
+
+def test_single_runs_are_judged_against_the_noise_floor_of_the_figures_kind():
+    better = verdict([100], [125], IOPS, 0.02)  # beyond the 15 % two single runs can differ
+    assert (better.delta, better.verdict) == (pytest.approx(0.25), "better")
+    assert better.note == "beyond ±15 %, the noise floor for rates" and better.floor == 0.15
+    assert verdict([100], [125], FIO["clat_mean_avg"], 0.02).verdict == "worse"
+    unknown = verdict([100], [110], IOPS, 0.02)
+    assert unknown.verdict == "spread unknown" and unknown.delta == pytest.approx(0.1)
+    assert unknown.note == "within ±15 %, the noise floor for rates: run with repeats"
+    assert verdict([100], [101], IOPS, 0.02).verdict == "spread unknown"  # never "same"
+    assert verdict([1.0], [2.0], P99, 0.02).verdict == "spread unknown"  # p99: ±160 %
+    assert verdict([1.0], [3.0], P99, 0.02).verdict == "worse"
+    # a count has no noise: an unchanged count of failed iterations is the same
+    assert verdict([3], [3], ITERATIONS["failed"], 0.02).verdict == "same"
+    # one side's repeats: their run-to-run spread (here ±4.8 %) is the floor
+    spread = verdict([1000, 1100], [1080], IOPS, 0.02)
+    assert (spread.verdict, spread.note) == (
+        "within noise",
+        "within ±5 %, the run-to-run spread of repeats",
     )
-    assert verdict(100, 110, True, 0.02, spread=0.06)[1] == "better"
-    # a figure one side lacks is never "same"
-    assert verdict(None, 3.0, False, 0.02) == (None, "–", "not in the baseline")
-    assert verdict(3.0, None, False, 0.02) == (None, "–", "not in the other")
-    assert verdict(0.0, 3.0, True, 0.02) == (None, "–", "baseline is zero")
-    assert verdict(100, 101, True, 0.02, comparable=False) == (
-        pytest.approx(0.01),
-        "not comparable",
-        "",
+    assert verdict([1000, 1100], [1200], IOPS, 0.02).verdict == "better"
+
+
+def test_a_figure_one_side_lacks_or_at_a_ceiling_or_measured_otherwise_is_not_judged():
+    assert verdict([], [3.0], IOPS, 0.02) == Judged(None, "–", "not in the baseline")
+    assert verdict([3.0], [], IOPS, 0.02) == Judged(None, "–", "not in the other")
+    assert verdict([0.0], [3.0], IOPS, 0.02) == Judged(None, "–", "baseline is zero")
+    other = verdict([100], [150], IOPS, 0.02, comparable=False)
+    assert (other.delta, other.verdict) == (pytest.approx(0.5), "not comparable")
+    assert verdict([100], [101], IOPS, 0.02, ceiling="at a ceiling") == Judged(
+        None, "–", "at a ceiling"
     )
-    assert verdict(100, 101, True, 0.02, ceiling="at a ceiling")[1:] == ("–", "at a ceiling")
+
+
+def test_repeats_on_both_sides_are_judged_on_welchs_interval():
+    # means 100 and 110, each variance 2.5 over 5 runs: standard error 1 on 8 degrees of
+    # freedom, t(0.975, 8) = 2.306: the change 10 ± 2.306, +7.7 % to +12.3 %
+    better = verdict([100, 102, 98, 101, 99], [110, 112, 108, 111, 109], IOPS, 0.02)
+    assert better.verdict == "better" and better.delta == pytest.approx(0.10)
+    assert (better.interval.low, better.interval.high) == (
+        pytest.approx(0.07694, abs=1e-4),
+        pytest.approx(0.12306, abs=1e-4),
+    )
+    assert better.note == "95 % interval +8 % to +12 %, 5 and 5 runs"
+    worse = verdict([100, 102, 98, 101, 99], [110, 112, 108, 111, 109], FIO["clat_mean_avg"], 0.02)
+    assert worse.verdict == "worse"
+    # an interval within the tolerance: the same
+    same = verdict([100, 100.5, 99.5, 100, 100], [100.5, 100, 101, 100.5, 100.5], IOPS, 0.02)
+    assert same.verdict == "same" and same.note.endswith(": within ±2 %")
+    # a real change, but not shown to be beyond the tolerance nor within it: noise
+    small = verdict([100, 100.5, 99.5], [101.5, 102, 101], IOPS, 0.02)
+    assert small.interval.excludes_zero and small.interval.high > 0.02
+    assert small.verdict == "within noise"
+    # a wide interval across zero: noise, whatever the change
+    wide = verdict([100, 120, 80, 110, 90], [105, 125, 85, 115, 95], IOPS, 0.02)
+    assert wide.verdict == "within noise" and wide.note.endswith("more repeats narrow it")
+    assert wide.interval.half_width > 0.05
+    # runs without any spread: the change itself
+    flat = verdict([100, 100], [110, 110], IOPS, 0.02)
+    assert flat.verdict == "better" and flat.interval.low == flat.interval.high
 
 
 def test_deltas_signs_and_verdicts():
     baseline = [step(2, 1000, 1.0), step(4, 800, 2.0)]
-    other = [step(2, 1250, 0.83, workload="x"), step(4, 805, 2.5, workload="x")]
+    other = [step(2, 1250, 0.7, workload="x"), step(4, 805, 2.6, workload="x")]
     result = compare(baseline, other)
     deltas = {(d.concurrency, d.metric): d for d in result.deltas}
     iops = deltas[(2, "iops_sum")]
     assert iops.delta == pytest.approx(0.25) and iops.better is True and iops.verdict == "better"
     latency = deltas[(2, "p95_merged")]
-    assert latency.delta == pytest.approx(-0.17) and latency.verdict == "better"
+    assert latency.delta == pytest.approx(-0.3) and latency.verdict == "better"
     assert (
         deltas[(4, "p95_merged")].verdict == "worse" and deltas[(4, "p95_merged")].better is False
     )
-    same = deltas[(4, "iops_avg")]
-    assert same.verdict == "same" and same.better is None and same.note == "within ±2 %"
+    unknown = deltas[(4, "iops_avg")]
+    assert unknown.verdict == "spread unknown" and unknown.better is None
+    assert unknown.floor == 0.15 and unknown.smallest == 0.15
     assert not result.unmatched and not result.not_comparable
 
 
@@ -99,7 +143,7 @@ def test_a_missing_metric_is_never_same():
     baseline = [step(2, 1000, None)]
     other = [step(2, 1000, 3.0)]
     deltas = {d.metric: d for d in compare(baseline, other).deltas}
-    assert deltas["iops_sum"].verdict == "same"
+    assert deltas["iops_sum"].verdict == "spread unknown"
     missing = deltas["p95_merged"]
     assert missing.baseline is None and missing.delta is None
     assert missing.verdict == "–" and missing.note == "not in the baseline"
@@ -147,13 +191,27 @@ def test_a_difference_in_meaning_makes_verdicts_not_comparable_unless_accepted()
     assert not sized.not_comparable and sized.matches[0].differences[0].setting == "size"
 
 
-def test_same_is_within_the_run_to_run_spread_of_repeats():
+def test_repeats_are_compared_together_once_per_step():
     baseline = [step(2, 1000, 1.0, repeat=1), step(2, 1100, 1.0, repeat=2)]
     other = [step(2, 1080, 1.0, repeat=1), step(2, 1080, 1.0, repeat=2)]
-    deltas = [d for d in compare(baseline, other).deltas if d.metric == "iops_sum"]
-    # repeats 1000 and 1100: ±4.8 % around their mean; +8 % and −2 % against each repeat
-    assert [d.verdict for d in deltas] == ["better", "same"]
-    assert deltas[1].note == "within ±5 %, the run-to-run spread"
+    result = compare(baseline, other)
+    assert [(m.baseline_step, m.other_step) for m in result.matches] == [
+        ("s2-r1", "s2-r1"),
+        ("s2-r2", "s2-r2"),
+    ]
+    (iops,) = [d for d in result.deltas if d.metric == "iops_sum"]
+    # +8 % and −2 % against each repeat; their means: +2.9 %, in an interval of ±60 % or so
+    assert (iops.step, iops.runs, iops.baseline) == ("s2-r1", (2, 2), 2100)
+    assert iops.delta == pytest.approx(0.0286, abs=1e-3) and iops.verdict == "within noise"
+    assert iops.low < -0.5 and iops.high > 0.5 and iops.smallest > 0.5
+    # a step repeated on one side only: that side's spread is the floor
+    single = compare(baseline, [step(2, 1080, 1.0)])
+    (iops,) = [d for d in single.deltas if d.metric == "iops_sum"]
+    assert (iops.runs, iops.verdict, iops.floor) == (
+        (2, 1),
+        "within noise",
+        pytest.approx(0.0476, abs=1e-3),
+    )
 
 
 def db_step(threads, tps, bound_p95=None):
@@ -182,7 +240,7 @@ def test_database_and_provisioning_steps_compare_by_thread_count():
     assert deltas[("t4", "db", "tps_total")].delta == pytest.approx(-0.5)
     assert deltas[("t1", "pvc-bound", "p95_s")].better is False  # slower binding is worse
     assert deltas[("t4", "pvc-bound", "p95_s")].better is True
-    assert deltas[("t1", "pvc-bound", "p50_s")].verdict == "same"
+    assert deltas[("t1", "pvc-bound", "p50_s")].verdict == "spread unknown"
     assert [(m.baseline_step, m.other_step) for m in result.matches] == [
         ("t1", "t1"),
         ("t4", "t4"),
@@ -209,7 +267,7 @@ def test_git_steps_compare_their_phase_times_slower_is_worse():
     deltas = {(d.direction, d.metric): d for d in result.deltas}
     assert deltas[("git", "clone_s")].delta == pytest.approx(0.5)
     assert deltas[("git", "clone_s")].verdict == "worse"
-    assert deltas[("git", "iteration_s")].verdict == "same"
+    assert deltas[("git", "iteration_s")].verdict == "spread unknown"
     assert deltas[("git", "failed")].verdict == "same"
     assert ("git", "tar_s") not in deltas  # a figure neither side has
 
@@ -264,7 +322,7 @@ def test_deltas_of_quoted_figures_are_marked_with_their_workload():
     rndrw = {"tool": "sysbench-fileio", "test": "rndrw"}
     result = compare_campaigns(
         campaign("host", [fileio(1000.0, 700.0)], **rndrw),
-        campaign("pvc", [fileio(900.0, 700.0)], **rndrw),
+        campaign("pvc", [fileio(800.0, 700.0)], **rndrw),
     )
     marked = {d.metric: d.headline for d in result.deltas}
     assert marked == {
@@ -273,4 +331,4 @@ def test_deltas_of_quoted_figures_are_marked_with_their_workload():
         "fsyncs_per_s_total": False,
     }
     reads = next(d for d in result.deltas if d.metric == "reads_per_s_total")
-    assert (reads.workload, reads.delta, reads.verdict) == ("rnd", pytest.approx(-0.1), "worse")
+    assert (reads.workload, reads.delta, reads.verdict) == ("rnd", pytest.approx(-0.2), "worse")

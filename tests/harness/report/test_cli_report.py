@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
+from scipy import stats as scipy_stats
 
 from harness.campaign.run import run_campaign
+from harness.core.figures import NOISE_KINDS
 from harness.planes.local.fio_target import LocalFioTarget
+from harness.records.noise import NOISE_FLOORS
 from tests.harness.helpers import tiny_spec, volperf
 
 pytestmark = [pytest.mark.functional, pytest.mark.quiet]  # qd16's speed against qd1's
@@ -19,8 +23,8 @@ REFERENCE = REPO / "results" / "reference" / "performance-docs-cinder-ceph"
 
 @pytest.fixture(scope="module")
 def two_campaigns(tmp_path_factory) -> Path:
-    """The same 4k randread sweep at iodepth 1 and at iodepth 16 (twice), on prefilled
-    files, with the reference study beside them."""
+    """The same 4k randread sweep at iodepth 1 and at iodepth 16 (twice), and one consumer
+    at each run 5 times, on prefilled files, with the reference study beside them."""
     root = tmp_path_factory.mktemp("cmp")
     (root / "data").mkdir()
     for name, depth in (("qd1", 1), ("qd16", 16), ("qd16-again", 16)):
@@ -29,6 +33,15 @@ def two_campaigns(tmp_path_factory) -> Path:
             name=name,
             sweep=[1, 2],
             workload={"rw": "randread", "iodepth": depth, "runtime": 2},
+        )
+        assert run_campaign(spec, root / "results", LocalFioTarget).ok
+    for name, depth in (("qd1-x5", 1), ("qd16-x5", 16)):
+        spec = tiny_spec(
+            root / "data",
+            name=name,
+            sweep=[1],
+            repeats=5,
+            workload={"rw": "randread", "iodepth": depth},
         )
         assert run_campaign(spec, root / "results", LocalFioTarget).ok
     shutil.copytree(REFERENCE, root / "results" / "reference" / REFERENCE.name)
@@ -140,13 +153,58 @@ def test_the_reference_study_against_a_quick_campaign(two_campaigns):
     assert "not comparable" in text
 
 
-def test_two_campaigns_of_the_same_spec_list_no_differences(two_campaigns):
+def test_two_single_runs_of_the_same_spec_claim_no_change_within_the_noise_floor(
+    two_campaigns,
+):
     comparison = compared(two_campaigns, "results/qd16", "results/qd16-again")
     assert [m["differences"] for m in comparison["matches"]] == [[], []]
     assert not comparison["not_comparable"] and not comparison["unmatched"]
-    assert {d["verdict"] for d in comparison["deltas"]} <= {"better", "worse", "same", "–"}
-    table = volperf("compare", "results/qd16", "results/qd16-again", "--no-page", cwd=two_campaigns)
+    judged = [d for d in comparison["deltas"] if d["delta"] is not None]
+    assert judged and {d["verdict"] for d in judged} <= {"better", "worse", "spread unknown"}
+    for d in judged:  # better or worse only beyond the floor of the figure's kind
+        kind = NOISE_KINDS[d["metric"]]
+        assert d["runs"] == [1, 1] and d["floor"] == max(NOISE_FLOORS[kind], 0.02)
+        assert (abs(d["delta"]) > d["floor"]) == (d["verdict"] in ("better", "worse")), d
+    table = volperf("compare", "results/qd16", "results/qd16-again", cwd=two_campaigns)
     assert "measured the same way" in table.stderr
+    if any(d["verdict"] == "spread unknown" for d in judged):
+        words = " ".join(table.stderr.split())
+        assert "run-to-run spread is unknown" in words and "“repeats: 5”" in words
+        page = two_campaigns / "doc/source/test_results/compare-qd16-vs-qd16-again/index.rst"
+        assert "“repeats: 5”" in " ".join(page.read_text().split())
+
+
+def welch(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Welch's 95 % interval of mean(b) − mean(a), over mean(a), by its formula."""
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    freedom = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = scipy_stats.t.ppf(0.975, freedom) * (va + vb) ** 0.5
+    return (mb - ma - half) / ma, (mb - ma + half) / ma
+
+
+def test_five_repeats_each_of_iodepth_1_and_16_give_the_verdict_and_its_interval(two_campaigns):
+    root = two_campaigns
+    comparison = compared(root, "results/qd1-x5", "results/qd16-x5", "--accept-differences")
+    steps = {
+        n: json.loads((root / "results" / n / "summary.json").read_text())["steps"]
+        for n in ("qd1-x5", "qd16-x5")
+    }
+    assert [len(s) for s in steps.values()] == [5, 5]
+    deltas = {(d["direction"], d["metric"]): d for d in comparison["deltas"]}
+    assert {tuple(d["runs"]) for d in deltas.values()} == {(5, 5)}
+    for metric, verdict in (("iops_sum", "better"), ("clat_mean_avg", "worse")):
+        d = deltas[("read", metric)]
+        a = [s["read"][metric] for s in steps["qd1-x5"]]
+        b = [s["read"][metric] for s in steps["qd16-x5"]]
+        low, high = welch(a, b)
+        assert (d["low"], d["high"]) == (pytest.approx(low), pytest.approx(high)), d
+        assert d["delta"] == pytest.approx(statistics.fmean(b) / statistics.fmean(a) - 1)
+        assert low > 0.02 and d["verdict"] == verdict and "5 and 5 runs" in d["note"]
+    page = volperf("compare", "results/qd1-x5", "results/qd16-x5", "--accept-differences", cwd=root)
+    assert page.returncode == 0, page.stderr
+    text = (root / "doc/source/test_results/compare-qd1-x5-vs-qd16-x5/index.rst").read_text()
+    assert "95 % interval" in text and "Welch's t" in " ".join(text.split())
 
 
 def test_report_builds_and_prints_the_page(two_campaigns):
