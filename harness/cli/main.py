@@ -592,9 +592,10 @@ def history(
     """A page (and a CSV) of chosen figures across CAMPAIGNS (or --match) in the order
     they ran, with a plot per figure and the changes beyond --threshold flagged; each
     campaign's page links to it when `volperf report` writes it again."""
+    from harness.records.change_points import MIN_CAMPAIGNS
     from harness.records.compare import percent
     from harness.report.data import load as load_campaign
-    from harness.report.history import write_history
+    from harness.report.history import level_change_line, write_history
 
     paths = list(campaigns)
     if pattern:
@@ -610,9 +611,17 @@ def history(
         console().print(
             f"[yellow]{p.flag}[/] {s.key.title}: {p.campaign} {percent(p.change)}", highlight=False
         )
+    levels = [(s, c) for s in series for c in s.level_changes]
+    for s, c in levels:
+        console().print(f"[bold]level {c.flag}[/] {level_change_line(s, c)}", highlight=False)
+    searched = (
+        f", {len(levels)} changes of level against each figure's noise"
+        if len(loaded) >= MIN_CAMPAIGNS
+        else f" (changes of level are searched from {MIN_CAMPAIGNS} campaigns on)"
+    )
     console().print(
         f"{len(series)} figures over {len(loaded)} campaigns, {len(flagged)} changes beyond "
-        f"±{threshold:g} %",
+        f"±{threshold:g} % from the campaign before{searched}",
         highlight=False,
     )
     _publish(index, source, build_dir)

@@ -4,7 +4,10 @@ and p95 per action) in the campaigns' time order, each with its change from the
 previous campaign that has it, flagged when the change is beyond a threshold.
 
 Steps are matched by workload name, number of consumers and thread count; repeats of a
-step are averaged. Pure functions over summaries and Rally's rows."""
+step are averaged. Over five campaigns or more, each figure's changes of level are found
+against its own noise (harness.records.change_points), with what differs in method
+between the campaigns either side of each. Pure functions over summaries and Rally's
+rows."""
 
 from __future__ import annotations
 
@@ -12,12 +15,14 @@ import csv
 import datetime
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core import figures as catalogue
 from harness.records import stats
+from harness.records.change_points import ChangePoint, change_points
 from harness.records.compare import judge
+from harness.records.method import Difference, differences
 from harness.records.thresholds import HISTORY_THRESHOLD
 
 # section of a step summary -> (metric, label, True when higher is better)
@@ -47,6 +52,7 @@ class HistoryCampaign:
     name: str
     started: float | None  # when its first step started (epoch s)
     figures: dict[SeriesKey, float]
+    methods: dict[str, dict[str, Any]] = field(default_factory=dict)  # by workload name
 
 
 @dataclass(frozen=True)
@@ -59,9 +65,22 @@ class Point:
 
 
 @dataclass(frozen=True)
+class LevelChange:
+    """A change of a figure's level, from ``campaign`` on."""
+
+    campaign: str  # the first campaign at the new level
+    previous: str  # the campaign before it that has the figure
+    point: ChangePoint
+    flag: str  # "better" or "worse"
+    differences: list[Difference]  # in the step's method, from previous to campaign
+    method_known: bool  # both campaigns said how they measured the step
+
+
+@dataclass(frozen=True)
 class Series:
     key: SeriesKey
     points: list[Point]
+    level_changes: list[LevelChange] = field(default_factory=list)
 
     @property
     def flagged(self) -> list[Point]:
@@ -105,8 +124,10 @@ def campaign_figures(
     started: float | None,
     steps: Sequence[dict[str, Any]],
     rally_rows: Iterable[dict[str, str]] = (),
+    methods: dict[str, dict[str, Any]] | None = None,
 ) -> HistoryCampaign:
-    """One campaign's figures by series, the repeats of a step averaged."""
+    """One campaign's figures by series, the repeats of a step averaged; ``methods``: how
+    it measured each workload (records.method.step_method)."""
     rally = rally_figures(rally_rows)
     values: dict[SeriesKey, list[float]] = {}
     for step in steps:
@@ -121,7 +142,8 @@ def campaign_figures(
         for section, label, higher, value in figures:
             key = SeriesKey(str(step.get("workload")), consumers, threads, section, label, higher)
             values.setdefault(key, []).append(value)
-    return HistoryCampaign(name, started, {k: stats.mean(v) for k, v in values.items()})
+    figures = {k: sum(v) / len(v) for k, v in values.items()}
+    return HistoryCampaign(name, started, figures, methods or {})
 
 
 def history(
@@ -144,7 +166,31 @@ def history(
                 flag = "better" if judge(change, key.higher_is_better) else "worse"
             points.append(Point(campaign.name, campaign.started, value, change, flag))
             previous = value if value is not None else previous
-        found.append(Series(key, points))
+        found.append(Series(key, points, level_changes(key, points, ordered)))
+    return found
+
+
+def level_changes(
+    key: SeriesKey, points: Sequence[Point], campaigns: Sequence[HistoryCampaign]
+) -> list[LevelChange]:
+    """The series' change points (over the campaigns that have the figure), each with
+    what differs in the step's method between the campaigns either side of it."""
+    valued = [(p.campaign, p.value) for p in points if p.value is not None]
+    by_name = {c.name: c for c in campaigns}
+    found = []
+    for point in change_points([value for _, value in valued]):
+        after, before = valued[point.index][0], valued[point.index - 1][0]
+        was, now = (by_name[name].methods.get(key.workload) for name in (before, after))
+        found.append(
+            LevelChange(
+                after,
+                before,
+                point,
+                "better" if judge(point.change, key.higher_is_better) else "worse",
+                differences(was, now) if was is not None and now is not None else [],
+                was is not None and now is not None,
+            )
+        )
     return found
 
 
@@ -159,6 +205,7 @@ CSV_HEADER = [
     "value",
     "change",
     "flag",
+    "level_change",
 ]
 
 
@@ -168,6 +215,7 @@ def history_csv(series: Sequence[Series]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_HEADER)
     for s in series:
+        starts = {c.campaign: c.flag for c in s.level_changes}
         for p in s.points:
             started = (
                 datetime.datetime.fromtimestamp(p.started, datetime.UTC).isoformat()
@@ -186,6 +234,7 @@ def history_csv(series: Sequence[Series]) -> str:
                     "" if p.value is None else f"{p.value:.6g}",
                     "" if p.change is None else f"{p.change:.4f}",
                     p.flag,
+                    starts.get(p.campaign, "") if p.value is not None else "",
                 ]
             )
     return out.getvalue()

@@ -14,6 +14,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness.core import figures as catalogue
 
@@ -58,6 +59,15 @@ class Interval:
         return (self.high - self.low) / 2
 
 
+def _welch_test(a: Sequence[float], b: Sequence[float]) -> Any:
+    """SciPy's Welch's t-test of mean(a) − mean(b)."""
+    from scipy import stats  # imported here: it takes a while, and most commands never judge
+
+    with warnings.catch_warnings():  # one side without spread: exact, not a precision loss
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return stats.ttest_ind(a, b, equal_var=False)
+
+
 def welch_interval(
     baseline: Sequence[float], other: Sequence[float], confidence: float = CONFIDENCE
 ) -> Interval | None:
@@ -72,12 +82,7 @@ def welch_interval(
     delta = (math.fsum(other) / len(other) - centre) / abs(centre)
     if len(set(baseline)) == 1 and len(set(other)) == 1:
         return Interval(delta, delta, delta, len(baseline), len(other), confidence)
-    from scipy import stats  # imported here: it takes a while, and most commands never judge
-
-    with warnings.catch_warnings():  # one side without spread: exact, not a precision loss
-        warnings.simplefilter("ignore", RuntimeWarning)
-        test = stats.ttest_ind(other, baseline, equal_var=False)
-        low, high = test.confidence_interval(confidence)
+    low, high = _welch_test(other, baseline).confidence_interval(confidence)
     return Interval(
         delta,
         float(low) / abs(centre),

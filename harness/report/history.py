@@ -13,16 +13,20 @@ from pathlib import Path
 from harness import __version__
 from harness.core.store import atomic_write_json, atomic_write_text
 from harness.planes.rally.records import read_rally_csv
+from harness.records.change_points import MIN_CAMPAIGNS
 from harness.records.compare import percent
 from harness.records.history import (
     HistoryCampaign,
+    LevelChange,
     Series,
     campaign_figures,
     history,
     history_csv,
 )
+from harness.records.method import step_method
 from harness.records.thresholds import HISTORY_THRESHOLD
 from harness.report import tables
+from harness.report.comparison import headline_figure
 from harness.report.data import CampaignData
 from harness.report.plots import pyplot, save
 from harness.report.render import HISTORY_INDEX, HISTORY_PREFIX, page_dir, templates
@@ -40,7 +44,12 @@ def started(data: CampaignData) -> float | None:
 def history_campaign(data: CampaignData) -> HistoryCampaign:
     rally = data.store.root / "rally.csv"
     rows = read_rally_csv(rally) if rally.exists() else []
-    return campaign_figures(data.name, started(data), data.steps, rows)
+    compared = data.compared()
+    methods = {}
+    for step in data.steps:
+        workload = str(step.get("workload"))
+        methods.setdefault(workload, step_method(step, compared.method))
+    return campaign_figures(data.name, started(data), data.steps, rows, methods)
 
 
 def _when(epoch: float | None) -> str:
@@ -65,6 +74,9 @@ def _plot(group: list[Series], directory: Path, stem: str, names: list[str]) -> 
         ys = [s.points[i].value for i in xs]
         who = f"{s.key.consumers}" + (f"×{s.key.threads}" if s.key.threads else "")
         (line,) = axis.plot(xs, ys, marker="o", label=f"{who} consumers")
+        for change in s.level_changes:  # between the campaign before and the first after
+            at = [p.campaign for p in s.points].index(change.campaign)
+            axis.axvline(at - 0.5, color=line.get_color(), linestyle="--", linewidth=1)
         flagged = [i for i in xs if s.points[i].flag]
         axis.scatter(
             flagged,
@@ -80,6 +92,22 @@ def _plot(group: list[Series], directory: Path, stem: str, names: list[str]) -> 
     axis.set_ylim(bottom=0)
     axis.legend(fontsize=8)
     return save(fig, directory, stem)
+
+
+def level_change_line(s: Series, change: LevelChange) -> str:
+    """A change of level in words, with what differs in method at it."""
+    point = change.point
+    said = (
+        f"{s.key.title}: from {change.campaign} on, {percent(point.change)} "
+        f"({headline_figure(point.before)} → {headline_figure(point.after)}, "
+        f"p = {point.p_value:.1g}), {change.flag}; "
+    )
+    if not change.method_known:
+        return said + f"how {change.previous} or {change.campaign} measured it is not recorded"
+    if not change.differences:
+        return said + f"measured the same way as {change.previous}"
+    settings = ", ".join(f"{d.setting} {d.baseline} → {d.other}" for d in change.differences)
+    return said + f"what differs in method from {change.previous}: {settings}"
 
 
 def write_history(
@@ -121,6 +149,7 @@ def write_history(
         for s in series
         for p in s.flagged
     ]
+    levels = [level_change_line(s, c) for s in series for c in s.level_changes]
     text = (
         templates()
         .get_template("history.rst.j2")
@@ -132,6 +161,9 @@ def write_history(
             header=["consumers", *order],
             sections=sections,
             flagged=flagged,
+            levels=levels,
+            searched=len(order) >= MIN_CAMPAIGNS,
+            min_campaigns=MIN_CAMPAIGNS,
             csv=CSV_FILE,
         )
     )

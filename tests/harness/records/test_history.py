@@ -139,4 +139,31 @@ def test_the_csv_has_a_row_per_figure_per_campaign():
         "value": "500",
         "change": "-0.5000",
         "flag": "worse",
+        "level_change": "",
     }
+
+
+def test_a_change_of_level_names_its_campaigns_and_what_differs_in_method():
+    def measured(name: str, started: float, iops: float, bs: str | None) -> HistoryCampaign:
+        methods = {"randrw": {"tool": "fio", "bs": bs}} if bs else {}
+        return campaign_figures(name, started, [fio_step("s", 2, iops, 1.0)], (), methods)
+
+    iops = [1000.0, 1010.0, 990.0, 1005.0, 1500.0, 1490.0, 1510.0]
+    sizes = ["4k", "4k", "4k", "4k", "8k", "8k", "8k"]
+    campaigns = [
+        measured(f"n{i}", float(i), v, bs)
+        for i, (v, bs) in enumerate(zip(iops, sizes, strict=True))
+    ]
+    series, p95 = history(campaigns)
+    (change,) = series.level_changes
+    assert (change.campaign, change.previous, change.flag) == ("n4", "n3", "better")
+    assert change.point.before == pytest.approx(1001.25) and change.point.after == 1500
+    assert [(d.setting, d.baseline, d.other) for d in change.differences] == [("bs", "4k", "8k")]
+    assert change.method_known and p95.level_changes == []  # p95 stayed at 1.0
+    rows = list(csv.DictReader(io.StringIO(history_csv([series]))))
+    assert [r["level_change"] for r in rows] == ["", "", "", "", "better", "", ""]
+    # a campaign that does not say how it measured: the change, without a method's words
+    campaigns[3] = measured("n3", 3.0, 1005.0, None)
+    (unknown,) = history(campaigns)[0].level_changes
+    assert not unknown.method_known and unknown.differences == []
+    assert history(campaigns[:4])[0].level_changes == []  # four campaigns: not searched
