@@ -29,6 +29,7 @@ from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
 from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
 from harness.records.repeats import repeat_spreads
+from harness.records.stall_summary import stalls_of
 from harness.records.steadystate import step_steadystate
 from harness.records.step import RawStep, StepParts
 from harness.records.window import CommonWindow, common_window, running
@@ -345,6 +346,10 @@ def _fio_summary(
             ]
     summary["window"] = _window_summary(window) if logs else None
     summary["warnings"] += [asdict(w) for w in aggregate.warnings]
+    stalled = stalls_of(step_id, logs or [], records)
+    records, summary["stalls"] = stalled.records, stalled.summary
+    if stalled.warning is not None:
+        summary["warnings"].append(asdict(stalled.warning))
     if not output.histograms:
         summary["warnings"].append(
             asdict(
@@ -378,7 +383,7 @@ def _fio_summary(
                 )
             )
         )
-    return StepResult(summary, records)
+    return StepResult(summary, records, events=stalled.events)
 
 
 def _window_summary(window: CommonWindow | None) -> dict[str, Any]:

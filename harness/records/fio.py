@@ -11,10 +11,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, astuple, dataclass, field, replace
 from datetime import UTC, datetime
 
 from harness.core.redact import redact_text
+from harness.records.stalls import StallFigures
 from harness.tools.fio.parse import Direction, FioJob
 
 REFERENCE_COLUMNS = [
@@ -55,7 +56,10 @@ OWN_COLUMNS = [
 # each consumer over the step's common window (harness.records.window), from fio's logs
 WINDOW_FIGURES = ["iops", "bandwidth", "clat_mean"]
 WINDOW_COLUMNS = [f"window_{d}_{name}" for d in ("read", "write") for name in WINDOW_FIGURES]
-FIO_COLUMNS = REFERENCE_COLUMNS + OWN_COLUMNS + WINDOW_COLUMNS
+# each consumer's stalls (harness.records.stalls): how many windows of a second or more
+# it completed no I/O in, the longest, all of them; empty where fio logged no completions
+STALL_COLUMNS = ["stalls", "stall_longest_s", "stall_total_s"]
+FIO_COLUMNS = REFERENCE_COLUMNS + OWN_COLUMNS + WINDOW_COLUMNS + STALL_COLUMNS
 
 CSV_FIGURES = [
     "iops",
@@ -150,6 +154,7 @@ class FioConsumerRecord:
     window_estimated: bool = False  # fio < 3.36 has no job_start
     window_read: WindowFigures | None = None  # over the common window, when fio logged
     window_write: WindowFigures | None = None
+    stalls: StallFigures | None = None  # None: fio logged no completions (older runs)
 
     @classmethod
     def from_job(cls, job: FioJob, context: ConsumerContext, fio_end_ms: int) -> FioConsumerRecord:
@@ -183,6 +188,7 @@ class FioConsumerRecord:
             self.error,
             *(self.window_read.cells() if self.window_read else [None] * len(WINDOW_FIGURES)),
             *(self.window_write.cells() if self.window_write else [None] * len(WINDOW_FIGURES)),
+            *(astuple(self.stalls) if self.stalls else [None] * len(STALL_COLUMNS)),
         ]
 
 

@@ -114,7 +114,7 @@ def tail_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def run_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
-    """How each step ran: state, overlap, the device's view, host load."""
+    """How each step ran: state, overlap, the device's view, host load, stalls."""
     rows = []
     for s in steps:
         device = s.get("device") or {}
@@ -134,9 +134,21 @@ def run_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                 cell(device.get("fio_iops")),
                 f"{gap:.1%}" if gap is not None else "–",
                 f"{busy:.0%}" if busy is not None else "–",
+                stall_cell(s.get("stalls")),
             ]
         )
     return rows
+
+
+def stall_cell(stalls: dict[str, Any] | None) -> str:
+    """A step's stalls: how many, the longest and all stalled time; – when not logged."""
+    if not stalls:
+        return "–"
+    if not stalls["count"]:
+        return "0"
+    return (
+        f"{stalls['count']}: longest {stalls['longest_s']:.1f} s, {stalls['total_s']:.1f} s in all"
+    )
 
 
 COST_HEADER = [

@@ -85,6 +85,7 @@ logs="$WORK/logs/volperf-$RW"
 fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length \
   --write_iops_log="$logs" --write_bw_log="$logs" --write_lat_log="$logs" \
   --log_avg_msec=1000 --log_unix_epoch=1 --exec_prerun="sh $WORK/wait-start.sh" \
+  --write_hist_log="$logs-completions" --log_hist_msec=100 --log_hist_coarseness=6 \
   --output-format=json+ --output="$WORK/fio.json" 2>"$WORK/fio.err" \
   || fail "fio failed: $(tail -n 3 "$WORK/fio.err")"
 # what the VM is: its kernel, and the hypervisor its kernel detected ("none": no

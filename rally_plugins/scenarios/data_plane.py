@@ -11,7 +11,7 @@ until every VM answered; inside it each VM's volume, server, attachment and agen
 as Heat's events time them), ``volperf.results`` and ``heat.delete_stack``. Rally's report
 gets the additive charts of fio_output.py (the last: the iteration's warning codes, which
 Rally's console prints too), the VM table and the table of the iteration's warnings
-(unwritten volumes, emulated CPUs, low overlap, ...; SLA ``volperf_warnings`` fails on
+(unwritten volumes, emulated CPUs, low overlap, stalls, ...; SLA ``volperf_warnings`` fails on
 them when a task asks); an iteration whose VMs did not all answer fails naming them and
 their reasons, after its output is added.
 """
@@ -43,7 +43,9 @@ from harness.records.aggregate import Warning, aggregate_step
 from harness.records.consumer_fio import OwnOutputsStep
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
+from harness.records.stall_summary import stalls_of
 from harness.tools.fio.histogram import top_bucket_ns
+from harness.tools.fio.logs import read_places
 from rally_plugins.scenarios.fio_output import (
     additive_charts,
     vm_table,
@@ -153,8 +155,10 @@ class CinderFio(scenario.OpenStackScenario):
                         conn, [path for _, path in created], heat.delete_timeout
                     )[1]
             outcome = self._outcome(raw, step, plans, refused)
+            stalled = stalls_of(step.id, read_places(outcome.log_dirs), outcome.records)
         timer.atomic_action["children"] = heat_children(outcome.events)
-        self._report(outcome.records, outcome.outputs, outcome.warnings)
+        warnings = [*outcome.warnings, *([stalled.warning] if stalled.warning else [])]
+        self._report(stalled.records, outcome.outputs, warnings)
         reasons = problems + [f"NOT deleted: {line}" for line in not_deleted]
         if waited != "settled":
             reasons.append(waited)

@@ -4,6 +4,7 @@ whose host did not answer gets a row with its address and fio's reason."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from harness.planes.fio_step import LOG_DIR
@@ -22,6 +23,16 @@ def is_hosts_step(raw: Path) -> bool:
     return (raw / PLACEMENT).exists()
 
 
+def client_end_ms(raw: Path) -> int | None:
+    """When fio's client exited (raw/process.json), the end its jobs' windows are
+    estimated from: its JSON is stamped in whole seconds when it started, not when the
+    servers' jobs ended (fio 3.33 gives no job_start)."""
+    try:
+        return int(json.loads((raw / "process.json").read_text(encoding="utf-8"))["end_s"] * 1000)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def hosts_step(step: RawStep) -> OwnOutputsStep:
     raw, plan = step.raw, step.plan
     placement = read_placement(raw)
@@ -37,13 +48,14 @@ def hosts_step(step: RawStep) -> OwnOutputsStep:
     servers = {where["server"]: where["host"] for where in placement.values()}
     silent = unanswered(raw / "fio.out", [raw / name for name in STDERR_FILES], servers)
     at_ms = int((step.started or 0) * 1000)
+    end_ms = client_end_ms(raw) or (output.timestamp_ms if output is not None else at_ms)
     for consumer in plan.get("consumers", []):
         jobname = consumer["jobname"]
         where = placement.get(jobname, {})
         context = consumer_context(step.step_id, plan, consumer, step.backend)
         job = jobs.get(jobname)
         if job is not None and output is not None:
-            result.records.append(FioConsumerRecord.from_job(job, context, output.timestamp_ms))
+            result.records.append(FioConsumerRecord.from_job(job, context, end_ms))
             result.log_dirs[jobname] = LogPlace(raw / LOG_DIR, jobname, job.host)
             continue
         why = silent.get(where.get("server", "")) or problem or "fio's client reported no job"

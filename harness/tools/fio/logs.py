@@ -4,16 +4,19 @@ offset" (fio 3; fio 2 writes the first four), the time in milliseconds since the
 started or, with log_unix_epoch, since the epoch. Values: I/Os per second (iops), KiB/s
 (bw), nanoseconds (lat, clat, slat in fio 3; microseconds in fio 2). Histogram logs
 (write_hist_log with log_hist_msec): "time, direction, block size, count of bucket 0,
-…" with the I/Os completed in the interval in each of fio's latency buckets."""
+…" with the I/Os completed in the interval in each of fio's latency buckets, written at
+the first completion after each interval: their times are when I/Os completed."""
 
 from __future__ import annotations
 
 import glob
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from harness.tools.fio.histogram import PLAT_VAL, bucket_value
+from harness.tools.fio.render import LOG_AVG_MS, STALL_LOG_MS, STALL_LOG_SUFFIX
 
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 
@@ -76,6 +79,20 @@ def parse_hist_log(text: str, name: str = "log") -> list[HistPoint]:
     return points
 
 
+def parse_completion_marks(text: str, name: str = "log") -> list[int]:
+    """The times of a histogram log's lines, in any coarseness: moments at which the job
+    completed I/O (fio writes a line only at a completion)."""
+    times = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        head = line.split(",", 1)[0].strip()
+        if not head.isdigit():
+            raise FioLogError(f"{name}:{number}: not a fio histogram line: {line[:80]!r}")
+        times.append(int(head))
+    return times
+
+
 Series = list[tuple[int, float]]
 
 
@@ -100,6 +117,10 @@ class JobLogs:
     clat: dict[str, Series]
     # direction -> (time_ms, completion latency histogram of the interval), if written
     clat_hist: dict[str, list[tuple[int, dict[int, int]]]] = field(default_factory=dict)
+    # moments at which it completed I/O (any direction, sub-jobs together), in time
+    # order, from a histogram log written every completion_log_ms; none: not logged
+    completions: list[int] = field(default_factory=list)
+    completion_log_ms: int | None = None
 
 
 def since_epoch(logs: JobLogs) -> bool:
@@ -160,4 +181,34 @@ def read_job_logs(
             histograms.setdefault(point.direction, []).append((point.time_ms, point.bins))
     for points in histograms.values():
         points.sort(key=lambda p: p[0])  # sub-jobs' intervals interleaved in time
-    return JobLogs(consumer or jobname, kinds["iops"], kinds["bw"], kinds["clat"], histograms)
+    marks: list[int] = []
+    for path in sorted(
+        directory.glob(f"{glob.escape(jobname)}{STALL_LOG_SUFFIX}_clat_hist.*{tail}")
+    ):
+        marks += parse_completion_marks(path.read_text(encoding="utf-8"), path.name)
+    every: int | None = STALL_LOG_MS if marks else None
+    if not marks and histograms:
+        marks, every = [t for points in histograms.values() for t, _ in points], LOG_AVG_MS
+    return JobLogs(
+        consumer or jobname,
+        kinds["iops"],
+        kinds["bw"],
+        kinds["clat"],
+        histograms,
+        sorted(set(marks)),
+        every,
+    )
+
+
+def read_places(places: Mapping[str, LogPlace]) -> list[JobLogs]:
+    """The logs of each consumer (by its job name) whose fio wrote readable ones; the
+    others are left out."""
+    found = []
+    for name, place in places.items():
+        try:
+            logs = read_job_logs(place.directory, place.jobname, name, place.host)
+        except (FioLogError, OSError):
+            continue
+        if logs is not None:
+            found.append(logs)
+    return found

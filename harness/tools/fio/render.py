@@ -23,6 +23,12 @@ class JobTarget:
 # fio's own per-interval logs: 1 s averages, stamped in milliseconds since the epoch so
 # the consumers of a step (other processes, pods, VMs) share one clock
 LOG_AVG_MS = 1000
+# Stalls (records/stalls.py) are read from when I/Os completed: fio writes a histogram
+# log line at the first completion after each STALL_LOG_MS, none while nothing completes.
+# Coarse buckets keep it to about 1 KB per consumer and second; a step that keeps the full
+# histogram logs (histogram_logs) reads its stalls from those, a second apart.
+STALL_LOG_MS = 100
+STALL_LOG_SUFFIX = "-completions"  # LOGS/<jobname>-completions_clat_hist.<n>.log
 LOG_KINDS = ("iops", "bw", "clat")  # write_lat_log also writes lat and slat
 
 # how fio reaches the storage: the workload's ioengine, or e.g. rbd with its pool and user
@@ -85,8 +91,9 @@ def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) 
 
 
 def _log_lines(logs: str, jobname: str, histograms: bool) -> list[str]:
-    """A consumer's logs as LOGS/<jobname>_iops.<job number>.log (and _bw, _clat …, and
-    _clat_hist with ``histograms``)."""
+    """A consumer's logs as LOGS/<jobname>_iops.<job number>.log (and _bw, _clat …), and
+    its completions: _clat_hist each second with ``histograms``, else every STALL_LOG_MS
+    in coarse buckets as LOGS/<jobname>-completions_clat_hist.<job number>.log."""
     prefix = f"{logs.rstrip('/')}/{jobname}"
     lines = [
         f"write_iops_log={prefix}",
@@ -97,6 +104,12 @@ def _log_lines(logs: str, jobname: str, histograms: bool) -> list[str]:
     ]
     if histograms:
         lines += [f"write_hist_log={prefix}", f"log_hist_msec={LOG_AVG_MS}"]
+    else:
+        lines += [
+            f"write_hist_log={prefix}{STALL_LOG_SUFFIX}",
+            f"log_hist_msec={STALL_LOG_MS}",
+            "log_hist_coarseness=6",
+        ]
     return lines
 
 

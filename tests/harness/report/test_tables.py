@@ -64,8 +64,13 @@ def test_tail_rows_one_per_direction_that_ran():
 
 def test_run_rows():
     assert tables.run_rows([STEP]) == [
-        ["001-w-c002-r1", "2", "done", "85% (est.)", "990", "1000", "1.0%", "25%"]
+        ["001-w-c002-r1", "2", "done", "85% (est.)", "990", "1000", "1.0%", "25%", "–"]
     ]
+    stalled = {"count": 2, "longest_s": 3.04, "total_s": 4.5}
+    assert tables.run_rows([{**STEP, "stalls": stalled}])[0][-1] == (
+        "2: longest 3.0 s, 4.5 s in all"
+    )
+    assert tables.stall_cell({"count": 0}) == "0"
 
 
 def test_warning_items_include_failed_steps():

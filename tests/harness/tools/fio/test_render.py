@@ -85,10 +85,13 @@ def test_logs_stagger_and_steady_state_are_fios_own_options(tmp_path):
     jobfile.write_text(text)
     fio_accepts(jobfile)
     assert "startdelay" not in render_job(FioWorkload(name="w", rw="read"), _targets(tmp_path))
-    assert "write_hist_log" not in text
+    # completions for stalls: coarse, every 100 ms, beside the other logs
+    assert "log_hist_msec=100" in lines and "log_hist_coarseness=6" in lines
+    assert f"write_hist_log={tmp_path}/logs/c01-randread-completions" in lines
     histograms = FioWorkload(name="w", rw="read", histogram_logs=True)
     lines = render_job(histograms, _targets(tmp_path), logs="/l").splitlines()
     assert "write_hist_log=/l/c01-randread" in lines and "log_hist_msec=1000" in lines
+    assert "log_hist_coarseness=6" not in lines  # the full histograms tell stalls too
 
 
 def test_numjobs_reports_one_entry_per_consumer(tmp_path):
