@@ -296,6 +296,8 @@ def verdict(
     interval = noise.welch_interval(baseline, other)
     if interval is not None:
         return _judge_interval(interval, figure.higher_is_better, tolerance)
+    # one side's repeats measured its spread (repeats that did not differ at all say
+    # little of the noise: the stated floor then)
     spreads = [x for x in (stats.relative_spread(baseline), stats.relative_spread(other)) if x]
     if spreads:
         floor, source = max(max(spreads), tolerance), "the run-to-run spread of repeats"

@@ -11,9 +11,9 @@ until every VM answered; inside it each VM's volume, server, attachment and agen
 as Heat's events time them), ``volperf.results`` and ``heat.delete_stack``. Rally's report
 gets the additive charts of fio_output.py (the last: the iteration's warning codes, which
 Rally's console prints too), the VM table and the table of the iteration's warnings
-(unwritten volumes, emulated CPUs, low overlap, stalls, ...; SLA ``volperf_warnings`` fails on
-them when a task asks); an iteration whose VMs did not all answer fails naming them and
-their reasons, after its output is added.
+(unwritten volumes, emulated CPUs, low overlap, stalls, not steady, ...; SLA
+``volperf_warnings`` fails on them when a task asks); an iteration whose VMs did not all
+answer fails naming them and their reasons, after its output is added.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from harness.records.consumer_fio import OwnOutputsStep
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.records.stall_summary import stalls_of
+from harness.records.steadystate import step_steadystate
 from harness.tools.fio.histogram import top_bucket_ns
 from harness.tools.fio.logs import read_places
 from rally_plugins.scenarios.fio_output import (
@@ -157,7 +158,9 @@ class CinderFio(scenario.OpenStackScenario):
             outcome = self._outcome(raw, step, plans, refused)
             stalled = stalls_of(step.id, read_places(outcome.log_dirs), outcome.records)
         timer.atomic_action["children"] = heat_children(outcome.events)
-        warnings = [*outcome.warnings, *([stalled.warning] if stalled.warning else [])]
+        steady = step_steadystate([job for output in outcome.outputs for job in output.jobs])
+        found = [stalled.warning, steady.warning() if steady else None]
+        warnings = [*outcome.warnings, *(w for w in found if w is not None)]
         self._report(stalled.records, outcome.outputs, warnings)
         reasons = problems + [f"NOT deleted: {line}" for line in not_deleted]
         if waited != "settled":
