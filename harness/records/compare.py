@@ -278,11 +278,13 @@ def verdict(
     tolerance: float,
     comparable: bool = True,
     ceiling: str = "",
+    targets: Sequence[str | None] = ("local",),
 ) -> Judged:
     """A figure's change from the mean of the baseline's runs to the other's, and its
     verdict: "–" when either side lacks it or it is at a measurement ceiling, "not
     comparable" when the methods differ in meaning; with two runs or more a side, judged
-    on Welch's interval; else against a noise floor, as the module says."""
+    on Welch's interval; else against a noise floor (of the ``targets``' types), as the
+    module says."""
     va, vb = stats.mean(baseline), stats.mean(other)
     if ceiling:
         return Judged(None, "–", ceiling)
@@ -303,7 +305,8 @@ def verdict(
         floor, source = max(max(spreads), tolerance), "the run-to-run spread of repeats"
     else:
         kind = figure.noise_kind
-        floor, source = max(noise.NOISE_FLOORS[kind], tolerance), f"the noise floor for {kind}"
+        stated, where = noise.noise_floor(kind, targets)
+        floor, source = max(stated, tolerance), f"the noise floor for {kind} {where}"
     beyond = f"±{floor * 100:.0f} %, {source}"
     if abs(delta) > floor:
         return Judged(
@@ -314,7 +317,7 @@ def verdict(
         )
     if spreads:
         return Judged(delta, "within noise", f"within {beyond}", floor=floor)
-    if noise.NOISE_FLOORS[figure.noise_kind] == 0:  # a count: no noise to allow for
+    if figure.noise_kind == catalogue.COUNT:  # no noise to allow for
         return Judged(delta, "same", f"within ±{tolerance * 100:g} %", floor=floor)
     return Judged(delta, "spread unknown", f"within {beyond}: run with repeats", floor=floor)
 
@@ -354,8 +357,10 @@ def _step_deltas(
     tolerance: float,
     comparable: bool,
     quoted: list[tuple[str, str]],
+    targets: Sequence[str | None],
 ) -> list[Delta]:
-    """Every figure of a step, its repeats on each side (mine, match) taken together."""
+    """Every figure of a step, its repeats on each side (mine, match) taken together;
+    ``targets``: the two campaigns' target types."""
     memory = _measured_memory(mine[0], match[0])
     ours, theirs = _by_section(mine), _by_section(match)
     for name in [n for n in {*ours, *theirs} if n.endswith(WINDOW)]:
@@ -373,7 +378,7 @@ def _step_deltas(
                 ceiling = "at a measurement ceiling: no delta"
             if not va and not vb and not ceiling:
                 continue
-            judged = verdict(va, vb, figure, tolerance, comparable, ceiling)
+            judged = verdict(va, vb, figure, tolerance, comparable, ceiling, targets)
             note = judged.note
             if direction == "db" and memory:
                 note = "; ".join(filter(None, [note, memory]))
@@ -438,13 +443,14 @@ def compare_campaigns(
         fits = accept_differences or not step_match.changes_meaning
         comparable[group] = comparable.get(group, True) and fits
     deltas = []
+    targets = (baseline.method.target_type, other.method.target_type)
     mine_repeats, their_repeats = _repeats(ours), _repeats(theirs)
     for group, mine in mine_repeats.items():
         if group not in comparable:  # no repeat of it matched
             continue
         quoted = headlines(step_method(mine[0], baseline.method))
         deltas += _step_deltas(
-            mine, their_repeats[group], group, tolerance, comparable[group], quoted
+            mine, their_repeats[group], group, tolerance, comparable[group], quoted, targets
         )
     unmatched = [_unmatched("baseline", k, s) for k, s in ours.items() if k not in theirs]
     unmatched += [_unmatched("other", k, s) for k, s in theirs.items() if k not in ours]

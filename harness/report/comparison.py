@@ -10,7 +10,7 @@ import yaml
 from harness import __version__
 from harness.core.store import CampaignStore, atomic_write_text
 from harness.records.compare import Comparison, Delta, StepMatch, compare_campaigns, percent
-from harness.records.noise import NOISE_FLOORS
+from harness.records.noise import MEASURED_FLOORS
 from harness.report import tables
 from harness.report.data import load
 from harness.report.plots import pyplot, save
@@ -211,15 +211,18 @@ def noise_rule(comparison: Comparison) -> str:
         "could show: half the interval, or the floor it was judged against."
     ]
     if any(d.verdict == "spread unknown" for d in comparison.deltas):
-        floors = ", ".join(
-            f"{kind} ±{floor * 100:.0f} %" for kind, floor in NOISE_FLOORS.items() if floor
+        floors = "; ".join(
+            f"{target}: "
+            + ", ".join(f"{kind} ±{floor * 100:.0f} %" for kind, floor in kinds.items() if floor)
+            for target, kinds in MEASURED_FLOORS.items()
         )
         said.append(
             "Where neither campaign repeated a step, its run-to-run spread is unknown: a "
             "change is “better” or “worse” only beyond the noise floor of its kind of "
-            f"figure ({floors}: the most two single runs of the quick profile differed "
-            "on a 2-core machine), else “spread unknown”. Run both campaigns with "
-            "“repeats: 5” in their specs to judge smaller changes."
+            f"figure on its target ({floors}: the most two single runs of the quick profile "
+            "differed on a 2-core machine; a target not measured takes the largest), else "
+            "“spread unknown”. Run both campaigns with “repeats: 5” in their specs to judge "
+            "smaller changes."
         )
     return " ".join(said)
 

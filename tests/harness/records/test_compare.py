@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.figures import FIO, ITERATIONS
+from harness.core.figures import FAR_TAIL, FIO, ITERATIONS, RATE
 from harness.records.compare import (
     ComparedCampaign,
     Comparison,
@@ -14,6 +14,7 @@ from harness.records.compare import (
     verdict,
 )
 from harness.records.method import CampaignMethod
+from harness.records.noise import noise_floor
 
 WORKLOAD = {"tool": "fio", "name": "w", "rw": ["randread"], "bs": "4k", "iodepth": 16}
 
@@ -63,11 +64,13 @@ IOPS, P99 = FIO["iops_sum"], FIO["p99_merged"]
 def test_single_runs_are_judged_against_the_noise_floor_of_the_figures_kind():
     better = verdict([100], [125], IOPS, 0.02)  # beyond the 15 % two single runs can differ
     assert (better.delta, better.verdict) == (pytest.approx(0.25), "better")
-    assert better.note == "beyond ±15 %, the noise floor for rates" and better.floor == 0.15
+    assert (
+        better.note == "beyond ±15 %, the noise floor for rates on local" and better.floor == 0.15
+    )
     assert verdict([100], [125], FIO["clat_mean_avg"], 0.02).verdict == "worse"
     unknown = verdict([100], [110], IOPS, 0.02)
     assert unknown.verdict == "spread unknown" and unknown.delta == pytest.approx(0.1)
-    assert unknown.note == "within ±15 %, the noise floor for rates: run with repeats"
+    assert unknown.note == "within ±15 %, the noise floor for rates on local: run with repeats"
     assert verdict([100], [101], IOPS, 0.02).verdict == "spread unknown"  # never "same"
     assert verdict([1.0], [2.0], P99, 0.02).verdict == "spread unknown"  # p99: ±160 %
     assert verdict([1.0], [3.0], P99, 0.02).verdict == "worse"
@@ -80,6 +83,15 @@ def test_single_runs_are_judged_against_the_noise_floor_of_the_figures_kind():
         "within ±5 %, the run-to-run spread of repeats",
     )
     assert verdict([1000, 1100], [1200], IOPS, 0.02).verdict == "better"
+
+
+def test_the_noise_floor_is_the_targets_and_the_larger_of_two():
+    assert noise_floor(RATE, ["local"]) == (0.15, "on local")
+    assert noise_floor(RATE, ["local", "rbd"]) == (0.45, "on rbd")
+    assert noise_floor(FAR_TAIL, ["local", "rbd"]) == (1.6, "on local")  # local's p99: 154 %
+    assert noise_floor(RATE, ["k8s"]) == (0.45, "on k8s, not measured")  # the largest
+    rbd = verdict([100], [140], IOPS, 0.02, targets=["rbd", "rbd"])
+    assert rbd.verdict == "spread unknown" and "the noise floor for rates on rbd" in rbd.note
 
 
 def test_a_figure_one_side_lacks_or_at_a_ceiling_or_measured_otherwise_is_not_judged():

@@ -15,7 +15,7 @@ import pytest
 from harness.core.figures import RALLY
 from harness.core.store import CampaignStore
 from harness.records.compare import compare_campaigns
-from harness.records.noise import NOISE_FLOORS
+from harness.records.noise import noise_floor
 from harness.report.data import load
 
 SWEEP = Path(__file__).parents[3] / "results" / "scale" / "rally-sweep"
@@ -54,9 +54,13 @@ def test_rally_campaigns_compare_by_scenario_concurrency_and_action(tmp_path):
             va, vb = float(a[(SCENARIO, action)][column]), float(b[(SCENARIO, action)][column])
             assert (delta.baseline, delta.other) == (va, vb)
             assert delta.delta == pytest.approx((vb - va) / va)
-            floor = NOISE_FLOORS[RALLY[metric].noise_kind]  # single runs: a floor
+            # single runs of an OpenStack cloud: the largest floor measured elsewhere
+            floor = noise_floor(RALLY[metric].noise_kind, ["openstack"])[0]
             assert delta.verdict == (
                 "spread unknown" if abs(vb - va) / va <= floor else "better" if vb < va else "worse"
             )
     attach = deltas[(f"{SCENARIO} at 120: nova.attach_volume", "median_s")]
-    assert attach.verdict == "better"  # 32.3 s against 50.6 s on average: see the Scale page
+    # 32.3 s against 50.6 s (see the Scale page): −36 %, within the ±45 % two single runs
+    # of the Ceph testbed differed by; OpenStack's noise is not measured: run with repeats
+    assert attach.verdict == "spread unknown" and attach.delta < -0.3
+    assert attach.note.endswith("on openstack, not measured: run with repeats"), attach.note
