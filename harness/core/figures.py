@@ -98,11 +98,3 @@ def pick(catalogue: dict[str, Figure], *names: str) -> list[Figure]:
 def metrics(catalogue: dict[str, Figure], *names: str) -> list[tuple[str, str, bool]]:
     """(name, label, True when higher is better) of the named figures, in that order."""
     return [(f.name, f.label, f.higher_is_better) for f in (catalogue[n] for n in names)]
-
-
-# each figure's kind for noise by its key: a key several sections share has one kind
-NOISE_KINDS = {
-    f.name: f.noise_kind
-    for catalogue in (FIO, DB, TIMES, EVENTS, RALLY, ITERATIONS)
-    for f in catalogue.values()
-}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import fmean
 
 from harness.records.thresholds import TOLERANCE
 
@@ -79,10 +80,6 @@ def _best_split(values: Sequence[float], start: int, stop: int) -> tuple[_Split,
     return best, tried
 
 
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values)
-
-
 def change_points(
     values: Sequence[float],
     tolerance: float = TOLERANCE,
@@ -97,7 +94,7 @@ def change_points(
         if stop - start < 2 * MIN_SEGMENT:
             return
         best, tried = _best_split(values, start, stop)
-        before, after = _mean(values[start : best.at]), _mean(values[best.at : best.end])
+        before, after = fmean(values[start : best.at]), fmean(values[best.at : best.end])
         if best.p_value * tried >= alpha or before == 0:
             return
         if abs(after - before) / abs(before) <= tolerance:
@@ -111,6 +108,6 @@ def change_points(
     bounds = [0, *(k for k, _ in splits), len(values)]
     found = []
     for i, (k, p_value) in enumerate(splits):
-        before, after = _mean(values[bounds[i] : k]), _mean(values[k : bounds[i + 2]])
+        before, after = fmean(values[bounds[i] : k]), fmean(values[k : bounds[i + 2]])
         found.append(ChangePoint(k, before, after, (after - before) / abs(before), p_value))
     return found

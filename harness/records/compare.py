@@ -14,8 +14,9 @@ the noise (harness.records.noise): with repeats on both sides, "better" or "wors
 when Welch's 95 % interval of the change excludes zero and the change is beyond the
 tolerance (±2 %), "same" when the interval lies within the tolerance, else "within
 noise"; with fewer, "better" or "worse" only beyond a noise floor (the run-to-run spread
-of the side with repeats, else a stated default for that kind of figure), else "within
-noise" or, without any repeats, "spread unknown". A figure one side lacks is "–".
+of the side with repeats, else the floor measured for that kind of figure on the target
+type), else "within noise" or, without any repeats, "spread unknown". A figure one side
+lacks is "–".
 """
 
 from __future__ import annotations
@@ -242,10 +243,6 @@ def judge(delta: float | None, higher_is_better: bool) -> bool | None:
     return (delta > 0) == higher_is_better
 
 
-def _share(value: float) -> str:
-    return f"{value * 100:+.0f} %".replace("-", "−")
-
-
 @dataclass(frozen=True)
 class Judged:
     """One figure's change from the baseline and what it may be called."""
@@ -261,8 +258,8 @@ def _judge_interval(interval: noise.Interval, higher: bool, tolerance: float) ->
     delta = interval.delta
     within = f"within ±{tolerance * 100:g} %"
     shown = (
-        f"{interval.confidence * 100:g} % interval {_share(interval.low)} to "
-        f"{_share(interval.high)}, {interval.baseline_runs} and {interval.other_runs} runs"
+        f"{interval.confidence * 100:g} % interval {percent(interval.low)} to "
+        f"{percent(interval.high)}, {interval.baseline_runs} and {interval.other_runs} runs"
     )
     if interval.excludes_zero and abs(delta) > tolerance:
         return Judged(delta, "better" if judge(delta, higher) else "worse", shown, interval)

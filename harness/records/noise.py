@@ -4,16 +4,16 @@ claim beyond it. Small pure functions:
 - with repeats on both sides, Welch's t interval of the change of the mean (SciPy), as a
   share of the baseline's mean: a change is shown when the interval excludes zero;
 - with fewer, a noise floor: the run-to-run spread of the side that has repeats, else a
-  stated default by kind of figure (NOISE_FLOORS), beyond which a single run's change is
-  taken as real.
+  floor measured for the kind of figure on the target type (MEASURED_FLOORS), beyond which
+  a single run's change is taken as real.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import fmean
 from typing import Any
 
 from harness.core import figures as catalogue
@@ -53,14 +53,14 @@ MEASURED_FLOORS = {
 def noise_floor(kind: str, target_types: Sequence[str | None]) -> tuple[float, str]:
     """The floor of a kind of figure for the targets compared (the larger where two
     differ), and whose it is."""
-    floors = []
-    for target in dict.fromkeys(target_types):
-        if target in MEASURED_FLOORS:
-            floors.append((MEASURED_FLOORS[target][kind], f"on {target}"))
-        else:
-            largest = max(f[kind] for f in MEASURED_FLOORS.values())
-            floors.append((largest, f"on {target or 'an unnamed target'}, not measured"))
-    return max(floors, default=(max(f[kind] for f in MEASURED_FLOORS.values()), "not measured"))
+    largest = max(floors[kind] for floors in MEASURED_FLOORS.values())
+    found = [
+        (MEASURED_FLOORS[target][kind], f"on {target}")
+        if target in MEASURED_FLOORS
+        else (largest, f"on {target or 'an unnamed target'}, not measured")
+        for target in dict.fromkeys(target_types)
+    ]
+    return max(found, default=(largest, "not measured"))
 
 
 @dataclass(frozen=True)
@@ -102,10 +102,10 @@ def welch_interval(
     without any spread give the change itself as the interval."""
     if len(baseline) < 2 or len(other) < 2:
         return None
-    centre = math.fsum(baseline) / len(baseline)
+    centre = fmean(baseline)
     if centre == 0:
         return None
-    delta = (math.fsum(other) / len(other) - centre) / abs(centre)
+    delta = (fmean(other) - centre) / abs(centre)
     if len(set(baseline)) == 1 and len(set(other)) == 1:
         return Interval(delta, delta, delta, len(baseline), len(other), confidence)
     low, high = _welch_test(other, baseline).confidence_interval(confidence)

@@ -66,10 +66,6 @@ def stall_events(step: str, found: Mapping[str, list[Stall]], within_s: float) -
     ]
 
 
-def consumer_figures(found: Mapping[str, list[Stall]]) -> dict[str, StallFigures]:
-    return {consumer: StallFigures.of(stalls) for consumer, stalls in found.items()}
-
-
 @dataclass(frozen=True)
 class StepStalls:
     """A step's stalls, for its records: the records with their figures, the summary
@@ -95,9 +91,11 @@ def stalls_of(
     }
     found = {r.context.consumer: by_job[r.jobname] for r in ran}  # by the consumer's name
     summary = step_stalls(found, {r.context.consumer: every[r.jobname] for r in ran})
-    figures = consumer_figures(by_job)
     return StepStalls(
-        [replace(r, stalls=figures[r.jobname]) if r.jobname in figures else r for r in records],
+        [
+            replace(r, stalls=StallFigures.of(by_job[r.jobname])) if r.jobname in by_job else r
+            for r in records
+        ],
         summary,
         stall_warning(summary, min(r.start_ms for r in ran)),
         stall_events(step_id, found, summary["within_s"]),

@@ -81,6 +81,7 @@ cd "$WORK" || fail "cannot enter $WORK"  # fio writes the prerun's output here
 length="--size=$FILESIZE"
 [ "$MODE" = time ] && length="--size=$FILESIZE --time_based --runtime=$RUNTIME"
 logs="$WORK/logs/volperf-$RW"
+# the completions log for stalls as harness/tools/fio/render.py writes it (STALL_LOG_MS)
 # shellcheck disable=SC2086  # $target and $length hold several fio options on purpose
 fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length \
   --write_iops_log="$logs" --write_bw_log="$logs" --write_lat_log="$logs" \

@@ -4,14 +4,13 @@ whose host did not answer gets a row with its address and fio's reason."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.planes.fio_step import LOG_DIR
 from harness.planes.hosts.fleet import PLACEMENT, read_placement, unanswered
 from harness.records.consumer_fio import OwnOutputsStep, consumer_context, failed_record
 from harness.records.fio import FioConsumerRecord
-from harness.records.step import RawStep
+from harness.records.step import RawStep, read_json
 from harness.tools.fio.logs import LogPlace
 from harness.tools.fio.parse import FioParseError, parse_file
 
@@ -27,10 +26,8 @@ def client_end_ms(raw: Path) -> int | None:
     """When fio's client exited (raw/process.json), the end its jobs' windows are
     estimated from: its JSON is stamped in whole seconds when it started, not when the
     servers' jobs ended (fio 3.33 gives no job_start)."""
-    try:
-        return int(json.loads((raw / "process.json").read_text(encoding="utf-8"))["end_s"] * 1000)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    end = (read_json(raw / "process.json") or {}).get("end_s")
+    return int(end * 1000) if isinstance(end, int | float) else None
 
 
 def hosts_step(step: RawStep) -> OwnOutputsStep:

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from harness.campaign.run import run_campaign
-from harness.core.figures import NOISE_KINDS
+from harness.core.figures import FIO
 from harness.planes.local.fio_target import LocalFioTarget
 from harness.records.noise import MEASURED_FLOORS
 from tests.harness.helpers import tiny_spec, volperf
@@ -162,7 +162,7 @@ def test_two_single_runs_of_the_same_spec_claim_no_change_within_the_noise_floor
     judged = [d for d in comparison["deltas"] if d["delta"] is not None]
     assert judged and {d["verdict"] for d in judged} <= {"better", "worse", "spread unknown"}
     for d in judged:  # better or worse only beyond the floor of the figure's kind
-        kind = NOISE_KINDS[d["metric"]]
+        kind = FIO[d["metric"]].noise_kind
         assert d["runs"] == [1, 1] and d["floor"] == max(MEASURED_FLOORS["local"][kind], 0.02)
         assert (abs(d["delta"]) > d["floor"]) == (d["verdict"] in ("better", "worse")), d
     table = volperf("compare", "results/qd16", "results/qd16-again", cwd=two_campaigns)
