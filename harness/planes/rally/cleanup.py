@@ -2,7 +2,8 @@
 cloud failed mid-cleanup): the projects and users its users context made and what its
 scenarios made in them (Heat stacks, servers, snapshots, backups, volumes, images), all
 recognised by Rally's own naming (every name Rally generates carries its owner's uuid:
-the workload's, which Rally's database lists for the task), removed as the cloud's admin
+a workload's, which Rally's database lists for the task, or the task's own, which
+names the users its validation made), removed as the cloud's admin
 with openstacksdk.
 
 Heat lets nobody list every project's stacks (its policy ``stacks:global_index`` denies
@@ -27,7 +28,7 @@ WAIT_S = 300
 
 
 def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
-    """The workload uuids of a task, from Rally's database (RuntimeError if it cannot), in
+    """The owner uuids of a task (its workloads' and its own), from Rally's database (RuntimeError if it cannot), in
     a runner process (Rally's plugins loaded: a couple of seconds)."""
     done = subprocess.run(
         [

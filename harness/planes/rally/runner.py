@@ -14,7 +14,7 @@ task file with its args (a data-plane workload keeps its VMs' answers in RAW/dat
 writes the Rally configuration it runs with to RAW/rally.conf (how often Rally polls),
 creates the task and writes its uuid to RAW/rally-task.json
 before it starts (so cleanup can find what a killed task left), runs it, exports Rally's
-JSON and HTML reports into RAW, and adds the task's workload uuids to RAW/rally-task.json
+JSON and HTML reports into RAW, and adds the task's owner uuids to RAW/rally-task.json
 (what cleanup looks for, without opening Rally's database again). SIGINT or SIGTERM abort
 the task the way `rally task abort` does: iterations stop, Rally's contexts clean up, the
 reports are still written.
@@ -175,18 +175,21 @@ def keep_data_plane_raw(config: dict[str, Any], out: Path) -> None:
                 args["keep_raw"] = str(out / DATA_PLANE_DIR / folder)
 
 
-def workload_uuids(task: dict[str, Any]) -> list[str]:
+def owner_uuids(task: dict[str, Any]) -> list[str]:
     """The uuids Rally put in the names of what a task made: its workloads' (Rally names a
-    workload's users, projects, servers and volumes after the workload, not the task), from
-    the task as Rally's database has it (detailed), which has them before a workload
+    workload's users, projects, servers and volumes after the workload), then the task's
+    own (the users context of its semantic validation, set up before any workload, has no
+    workload and is named after the task: a failed cleanup of it left a project so named),
+    from the task as Rally's database has it (detailed), which has them before a workload
     starts."""
-    return [w["uuid"] for subtask in task["subtasks"] for w in subtask["workloads"]]
+    workloads = [w["uuid"] for subtask in task["subtasks"] for w in subtask["workloads"]]
+    return [*workloads, task["uuid"]]
 
 
 def owner_ids(rally_dir: Path, task_uuid: str) -> int:
-    """Print a task's workload uuids (for a task whose runner died before it wrote them)."""
+    """Print a task's owner uuids (for a task whose runner died before it wrote them)."""
     task = open_api(rally_dir).task.get(task_id=task_uuid, detailed=True)
-    print(json.dumps(workload_uuids(task)), flush=True)
+    print(json.dumps(owner_uuids(task)), flush=True)
     return 0
 
 
@@ -228,7 +231,7 @@ def run(
     for kind, name in (("json", JSON_REPORT), ("html-static", HTML_REPORT)):
         export(api, uuid, kind, out / name)
     ended = api.task.get(task_id=uuid, detailed=True)
-    noted["owners"] = workload_uuids(ended)
+    noted["owners"] = owner_uuids(ended)
     if error is not None:
         noted["error"] = error  # Rally's export keeps no reason for a task it refused
     (out / TASK_FILE).write_text(json.dumps(noted) + "\n")

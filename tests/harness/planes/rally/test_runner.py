@@ -2,7 +2,8 @@
 its own under the step's raw/data-plane/, in either form of a Rally subtask, and leaves a
 folder the task names, and other scenarios, alone; a poll interval reaches every status
 check of rally-openstack's configuration, and only those, and Rally's own reading of
-that configuration is what the step keeps of how it polled."""
+that configuration is what the step keeps of how it polled; the owners it notes match
+the names Rally gives what a task makes, its validation's users too."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from pathlib import Path
 
 from rally_openstack.common.cfg import opts
 
+from harness.planes.rally.cleanup import name_matcher
 from harness.planes.rally.runner import (
     DATA_PLANE_SCENARIO,
     keep_data_plane_raw,
+    owner_uuids,
     polling,
     rally_config,
 )
@@ -111,3 +114,23 @@ def test_the_polling_in_effect_is_rallys_own_reading_of_its_configuration(tmp_pa
         == 2.0
         != asked["cinder_volume_delete_poll_interval"]
     )
+
+
+def test_the_owners_match_what_a_workload_and_the_tasks_validation_name():
+    """Rally's engine gives a workload's contexts its uuid as owner_id; the users context
+    of the task's semantic validation gets none and names its project after the task
+    (CI, stop 64: its cleanup failed on a Neutron 500 and left c_rally_fe004e81_V2r2zRFZ,
+    of task fe004e81-…, which the workloads' uuids alone did not match)."""
+    from rally.plugins.task.contexts.dummy import DummyContext as Made  # Rally's naming
+
+    task = {"uuid": "fe004e81-5284-454d-ac54-32c47a2d958b"}
+    workload = "e577a7e1-6789-43cd-ae9d-fd52832ddbf6"
+    detailed = {**task, "subtasks": [{"workloads": [{"uuid": workload}]}]}
+    ours = name_matcher(owner_uuids(detailed))
+    in_workload = Made({"task": task, "owner_id": workload})
+    in_validation = Made({"task": task, "config": {}})
+    for made in (in_workload, in_validation):
+        assert ours(made.generate_random_name())
+    assert ours("c_rally_fe004e81_V2r2zRFZ")
+    stranger = Made({"task": {"uuid": "0badcafe-0000-4000-8000-000000000000"}})
+    assert not ours(stranger.generate_random_name())

@@ -99,7 +99,8 @@ def test_each_concurrency_is_a_step_with_rallys_reports(sweep):
         assert runners == [{"times": concurrency, "concurrency": concurrency}] * 2
         # the owners in the names of what the task made, as the runner handed them over
         noted = json.loads((raw / "rally-task.json").read_text())
-        assert noted["owners"] == [w["uuid"] for _, w in workloads(document)]
+        owners = [w["uuid"] for _, w in workloads(document)] + [noted["uuid"]]
+        assert noted["owners"] == owners
         samples = [
             json.loads(line) for line in (raw / "ceph-health.jsonl").read_text().splitlines()
         ]
