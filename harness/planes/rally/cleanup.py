@@ -2,9 +2,8 @@
 cloud failed mid-cleanup): the projects and users its users context made and what its
 scenarios made in them (Heat stacks, servers, snapshots, backups, volumes, images), all
 recognised by Rally's own naming (every name Rally generates carries its owner's uuid:
-a workload's, which Rally's database lists for the task, or the task's own, which
-names the users its validation made), removed as the cloud's admin
-with openstacksdk.
+a workload's, which Rally's database lists for the task, or the task's own, which names
+the users its validation made), removed as the cloud's admin with openstacksdk.
 
 Heat lets nobody list every project's stacks (its policy ``stacks:global_index`` denies
 admins too), so the admin takes the member role on each project the task left, which is
@@ -28,8 +27,9 @@ WAIT_S = 300
 
 
 def owner_ids(rally_dir: Path, task_uuid: str) -> list[str]:
-    """The owner uuids of a task (its workloads' and its own), from Rally's database (RuntimeError if it cannot), in
-    a runner process (Rally's plugins loaded: a couple of seconds)."""
+    """The owner uuids of a task (its workloads' and its own), from Rally's database
+    (RuntimeError if it cannot), in a runner process (Rally's plugins loaded: a couple of
+    seconds)."""
     done = subprocess.run(
         [
             sys.executable,

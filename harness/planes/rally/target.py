@@ -6,8 +6,8 @@ Rally works as the cloud's admin (credentials from clouds.yaml, handed to the ru
 0600 file in volperf's Rally state dir, never in the campaign). Each task's uuid is noted
 in created.json as soon as the runner has it, so `volperf cleanup` can remove what a task
 left even when volperf was killed mid-step, and its owner uuids (its workloads' and its
-own: the owners in the names of what it made) once the task has ended. Ceph health is sampled during every step
-when the target names a ceph_conf.
+own: the owners in the names of what it made) once the task has ended. Ceph health is
+sampled during every step when the target names a ceph_conf.
 """
 
 from __future__ import annotations
