@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.scale.measure import write_figures
 from harness.campaign.results import build_step
 from harness.campaign.run import run_campaign
 from harness.core.spec import validate
@@ -78,7 +79,7 @@ def test_volperfs_own_cost_with_64_hosts(benchmark, campaign):
     print(json.dumps(benchmark.extra_info))
     rebuild = {"rebuild_median_s": round(benchmark.stats.stats.median, 3)}
     KEPT.parent.mkdir(parents=True, exist_ok=True)
-    KEPT.write_text(json.dumps({**benchmark.extra_info, **rebuild}, indent=2) + "\n")
+    write_figures(KEPT, {**benchmark.extra_info, **rebuild})
 
 
 def test_the_page_of_64_hosts(benchmark, campaign, tmp_path):

@@ -1,10 +1,12 @@
 """What the scale benchmarks share: a process run with its own cost read from the kernel
 (wait4's rusage, the same way for volperf and for the tool it is compared with), volperf's
-CLI, and large raw files kept gzipped."""
+CLI, large raw files kept gzipped, and figure files stamped with the code that measured
+them (the Scale page warns when that code has changed since)."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +15,10 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from harness.core.code_stamp import current_stamp
+from harness.report.scale_provenance import STAMP_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 1800
@@ -82,3 +88,9 @@ def keep_gzipped(path: Path, target: Path, above_bytes: int = 50_000) -> Path:
     """``path`` copied into the folder ``target``, gzipped when larger than ``above_bytes``."""
     target.mkdir(parents=True, exist_ok=True)
     return gzipped(Path(shutil.copy(path, target / path.name)), above_bytes)
+
+
+def write_figures(path: Path, figures: dict[str, Any]) -> None:
+    """A figure file of the Scale page, with the stamp of the code that measured it."""
+    stamped = {**figures, STAMP_KEY: current_stamp(ROOT).to_json()}
+    path.write_text(json.dumps(stamped, indent=2) + "\n")

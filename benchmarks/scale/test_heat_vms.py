@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks.scale.measure import ROOT, gzipped, run_measured
+from benchmarks.scale.measure import ROOT, gzipped, run_measured, write_figures
 from harness.testbeds.openstack.testbed import CLOUD
 
 OUT = ROOT / "results" / "scale" / "heat-vms"
@@ -106,7 +106,7 @@ def test_heat_at_scale(openstack_cloud, vms, tmp_path):
         "volperf_step_cost": step["cost"],
         "volperf_process": asdict(cost),
     }
-    (OUT / f"heat-vms-{vms}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(OUT / f"heat-vms-{vms}.json", figures)
     write_table()
     print(json.dumps(figures, indent=1))
     assert [r["consumer"] for r in rows] == [f"c{i:02d}" for i in range(1, vms + 1)]

@@ -39,7 +39,7 @@ import pytest
 import yaml
 
 from benchmarks.scale.kube_burner import VERSION, ensure_kube_burner
-from benchmarks.scale.measure import ROOT, keep_gzipped, run_measured, volperf
+from benchmarks.scale.measure import ROOT, keep_gzipped, run_measured, volperf, write_figures
 from harness.records.stats import sample_percentile
 from harness.testbeds.k8s.images import PAUSE
 
@@ -367,7 +367,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
     shutil.copy(tmp_path / "config.yml", OUT / f"kube-burner-{namespaces}" / "config.yml")
     refresh_pvs(testbed)
 
-    (OUT / f"comparison-{namespaces}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(OUT / f"comparison-{namespaces}.json", figures)
     write_table()
     print(json.dumps(figures, indent=2))
     assert figures["volperf"]["objects"] == namespaces

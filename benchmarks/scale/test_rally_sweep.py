@@ -46,7 +46,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks.scale.measure import ROOT, gzipped, keep_gzipped, run_measured
+from benchmarks.scale.measure import ROOT, gzipped, keep_gzipped, run_measured, write_figures
 from harness.planes.rally.records import load_export, runner_of, scenario_of, workloads
 from harness.planes.rally.target import TASKS_DIR, rally_env_spec
 from harness.testbeds.openstack.testbed import CLOUD
@@ -239,7 +239,7 @@ def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, 
     # the cloud's own pace varies by several % from run to run; the time each tool spends
     # outside Rally's workloads is what the tool itself adds
     figures["volperf_added_s"] = round(outside_rally_s(mine) - outside_rally_s(theirs), 1)
-    (OUT / f"comparison-{label}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    write_figures(OUT / f"comparison-{label}.json", figures)
     write_tables()
     print(json.dumps({k: v for k, v in figures.items() if k != "task_args"}, indent=1)[:4000])
     # the same workloads asked of Rally both ways, and nothing left in the cloud

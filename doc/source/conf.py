@@ -4,7 +4,8 @@ Every build regenerates the pages of the reference campaigns kept in results/ref
 and of the comparisons kept in results/<study>/comparison.yaml (results/storage-types/),
 so their tables always come from their data, never from hand-edited RST, and copies the
 scale benchmarks' tables from results/scale/ into _scale/ for the Scale page (where the
-sources are built away from the checkout, the page says those files are not there).
+sources are built away from the checkout, the page says those files are not there), with
+which code measured them and a warning where that code has changed since.
 """
 
 import shutil
@@ -16,6 +17,7 @@ from harness.core.store import CampaignStore
 from harness.report.comparison import KEPT, write_kept_comparison
 from harness.report.render import write_report
 from harness.report.scale import draw_scale_plots
+from harness.report.scale_provenance import write_scale_provenance
 
 project = "volperf"
 author = "volperf developers"
@@ -48,6 +50,8 @@ for _name, _copy in _tables.items():
         (_scale / _copy).write_text(f"not beside these sources\nresults/scale/{_name}\n")
 # the comparisons drawn (harness/report/scale.py), each above its table
 draw_scale_plots(_kept, _scale)
+# which code measured each section's figures; a warning where it has changed since
+write_scale_provenance(_kept, _scale)
 if (_kept / "hosts-fleet-64.json").exists():
     shutil.copy(_kept / "hosts-fleet-64.json", _scale)
 else:

@@ -7,24 +7,75 @@ kept campaigns' tables, which tests running beside it read from the checkout."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from harness.core.code_stamp import current_stamp
+from harness.report.scale_provenance import SCALE_SECTIONS, STAMP_KEY
 from tests.harness.helpers import REPO, doc_source_copy
 
 
 def _text(page: Path) -> str:
     """A built page's text, without its markup."""
-    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+    return _text_of(page.read_text())
+
+
+def _stamped_now() -> dict:
+    return {STAMP_KEY: current_stamp().to_json()}
+
+
+def _the_scale_page_says_which_code_measured_it(page: Path, console: str) -> None:
+    """Every section names the code that measured it; the fleet's, stamped with this code,
+    has no warning; a section whose kept stamps no longer match warns on the page and on
+    the build's console."""
+    sections = re.split(r'<section id="', page.read_text())[2:]
+    by_id = {section.split('"', 1)[0]: _text_of(section) for section in sections}
+    fleet = by_id["a-fleet-of-64-hosts-through-fio-s-client-server-mode"]
+    assert "Measured with the code of this build" in fleet and "Warning" not in fleet
+    for name, text in by_id.items():
+        if name == "a-fleet-of-64-hosts-through-fio-s-client-server-mode":
+            continue
+        kept = [json.loads(p.read_text())[STAMP_KEY] for p in _figure_files(name)]
+        if all(s["code_hash"] == current_stamp().code_hash for s in kept):
+            assert "Warning" not in text, name
+            continue
+        assert "These figures may no longer describe volperf" in text, name
+        assert "has changed since" in text and f"Scale page, {_section_of(name)}" in console
+    assert sorted(by_id) == sorted(PAGE_SECTIONS)
+
+
+def _text_of(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+# the Scale page's sections (their ids in the built page) -> their figure files' section
+PAGE_SECTIONS = {
+    "kubernetes-50-100-and-250-namespaces-against-kube-burner": "k8s-namespaces",
+    "a-fleet-of-64-hosts-through-fio-s-client-server-mode": "hosts-fleet",
+    "rally-s-control-plane-at-2-to-120-concurrent-users-against-plain-rally": "rally-sweep",
+    "heat-at-20-and-40-vms": "heat-vms",
+}
+
+
+def _section_of(page_id: str) -> str:
+    return PAGE_SECTIONS[page_id]
+
+
+def _figure_files(page_id: str) -> list[Path]:
+    return sorted((REPO / "results" / "scale").glob(SCALE_SECTIONS[_section_of(page_id)]))
 
 
 def test_docs_build_without_warnings(tmp_path):
     checkout = tmp_path / "checkout"
     source = doc_source_copy(checkout)
     shutil.copytree(REPO / "results", checkout / "results")
+    # one section's figures as this code would stamp them, the others as they are kept
+    fleet = checkout / "results" / "scale" / "hosts-fleet-64.json"
+    fleet.write_text(json.dumps({**json.loads(fleet.read_text()), **_stamped_now()}))
     html_dir = tmp_path / "html"
     result = subprocess.run(
         [
@@ -43,6 +94,7 @@ def test_docs_build_without_warnings(tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stderr
+    _the_scale_page_says_which_code_measured_it(html_dir / "scale.html", result.stdout)
     assert "fio.csv" in (html_dir / "campaigns.html").read_text()
     guide = _text(html_dir / "guide.html")
     for section in ("Your own disk", "Your own Ceph", "Your own OpenStack", "Your own Kubernetes"):
