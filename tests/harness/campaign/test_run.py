@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import threading
 
 import psutil
 import pytest
 
 from harness.campaign.run import Display, run_campaign
+from harness.core.code_stamp import code_hash, current_stamp
 from harness.core.store import CampaignError, CampaignStore
 from harness.planes.local.fio_target import LocalFioTarget
-from tests.harness.helpers import raw_files, tiny_spec
+from tests.harness.helpers import REPO, raw_files, tiny_spec
 
 pytestmark = pytest.mark.functional
 
@@ -111,3 +113,20 @@ def test_labels_with_secrets_never_reach_the_campaign_file(tmp_path):
     assert campaign["environment"]["storage"]["fstype"]
     # resuming the same spec still matches the redacted copy
     assert run_campaign(spec, tmp_path / "r", LocalFioTarget).ok
+
+
+def test_the_campaign_names_the_code_that_measured_it(tmp_path):
+    """campaign.yaml (and so the page's environment table) has volperf's commit and the
+    hash the Scale page compares, of the code running now."""
+    outcome = run_campaign(tiny_spec(tmp_path, sweep=[1]), tmp_path / "r", LocalFioTarget)
+    code = outcome.store.read_campaign()["environment"]["volperf_code"]
+    now = current_stamp()
+    assert code == {
+        "commit": now.commit or "(not a git checkout)",
+        "uncommitted_files": now.uncommitted,
+        "hash": code_hash(),
+    }
+    head = subprocess.run(  # the suite runs in a clone
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    )
+    assert code["commit"] == head.stdout.strip()
