@@ -7,32 +7,74 @@ CPU and memory are the kernel's own accounting of this process: times(2) for the
 and the resident high-water mark (VmHWM in /proc/self/status) for the peak, reset at a
 step's start by writing 5 to /proc/self/clear_refs (Linux 4.0 and later); where the
 reset is refused the peak is the process's since it started, and says so. API calls are
-counted where volperf's clients send them (`count_api_call`)."""
+counted where volperf's clients send them (`count_api_call`).
+
+A part of volperf's work that is not the step's own (the k8s plane's node sampler) runs
+inside ``spent_on(PART)``: the CPU time of the threads doing it (each thread's own clock)
+and the API calls they send are also counted apart, under the step's ``parts``. Memory
+is the process's and is not split."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 _PROC_SELF = Path("/proc/self")
 _calls: Counter[str] = Counter()
+_part_calls: Counter[tuple[str, str]] = Counter()  # (part, service) -> requests
+_part_cpu: Counter[str] = Counter()  # part -> CPU seconds of the threads doing it
 _calls_lock = threading.Lock()
+_part: ContextVar[str] = ContextVar("volperf_cost_part", default="")
 
 
 def count_api_call(service: str) -> None:
     """One request volperf sent to a cloud's API (kubernetes, openstack, ceph)."""
+    part = _part.get()
     with _calls_lock:
         _calls[service] += 1
+        if part:
+            _part_calls[part, service] += 1
 
 
 def api_calls() -> dict[str, int]:
     """Requests sent so far by this process, by service."""
     with _calls_lock:
         return dict(_calls)
+
+
+@contextlib.contextmanager
+def spent_on(part: str) -> Iterator[None]:
+    """What this thread does inside is also counted as ``part``: its CPU time (this
+    thread's own clock) and the API calls it sends. Threads it starts are not: each one
+    working for the part enters ``spent_on`` itself."""
+    token = _part.set(part)
+    started = time.thread_time()
+    try:
+        yield
+    finally:
+        spent = time.thread_time() - started
+        _part.reset(token)
+        with _calls_lock:
+            _part_cpu[part] += spent
+
+
+@dataclass(frozen=True)
+class _PartsReading:
+    cpu: dict[str, float]  # part -> CPU seconds so far
+    calls: dict[tuple[str, str], int]  # (part, service) -> requests so far
+
+
+def _parts_so_far() -> _PartsReading:
+    with _calls_lock:
+        return _PartsReading(dict(_part_cpu), dict(_part_calls))
 
 
 def cpu_seconds() -> float:
@@ -71,6 +113,9 @@ class OwnCost:
     peak_rss_bytes: int | None
     peak_since: str  # "step", or "process" when the kernel kept the process's peak
     api_calls: dict[str, int] = field(default_factory=dict)  # service -> requests
+    # what of the above went to work that is not the step's own: part -> its cpu_s and
+    # api_calls (service -> requests)
+    parts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class CostMeter:
@@ -79,6 +124,7 @@ class CostMeter:
     def start(self) -> CostMeter:
         self._reset = reset_peak_rss()
         self._calls = api_calls()
+        self._parts = _parts_so_far()
         self._cpu = cpu_seconds()
         self._wall = time.monotonic()
         return self
@@ -93,4 +139,20 @@ class CostMeter:
             peak_rss_bytes=peak_rss_bytes(),
             peak_since="step" if self._reset else "process",
             api_calls=calls,
+            parts=_parts_between(self._parts, _parts_so_far()),
         )
+
+
+def _parts_between(before: _PartsReading, after: _PartsReading) -> dict[str, dict[str, Any]]:
+    """Each part's CPU and API calls between two readings (a part idle between: none)."""
+    parts: dict[str, dict[str, Any]] = {}
+    for part in sorted({*after.cpu, *(p for p, _ in after.calls)}):
+        cpu = after.cpu.get(part, 0.0) - before.cpu.get(part, 0.0)
+        calls = {
+            service: n - before.calls.get((p, service), 0)
+            for (p, service), n in after.calls.items()
+            if p == part and n > before.calls.get((p, service), 0)
+        }
+        if calls or cpu > 0:
+            parts[part] = {"cpu_s": round(cpu, 3), "api_calls": calls}
+    return parts

@@ -160,12 +160,14 @@ COST_HEADER = [
     "CPU of wall",
     "peak RSS MiB",
     "API calls",
+    "of which not the step's own",
 ]
 
 
 def cost_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     """volperf's own cost in each step that measured it: its process's CPU (per
-    consumer, and as a share of the step's wall time), peak memory, and API calls."""
+    consumer, and as a share of the step's wall time), peak memory, and API calls; and
+    what of them went to work that is not the step's own (the k8s node sampler)."""
     rows = []
     for s in steps:
         cost = s.get("cost")
@@ -183,10 +185,23 @@ def cost_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                 f"{cost['cpu_s'] / cost['wall_s']:.1%}" if cost["wall_s"] else "–",
                 (cell(peak / 2**20, 0) if peak is not None else "–")
                 + (" (since start)" if cost.get("peak_since") == "process" else ""),
-                ", ".join(f"{service} {n}" for service, n in sorted(calls.items())) or "0",
+                _calls_cell(calls) or "0",
+                "; ".join(
+                    _part_cell(name, part) for name, part in (cost.get("parts") or {}).items()
+                )
+                or "–",
             ]
         )
     return rows
+
+
+def _calls_cell(calls: dict[str, int]) -> str:
+    return ", ".join(f"{service} {n}" for service, n in sorted(calls.items()))
+
+
+def _part_cell(name: str, part: dict[str, Any]) -> str:
+    calls = _calls_cell(part.get("api_calls") or {})
+    return f"{name}: {part['cpu_s']:.2f} CPU s" + (f", {calls} API calls" if calls else "")
 
 
 def repeat_rows(steps: list[dict[str, Any]]) -> list[list[str]]:

@@ -159,7 +159,8 @@ def test_node_load_of_a_fio_step_is_the_devices_own_count_and_fios_iops(
     """The sampler pods' table: the disk's IOPS over each fio step's window are exactly
     what the node's raw samples say, and the disk under local-static PVs counted, from
     just before each fio step to just after, the I/Os fio completed (within 2 %); every
-    node was sampled; the samplers' namespace is gone."""
+    node was sampled; the sampler's own CPU and API calls are counted apart in each
+    step's cost; the samplers' namespace is gone."""
     from kubernetes import client
 
     work, _ = every_scenario_run
@@ -169,9 +170,16 @@ def test_node_load_of_a_fio_step_is_the_devices_own_count_and_fios_iops(
         campaign = work / "results" / f"ci-fio-{storage_class}"
         rows = _rows(campaign / "fio.csv")
         summary = json.loads((campaign / "summary.json").read_text())
-        for step in summary["steps"]:
+        for index, step in enumerate(summary["steps"]):
             (node,) = step["nodes"]
             assert node["node"] == k8s_name(NODE)
+            # the sampler's own cost, apart: after the first step (which made its
+            # DaemonSet), its pods listed and each one's log read, nothing more
+            sampler = step["cost"]["parts"]["node sampler"]
+            assert 0 < sampler["cpu_s"] <= step["cost"]["cpu_s"], step["cost"]
+            calls = sampler["api_calls"]["kubernetes"]
+            assert calls <= step["cost"]["api_calls"]["kubernetes"]
+            assert calls == 1 + len(step["nodes"]) if index else calls > 1 + len(step["nodes"])
             assert node["cpu_busy_mean"] > 0 and node["mem_used_mean_kib"] > 0
             disk = next(d for d in node["disks"] if d["device"] == device.name)
             mine = [r for r in rows if r["step"] == step["step"]]

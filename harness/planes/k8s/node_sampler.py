@@ -7,7 +7,8 @@ after a crash, removes it); each step keeps what every node's pod logged while i
 in raw/nodes/<node>.log.
 
 A cluster that refuses such pods (a namespace policy, no room) costs no step: the step
-runs, and its notes say why the nodes' load is missing."""
+runs, and its notes say why the nodes' load is missing. What the sampler costs volperf
+(its threads' CPU, its API calls) is counted apart in the step's cost, as COST_PART."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 from harness.core.spec import CampaignSpec, K8sTarget
 from harness.core.store import CampaignStore
 from harness.host.node_snapshot import NODES_DIR, SAMPLER_SCRIPT, epoch_of
+from harness.host.owncost import spent_on
 from harness.planes.k8s.cluster import (
     LABEL,
     NotOurs,
@@ -36,6 +38,7 @@ READY_TIMEOUT_S = 60
 POLL_S = 0.5
 MARGIN_S = 1.5  # the sample begun before the step's start: its first rates
 COLLECTORS = 8
+COST_PART = "node sampler"
 
 
 class NodeSampler:
@@ -55,7 +58,8 @@ class NodeSampler:
         """Around a step: its nodes' samples into raw/nodes/, or a note why none."""
         if not self.started:
             self.started = True
-            self._start(store)
+            with spent_on(COST_PART):
+                self._start(store)
         begun = time.time()
         try:
             yield
@@ -63,7 +67,8 @@ class NodeSampler:
             if self.problem:
                 notes.append(f"the nodes' load was not sampled: {self.problem}")
             else:
-                self._collect(raw, begun)
+                with spent_on(COST_PART):
+                    self._collect(raw, begun)
 
     def _start(self, store: CampaignStore) -> None:
         """The namespace (a killed run's made anew) and its DaemonSet; then every sampler
@@ -140,7 +145,8 @@ class NodeSampler:
         since = int(time.time() - begun + MARGIN_S) + 1
 
         def collect(pod: Any) -> None:
-            with contextlib.suppress(Exception):  # a node gone meanwhile: the others count
+            # a node gone meanwhile: the others count
+            with spent_on(COST_PART), contextlib.suppress(Exception):
                 log = self.core.read_namespaced_pod_log(
                     pod.metadata.name, self.namespace, timestamps=True, since_seconds=since
                 )

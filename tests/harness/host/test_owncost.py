@@ -67,3 +67,34 @@ def test_api_calls_are_counted_by_service_over_the_meters_span():
     owncost.count_api_call("openstack")
     assert meter.finish().api_calls == {"kubernetes": 3, "openstack": 1}
     assert owncost.CostMeter().start().finish().api_calls == {}
+
+
+def test_a_part_counts_the_cpu_and_calls_of_the_threads_working_for_it():
+    """Inside spent_on: this thread's CPU and API calls also go to the part; a thread it
+    starts only when that thread enters spent_on itself; outside, nothing does."""
+    meter = owncost.CostMeter().start()
+    burn(0.1)  # the step's own
+    owncost.count_api_call("kubernetes")
+
+    def sampler_thread() -> None:
+        with owncost.spent_on("sampler"):
+            burn(0.2)
+            owncost.count_api_call("kubernetes")
+
+    with owncost.spent_on("sampler"):
+        burn(0.3)
+        owncost.count_api_call("kubernetes")
+        owncost.count_api_call("kubernetes")
+        other = threading.Thread(target=burn, args=(0.2,))  # not the part's
+        other.start()
+        other.join()
+    helper = threading.Thread(target=sampler_thread)
+    helper.start()
+    helper.join()
+    cost = meter.finish()
+    assert cost.api_calls == {"kubernetes": 4}
+    [(name, part)] = cost.parts.items()
+    assert name == "sampler" and part["api_calls"] == {"kubernetes": 3}
+    assert 0.5 - 0.02 <= part["cpu_s"] <= 0.5 + 0.05  # 0.3 here + 0.2 in its own thread
+    assert cost.cpu_s >= 0.8 - 0.03
+    assert owncost.CostMeter().start().finish().parts == {}
