@@ -1,14 +1,16 @@
 """PVC provisioning at 50, 100 and 250 namespaces (1 PVC of 64Mi + 1 pod each), through
 `volperf run` and through kube-burner on the same cluster, the same StorageClass and the
-same objects, one after the other, everything deleted between runs; `kube-burner measure`
-watches volperf's own objects as a third view. For each tool: Bound and Ready
-P50/P95/P99/max/avg, its CPU seconds and peak RSS (the process's own rusage, read by the
-same wait4 for both) and its wall time. Writes results/scale/k8s-namespaces/ (the volperf
-campaigns, kube-burner's quantile documents, comparison.json and comparison.csv).
+same objects, one after the other, at each scale in both orders (files of the run with
+kube-burner first end in -kube-burner-first), everything deleted between runs;
+`kube-burner measure` watches volperf's own objects as a third view. For each tool:
+Bound and Ready P50/P95/P99/max/avg, its CPU seconds and peak RSS (the process's own
+rusage, read by the same wait4 for both) and its wall time. Writes
+results/scale/k8s-namespaces/ (the volperf campaigns, kube-burner's quantile documents,
+comparison-*.json stamped with the code that measured them, and comparison.csv).
 
 Brings up its own k8s testbed (state in pytest's temporary directory, 260 static PVs,
-base port 23600) and purges it at the end; builds kube-burner once (kube_burner.py). About 25
-minutes on 2 cores. Run alone on the machine:
+base port 23600) and purges it at the end; builds kube-burner once (kube_burner.py).
+About 45 minutes on 2 cores. Run alone on the machine:
 
     .venv/bin/python -m pytest benchmarks/scale/test_k8s_namespaces.py -s   (or tox -e scale)
 
@@ -247,14 +249,14 @@ def measure_config(metrics: Path, work: Path) -> Path:
     return path
 
 
-def volperf_spec(namespaces: int, work: Path) -> Path:
+def volperf_spec(namespaces: int, name: str, work: Path) -> Path:
     """The spec of volperf's run (its kubeconfig from $KUBECONFIG, so the campaign's
     record names no machine path)."""
     path = work / f"volperf-{namespaces}.yaml"
     path.write_text(
         yaml.safe_dump(
             {
-                "name": f"k8s-namespaces-{namespaces}",
+                "name": name,
                 "target": {
                     "type": "k8s",
                     "storage_class": CLASS,
@@ -285,15 +287,12 @@ def keep(source: Path, target: Path) -> None:
         keep_gzipped(path, target)
 
 
-@pytest.mark.parametrize("namespaces", SCALES)
-def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
+def run_volperf(
+    testbed: Path, binary: Path, namespaces: int, suffix: str, tmp_path: Path
+) -> dict[str, Any]:
+    """volperf's run, with kube-burner measure watching its objects."""
     kubeconfig = testbed / "admin.kubeconfig"
-    binary = ensure_kube_burner()
-    OUT.mkdir(parents=True, exist_ok=True)
-    env_kube = ["--kubeconfig", str(kubeconfig)]
-    figures: dict[str, Any] = {"namespaces": namespaces, "storage_class": CLASS, "size": SIZE}
-
-    # 1. volperf, with kube-burner measure watching its objects
+    name = f"k8s-namespaces-{namespaces}{suffix}"
     watched = tmp_path / "measure-metrics"
     # it has no signal handling: it watches for its whole --duration, then writes
     measure = subprocess.Popen(
@@ -302,9 +301,10 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
             "measure",
             "-c",
             str(measure_config(watched, tmp_path)),
-            *env_kube,
+            "--kubeconfig",
+            str(kubeconfig),
             "--selector",
-            f"volperf-campaign=k8s-namespaces-{namespaces}",
+            f"volperf-campaign={name}",
             "--duration",
             f"{MEASURE_S[namespaces]}s",
             "--skip-log-file",
@@ -314,7 +314,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
         stderr=subprocess.STDOUT,
     )
     time.sleep(3)  # its informers synced before the first object
-    campaign = OUT / f"k8s-namespaces-{namespaces}"
+    campaign = OUT / name
     shutil.rmtree(campaign, ignore_errors=True)
     cost, _ = run_measured(
         [
@@ -322,7 +322,7 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
             "-m",
             "harness.cli",
             "run",
-            str(volperf_spec(namespaces, tmp_path)),
+            str(volperf_spec(namespaces, name, tmp_path)),
             "--results",
             str(OUT),
         ],
@@ -331,15 +331,21 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
         {"KUBECONFIG": str(kubeconfig)},
     )
     assert measure.wait(timeout=MEASURE_S[namespaces] + 120) == 0, tmp_path / "measure.log"
-    figures["volperf"] = {**volperf_figures(campaign), "process": asdict(cost)}
-    figures["kube_burner_measure_of_volperf"] = {
-        "bound": quantiles(watched, "pvcLatency", "Bound"),
-        "ready": quantiles(watched, "podLatency", "Ready"),
-    }
-    keep(watched, OUT / f"kube-burner-measure-{namespaces}")
+    keep(watched, OUT / f"kube-burner-measure-{namespaces}{suffix}")
     refresh_pvs(testbed)
+    return {
+        "volperf": {**volperf_figures(campaign), "process": asdict(cost)},
+        "kube_burner_measure_of_volperf": {
+            "bound": quantiles(watched, "pvcLatency", "Bound"),
+            "ready": quantiles(watched, "podLatency", "Ready"),
+        },
+    }
 
-    # 2. kube-burner on the same objects
+
+def run_kube_burner(
+    testbed: Path, binary: Path, namespaces: int, suffix: str, tmp_path: Path
+) -> dict[str, Any]:
+    """kube-burner's own run of the same objects."""
     metrics = tmp_path / "kube-burner-metrics"
     cost, _ = run_measured(
         [
@@ -347,27 +353,52 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
             "init",
             "-c",
             str(kube_burner_config(namespaces, metrics, tmp_path)),
-            *env_kube,
+            "--kubeconfig",
+            str(testbed / "admin.kubeconfig"),
             "--uuid",
-            f"volperf-scale-{namespaces}",
+            f"volperf-scale-{namespaces}{suffix}",
             "--skip-log-file",
         ],
         tmp_path,
         tmp_path / "kube-burner.log",
     )
-    figures["kube_burner"] = {
-        "version": VERSION,
-        "creation_s": creation_s(metrics),
-        "all_bound_s": all_bound_s(metrics),
-        "bound": quantiles(metrics, "pvcLatency", "Bound"),
-        "ready": quantiles(metrics, "podLatency", "Ready"),
-        "process": asdict(cost),
-    }
-    keep(metrics, OUT / f"kube-burner-{namespaces}")
-    shutil.copy(tmp_path / "config.yml", OUT / f"kube-burner-{namespaces}" / "config.yml")
+    kept = OUT / f"kube-burner-{namespaces}{suffix}"
+    keep(metrics, kept)
+    shutil.copy(tmp_path / "config.yml", kept / "config.yml")
     refresh_pvs(testbed)
+    return {
+        "kube_burner": {
+            "version": VERSION,
+            "creation_s": creation_s(metrics),
+            "all_bound_s": all_bound_s(metrics),
+            "bound": quantiles(metrics, "pvcLatency", "Bound"),
+            "ready": quantiles(metrics, "podLatency", "Ready"),
+            "process": asdict(cost),
+        }
+    }
 
-    write_figures(OUT / f"comparison-{namespaces}.json", figures)
+
+RUNS = {"volperf": run_volperf, "kube-burner": run_kube_burner}
+
+
+@pytest.mark.parametrize("first", list(RUNS))
+@pytest.mark.parametrize("namespaces", SCALES)
+def test_volperf_against_kube_burner(testbed, namespaces, first, tmp_path):
+    """Both tools at one scale, one after the other, in the order ``first`` says (each
+    scale runs in both orders: the cluster's state after a run can favour the next)."""
+    binary = ensure_kube_burner()
+    OUT.mkdir(parents=True, exist_ok=True)
+    order = [first, *(tool for tool in RUNS if tool != first)]
+    suffix = "" if first == "volperf" else f"-{first}-first"
+    figures: dict[str, Any] = {
+        "namespaces": namespaces,
+        "storage_class": CLASS,
+        "size": SIZE,
+        "order": order,
+    }
+    for tool in order:
+        figures.update(RUNS[tool](testbed, binary, namespaces, suffix, tmp_path))
+    write_figures(OUT / f"comparison-{namespaces}{suffix}.json", figures)
     write_table()
     print(json.dumps(figures, indent=2))
     assert figures["volperf"]["objects"] == namespaces
@@ -376,36 +407,49 @@ def test_volperf_against_kube_burner(testbed, namespaces, tmp_path):
 def write_table() -> None:
     """comparison.csv: a row per scale, tool and figure, from the comparison files."""
     rows = []
-    for path in sorted(OUT.glob("comparison-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+    for path in sorted(
+        OUT.glob("comparison-*.json"), key=lambda p: (int(p.stem.split("-")[1]), p.stem)
+    ):
         data = json.loads(path.read_text())
-        views = (
-            ("volperf", data["volperf"]["bound"], data["volperf"]["ready"]),
-            ("volperf, server stamps", None, data["volperf"]["ready_server_stamps"]),
+        first = data.get("order", ["volperf"])[0]  # the files kept before both orders ran
+        vp, kb = data["volperf"], data["kube_burner"]
+        views = (  # (tool, the run it comes from, bound, ready)
+            ("volperf", "volperf", vp["bound"], vp["ready"]),
+            ("volperf, server stamps", "volperf", None, vp["ready_server_stamps"]),
             (
                 "kube-burner measure of volperf's objects",
+                "volperf",
                 *data["kube_burner_measure_of_volperf"].values(),
             ),
-            ("kube-burner", data["kube_burner"]["bound"], data["kube_burner"]["ready"]),
+            ("kube-burner", "kube-burner", kb["bound"], kb["ready"]),
         )
-        for tool, bound, ready in views:
+        for tool, run, bound, ready in views:
             for figure, values in (("bound", bound), ("ready", ready)):
                 if values:
                     rows.append(
-                        {"namespaces": data["namespaces"], "tool": tool, "figure": figure, **values}
+                        {
+                            "namespaces": data["namespaces"],
+                            "ran_first": run == first,
+                            "tool": tool,
+                            "figure": figure,
+                            **values,
+                        }
                     )
-        for key, tool in (("volperf", "volperf"), ("kube_burner", "kube-burner")):
+        for figures, tool in ((vp, "volperf"), (kb, "kube-burner")):
             rows.append(
                 {
                     "namespaces": data["namespaces"],
+                    "ran_first": tool == first,
                     "tool": tool,
                     "figure": "process",
-                    "creation_s": data[key]["creation_s"],
-                    "all_bound_s": data[key]["all_bound_s"],
-                    **data[key]["process"],
+                    "creation_s": figures["creation_s"],
+                    "all_bound_s": figures["all_bound_s"],
+                    **figures["process"],
                 }
             )
     fields = [
         "namespaces",
+        "ran_first",
         "tool",
         "figure",
         "p50",
