@@ -73,8 +73,11 @@ def _cost_panels(
 
 def k8s_namespaces_plot(table: Path, directory: Path, stem: str = "k8s-namespaces") -> str:
     """PVC bound and pod ready, P50 and P95, by namespaces; each process's CPU seconds and
-    peak RSS: volperf against kube-burner (each measuring its own objects)."""
-    rows = _rows(table)
+    peak RSS: volperf against kube-burner (each measuring its own objects), the mean of
+    each tool's runs at a scale (one with each tool first)."""
+    rows = _mean_of_runs(
+        _rows(table), ("namespaces", "tool", "figure"), ("p50", "p95", "cpu_s", "peak_rss_mib")
+    )
     tools = ("volperf", "kube-burner")
     percentiles = [("p50", "P50"), ("p95", "P95")]
     plt = pyplot()
@@ -94,7 +97,11 @@ def rally_sweep_plot(table: Path, directory: Path, stem: str = "rally-sweep") ->
     """Each scenario's load duration by concurrent users, and each whole run's CPU seconds
     and peak RSS: volperf's Rally runner against plain Rally (the mean of its runs at
     each count, as each ran first and second)."""
-    rows = _mean_by_order(_rows(table))
+    rows = _mean_of_runs(
+        _rows(table),
+        ("concurrency", "tool", "scenario"),
+        ("load_duration_s", "cpu_s", "peak_rss_mib"),
+    )
     tools = ("volperf", "rally")
     scenarios = sorted({r["scenario"] for r in rows} - {"(whole run)"})
     plt = pyplot()
@@ -112,17 +119,17 @@ def rally_sweep_plot(table: Path, directory: Path, stem: str = "rally-sweep") ->
     return save(fig, directory, stem)
 
 
-def _mean_by_order(rows: list[Row]) -> list[Row]:
-    """One row per (concurrency, tool, scenario): the mean of each figure over the runs
-    (the sweep ran each count with either tool first, 120 users twice)."""
-    groups: dict[tuple[str, str, str], list[Row]] = {}
+def _mean_of_runs(rows: list[Row], keys: Sequence[str], columns: Sequence[str]) -> list[Row]:
+    """One row per ``keys``: the mean of each of ``columns`` over the runs that have it (a
+    scale run in both orders, or more than once)."""
+    groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
-        groups.setdefault((row["concurrency"], row["tool"], row["scenario"]), []).append(row)
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
     merged = []
-    for (concurrency, tool, scenario), group in groups.items():
-        row = {"concurrency": concurrency, "tool": tool, "scenario": scenario}
-        for column in ("load_duration_s", "cpu_s", "peak_rss_mib"):
-            values = [v for r in group if (v := _number(r[column])) is not None]
+    for key, group in groups.items():
+        row = dict(zip(keys, key, strict=True))
+        for column in columns:
+            values = [v for r in group if (v := _number(r.get(column, ""))) is not None]
             row[column] = str(statistics.mean(values)) if values else ""
         merged.append(row)
     return merged
