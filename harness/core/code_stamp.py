@@ -91,10 +91,13 @@ def current_stamp(parent: Path = PACKAGE_PARENT) -> CodeStamp:
     commit = date = ""
     uncommitted = 0
     try:
-        commit = _git(parent, "rev-parse", "HEAD").strip()
-        date = _git(parent, "show", "-s", "--format=%cI", commit).strip()
-        changed = _git(parent, "status", "--porcelain", "--", *MEASURED_CODE)
-        uncommitted = sum(1 for line in changed.splitlines() if _kept(line[3:]))
+        # the checkout's own root: an installed package inside some other repository
+        # (a virtualenv in a checkout) is not that repository's commit
+        if Path(_git(parent, "rev-parse", "--show-toplevel").strip()) == parent.resolve():
+            commit = _git(parent, "rev-parse", "HEAD").strip()
+            date = _git(parent, "show", "-s", "--format=%cI", commit).strip()
+            changed = _git(parent, "status", "--porcelain", "--", *MEASURED_CODE)
+            uncommitted = sum(1 for line in changed.splitlines() if _kept(line[3:]))
     except (OSError, subprocess.CalledProcessError):
         pass  # an installed package, or no git: the hash alone says which code
     return CodeStamp(harness.__version__, commit, date, code_hash(parent), uncommitted)

@@ -78,14 +78,16 @@ def test_a_stamp_names_the_commit_and_what_was_left_uncommitted(tmp_path):
 
 
 def test_outside_a_checkout_the_hash_alone_says_which_code(tmp_path):
+    """An installed copy: not in a repository, or inside another one (a virtualenv kept in
+    a checkout), has no commit of its own."""
     repo = _checkout(tmp_path)
-    copy = tmp_path / "installed"
-    for folder in MEASURED_CODE:
-        (copy / folder).mkdir(parents=True)
-        (copy / folder / "module.py").write_text(f"# {folder}\n")
-    stamp = current_stamp(copy)
-    assert (stamp.commit, stamp.commit_date) == ("", "")
-    assert stamp.code_hash == code_hash_at(repo, "HEAD")
+    for copy in (tmp_path / "installed", repo / ".venv" / "site-packages"):
+        for folder in MEASURED_CODE:
+            (copy / folder).mkdir(parents=True)
+            (copy / folder / "module.py").write_text(f"# {folder}\n")
+        stamp = current_stamp(copy)
+        assert (stamp.commit, stamp.commit_date, stamp.uncommitted) == ("", "", 0)
+        assert stamp.code_hash == code_hash_at(repo, "HEAD")
 
 
 def test_a_stamp_made_afterwards_reads_the_commits_own_version_and_code(tmp_path):
