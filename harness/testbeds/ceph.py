@@ -120,6 +120,19 @@ def clean_pg_state(state: str) -> bool:
     return {"active", "clean"} <= flags <= {"active", "clean", *BACKGROUND_PG_WORK}
 
 
+# A PG whose OSD stalled past its read lease (0.8 x osd_heartbeat_grace, 16 s) with I/O
+# in flight turns laggy, and Pacific may never renew that lease: its ops wait forever
+# (reproduced here with SIGSTOP of the OSD for 25 s under `rados bench`). Past this long
+# laggy, `wait_ready` re-peers it, which gives it a new lease.
+LAGGY_WEDGED_S = 20.0
+
+
+def laggy_pgs(status: dict[str, Any]) -> int:
+    """How many PGs `ceph -s -f json` shows laggy (serving no reads until re-leased)."""
+    states = status.get("pgmap", {}).get("pgs_by_state", [])
+    return sum(s["count"] for s in states if "laggy" in s["state_name"].split("+"))
+
+
 def readiness(status: dict[str, Any]) -> tuple[bool, str]:
     """Whether `ceph -s -f json` shows a ready cluster, and what it shows in words."""
     health = status.get("health", {}).get("status", "?")
@@ -494,6 +507,7 @@ class CephTestbed(Testbed):
     def wait_ready(self, timeout_s: float, say: Progress = print) -> dict[str, Any]:
         deadline = time.monotonic() + max(timeout_s, 1)
         last = ""
+        laggy_since: float | None = None
         while True:
             try:
                 status = self.status_json(timeout_s=10)
@@ -505,12 +519,43 @@ class CephTestbed(Testbed):
                 last = words
             if ready:
                 return status
+            if not laggy_pgs(status):
+                laggy_since = None
+            elif laggy_since is None:
+                laggy_since = time.monotonic()
+            elif time.monotonic() - laggy_since >= LAGGY_WEDGED_S:
+                self.repeer_laggy(say)
+                laggy_since = None
             if time.monotonic() > deadline:
                 raise TestbedError(
                     f"Ceph was not ready (HEALTH_OK with every PG active+clean) within "
                     f"{timeout_s:.0f} s: {words}; logs in {self.state}/log"
                 )
             time.sleep(1)
+
+    def repeer_laggy(self, say: Progress = print) -> list[str]:
+        """Re-peer every laggy PG: `ceph pg repeer`, or where Ceph refuses that (one OSD
+        up: nothing to remap to) its primary marked down, which rejoins at once and
+        re-peers its PGs. What it did, in words."""
+        listed = json.loads(self.run("ceph", "pg", "ls", "laggy", "-f", "json"))
+        done: list[str] = []
+        downed: set[int] = set()
+        for pg in listed.get("pg_stats", []):
+            pgid, primary = pg["pgid"], pg["acting_primary"]
+            try:
+                self.run("ceph", "pg", "repeer", pgid)
+                done.append(f"PG {pgid} re-peered")
+            except TestbedError:
+                if primary not in downed:
+                    self.run("ceph", "osd", "down", str(primary))
+                    downed.add(primary)
+                done.append(f"PG {pgid} re-peered by marking osd.{primary} down")
+        if done:
+            say(
+                f"laggy for {LAGGY_WEDGED_S:.0f} s, a read lease Ceph did not renew after its "
+                f"OSD stalled: {', '.join(done)}"
+            )
+        return done
 
     # take down
     def down(self, purge: bool = False, say: Progress = print) -> list[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.testbeds import TestbedError
-from harness.testbeds.ceph import CephTestbed, Ports, ceph_conf, readiness
-from tests.harness.planes.ceph.fixtures import ceph_status
+from harness.testbeds.ceph import CephTestbed, Ports, ceph_conf, laggy_pgs, readiness
+from tests.harness.planes.ceph.fixtures import CEPH_FIXTURES, ceph_status
 
 
 def test_ready_needs_health_ok_and_every_pg_active_clean():
@@ -104,3 +104,55 @@ def test_every_daemon_with_a_pid_file_is_known_so_down_stops_it(tmp_path: Path):
     names = [d.name for d in CephTestbed(tmp_path).daemons()]
     assert names == ["mon.a", "mgr.x", "osd.0", "osd.7"]
     assert CephTestbed(tmp_path).daemons()[3].pid() is None  # pid 1 does not name our conf
+
+
+def test_laggy_pgs_are_counted_and_are_not_ready():
+    """From a PG wedged laggy (fixtures/capture-laggy.sh: the OSD stopped 25 s under load)."""
+    status = ceph_status("status-laggy")
+    assert laggy_pgs(status) == 6
+    assert laggy_pgs(ceph_status("status-ok")) == 0
+    ready, words = readiness(status)
+    assert not ready and "(6 active+clean+laggy)" in words
+
+
+class _WedgedCeph(CephTestbed):
+    """A testbed whose Ceph answers from what the wedged one said, and notes its commands."""
+
+    def __init__(self, state: Path, statuses: list[dict]):
+        super().__init__(state)
+        self.statuses, self.commands = statuses, []
+
+    def status_json(self, timeout_s: float = 20) -> dict:
+        return self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+
+    def run(self, *argv: str, timeout_s: float = 0, **env: str) -> str:
+        self.commands.append(" ".join(argv))
+        if argv[1:3] == ("pg", "ls"):
+            return (CEPH_FIXTURES / "pg-ls-laggy.json").read_text()
+        if argv[1:3] == ("pg", "repeer"):  # what Ceph says with one OSD up
+            said = (CEPH_FIXTURES / "pg-repeer-one-osd.txt").read_text().splitlines()[0]
+            raise TestbedError(f"`{' '.join(argv)}` exited 11: {said}")
+        return ""
+
+
+def test_pgs_laggy_past_a_lease_are_re_peered_once_and_then_ready(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr("harness.testbeds.ceph.LAGGY_WEDGED_S", 0.0)
+    monkeypatch.setattr("harness.testbeds.ceph.time.sleep", lambda s: None)
+    laggy, ok = ceph_status("status-laggy"), ceph_status("status-ok")
+    ceph = _WedgedCeph(tmp_path, [laggy, laggy, ok])
+    said: list[str] = []
+    assert ceph.wait_ready(60, say=said.append) is ok
+    pgs = ["1.0", "1.1", "1.3", "1.6", "1.14", "1.1e"]
+    # repeer refused for each (one OSD up), so their primary is marked down, once
+    repeers = [f"ceph pg repeer {pg}" for pg in pgs]
+    assert (
+        ceph.commands == ["ceph pg ls laggy -f json", repeers[0], "ceph osd down 0"] + repeers[1:]
+    )
+    assert any("PG 1.1e re-peered by marking osd.0 down" in line for line in said), said
+
+
+def test_laggy_shorter_than_a_lease_is_left_to_clear(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr("harness.testbeds.ceph.time.sleep", lambda s: None)
+    ceph = _WedgedCeph(tmp_path, [ceph_status("status-laggy"), ceph_status("status-ok")])
+    ceph.wait_ready(60, say=lambda line: None)
+    assert ceph.commands == []

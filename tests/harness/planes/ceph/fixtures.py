@@ -10,5 +10,5 @@ CEPH_FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def ceph_status(name: str) -> dict[str, Any]:
-    """status-ok, status-peering or status-slow-ops."""
+    """status-ok, status-peering, status-slow-ops, status-laggy or status-cephfs-*."""
     return json.loads((CEPH_FIXTURES / f"{name}.json").read_text())
