@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -137,8 +138,22 @@ def ceph_daemons(conf: Path) -> list[str]:
     return [line for line in lines if str(conf) in line and line.startswith("ceph-")]
 
 
+def keep_logs_if_failed(request: pytest.FixtureRequest, state: Path, work: Path) -> None:
+    """When a test of the run has failed, the testbed's logs copied beside its state before
+    the purge (`work/kept-logs`): CI's temporary folders outlive the run, its testbeds not."""
+    if not request.session.testsfailed:
+        return
+    for logs in (state / "log", state / "libvirt" / "log"):
+        if logs.is_dir():
+            kept = work / "kept-logs" / logs.relative_to(state)
+            shutil.copytree(logs, kept, dirs_exist_ok=True, ignore_dangling_symlinks=True)
+
+
 def _ceph_testbed(
-    tmp_path_factory: pytest.TempPathFactory, name: str, *options: str
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    *options: str,
 ) -> Iterator[CephTestbedInfo]:
     """A real single-node Ceph from nothing (`volperf testbed up ceph`), purged at the end;
     the end checks that no image, daemon or file of it is left."""
@@ -151,6 +166,7 @@ def _ceph_testbed(
         yield info
         with info.access().pool_io() as ioctx:
             left = images.existing(ioctx)
+        keep_logs_if_failed(request, state, work)
         down = volperf("testbed", "down", "ceph", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr
     assert not left, f"RBD images left behind: {left}"
@@ -159,19 +175,28 @@ def _ceph_testbed(
 
 
 @pytest.fixture(scope="session")
-def ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
+def ceph_testbed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CephTestbedInfo]:
     """The Ceph testbed of the RBD, OpenStack and Rally tests."""
     yield from _ceph_testbed(
-        tmp_path_factory, "ceph-testbed", "--mon-port", str(CEPH_TEST_MON_PORT)
+        request, tmp_path_factory, "ceph-testbed", "--mon-port", str(CEPH_TEST_MON_PORT)
     )
 
 
 @pytest.fixture(scope="session")
-def k8s_ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
+def k8s_ceph_testbed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CephTestbedInfo]:
     """The k8s testbed's own Ceph, with CephFS (its class ceph-fs): apart from the one
     Cinder uses, so that neither sees the other's load or pools."""
     yield from _ceph_testbed(
-        tmp_path_factory, "k8s-ceph-testbed", "--cephfs", "--mon-port", str(K8S_CEPH_MON_PORT)
+        request,
+        tmp_path_factory,
+        "k8s-ceph-testbed",
+        "--cephfs",
+        "--mon-port",
+        str(K8S_CEPH_MON_PORT),
     )
 
 
@@ -197,7 +222,9 @@ def openstack_processes(state: Path) -> list[str]:
 
 @pytest.fixture(scope="session")
 def openstack_bring_up(
-    tmp_path_factory: pytest.TempPathFactory, ceph_testbed: CephTestbedInfo
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    ceph_testbed: CephTestbedInfo,
 ) -> Iterator[BringUp]:
     """A real OpenStack control plane from nothing but the services' cached venv (built if
     missing), Cinder on the session's Ceph testbed, started in the background: in a run of
@@ -214,6 +241,7 @@ def openstack_bring_up(
             yield bring_up
         finally:
             bring_up.end()  # if no test waited for it, it still ends before the purge
+            keep_logs_if_failed(request, state, work)
             down = volperf(
                 "testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work
             )
@@ -234,17 +262,21 @@ def openstack_testbed(openstack_bring_up: BringUp) -> OpenStackTestbedInfo:
 
 
 @pytest.fixture(scope="session")
-def guests_ceph_testbed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbedInfo]:
+def guests_ceph_testbed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CephTestbedInfo]:
     """The Ceph testbed of the real guests' OpenStack testbed: its own, so that the guests'
     group runs beside the OpenStack group (tests/suite_groups.py)."""
     yield from _ceph_testbed(
-        tmp_path_factory, "guests-ceph-testbed", "--mon-port", str(GUESTS_CEPH_MON_PORT)
+        request, tmp_path_factory, "guests-ceph-testbed", "--mon-port", str(GUESTS_CEPH_MON_PORT)
     )
 
 
 @pytest.fixture(scope="session")
 def real_guests_testbed(
-    tmp_path_factory: pytest.TempPathFactory, guests_ceph_testbed: CephTestbedInfo
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    guests_ceph_testbed: CephTestbedInfo,
 ) -> Iterator[OpenStackTestbedInfo]:
     """An OpenStack testbed whose Nova boots real guests (`--guests real`: libvirt, QEMU on
     the accelerator its probe boot chose, Cinder's RBD volumes attached by librbd), purged
@@ -262,6 +294,7 @@ def real_guests_testbed(
             )
         finally:
             bring_up.end()
+            keep_logs_if_failed(request, state, work)
             down = volperf(
                 "testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work
             )
@@ -341,7 +374,9 @@ def host_leftovers(state: Path) -> list[str]:
 
 @pytest.fixture(scope="session")
 def k8s_testbed_up(
-    tmp_path_factory: pytest.TempPathFactory, k8s_ceph_testbed: CephTestbedInfo
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    k8s_ceph_testbed: CephTestbedInfo,
 ) -> Iterator[K8sTestbedInfo]:
     """A real single-node Kubernetes from nothing but the cached builds and images (made
     if missing: about 8 minutes of Go on 2 cores), its class ceph-fs on its own Ceph
@@ -368,6 +403,7 @@ def k8s_testbed_up(
             state, state / "admin.kubeconfig", time.monotonic() - started, up.stdout + up.stderr
         )
         yield info
+        keep_logs_if_failed(request, state, work)
         down = volperf("testbed", "down", "k8s", "--state", str(state), "--purge", cwd=work)
     assert down.returncode == 0, down.stderr
     assert host_leftovers(state) == []
