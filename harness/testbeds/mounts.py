@@ -36,11 +36,19 @@ def answers(point: Path, timeout_s: float = ANSWER_S) -> bool:
     The look is a child's: a FUSE mount whose daemon took the request and never answers
     (ceph-fuse once its CephFS's MDS was stopped) holds the looker in the kernel, beyond
     SIGKILL, until that daemon ends; the child is left to be reaped then."""
+    return _ends_within(["stat", "-t", str(point)], timeout_s)
+
+
+def removed_within(path: Path, timeout_s: float) -> bool:
+    """Whether ``path`` (a tree on such a mount) is removed within ``timeout_s``: a mount
+    that answers a stat may still hold a removal for ever (a CephFS whose data waits on a
+    PG that serves nothing). The removal is a child's, as in ``answers``."""
+    return _ends_within(["rm", "-rf", "--one-file-system", str(path)], timeout_s)
+
+
+def _ends_within(argv: list[str], timeout_s: float) -> bool:
     child = subprocess.Popen(
-        ["stat", "-t", str(point)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
     )
     try:
         return child.wait(timeout=timeout_s) == 0

@@ -42,10 +42,11 @@ from harness.testbeds.daemons import Daemon, running, stop_started
 from harness.testbeds.k8s import configs, images
 from harness.testbeds.k8s.build import cache_root, ensure_binaries
 from harness.testbeds.k8s.configs import CEPH_FS_CLASS, NODE, NODES, Layout, Node
-from harness.testbeds.mounts import ANSWER_S, answers, mounted, unmount_under
+from harness.testbeds.mounts import ANSWER_S, answers, mounted, removed_within, unmount_under
 
 MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
+REMOVE_S = 120  # the ceph-fs class's volumes removed on purge, most of a minute at most
 STATIC_PVS = 40  # enough for every scenario at small scale; `up` again makes used ones anew
 STATIC_PV_SIZE = "2Gi"
 BLOCK_PVS = 6  # the local-block class: fio in Block mode, one a PVC
@@ -639,22 +640,27 @@ class K8sTestbed(Testbed):
     ) -> None:
         """The ceph-fs class's volumes (this testbed's own folder in CephFS) removed on
         purge; a CephFS that does not answer (its Ceph testbed went first: its MDS is
-        stopped) is left at once, by stopping ceph-fuse, which ends every look into it."""
+        stopped), or does not end that removal within REMOVE_S, is left by stopping
+        ceph-fuse, which ends every look into it."""
         mount, volumes = self.layout.cephfs_mount, self.layout.cephfs_volumes
         if not mounted(mount):
             return
         if not answers(mount):
-            fuse = daemons.get("ceph-fuse")
-            if fuse is not None and fuse.kill():  # nothing of it answers: no clean end
-                stopped.append("ceph-fuse")
-            say(
-                f"CephFS on {mount} did not answer within {ANSWER_S:.0f} s (its Ceph testbed "
-                f"in {self.ceph_state} stopped first?): ceph-fuse killed; {volumes.name} "
-                "is left in that CephFS, which goes with that testbed"
-            )
-        elif purge and volumes.exists():
-            shutil.rmtree(volumes)
+            why = f"did not answer within {ANSWER_S:.0f} s (its Ceph testbed stopped first?)"
+        elif not purge or not volumes.exists():
+            return
+        elif removed_within(volumes, REMOVE_S):
             say(f"removed {volumes} (CephFS of the Ceph testbed in {self.ceph_state})")
+            return
+        else:
+            why = f"did not remove {volumes.name} within {REMOVE_S:.0f} s (a PG of it stuck?)"
+        fuse = daemons.get("ceph-fuse")
+        if fuse is not None and fuse.kill():  # nothing of it answers: no clean end
+            stopped.append("ceph-fuse")
+        say(
+            f"CephFS on {mount} {why}: ceph-fuse killed; {volumes.name} is left in the CephFS "
+            f"of the Ceph testbed in {self.ceph_state}, which goes with that testbed"
+        )
 
     def usage(self) -> list[str]:
         classes = [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.testbeds.mounts import answers, mounted
+from harness.testbeds.mounts import answers, mounted, removed_within
 
 FUSE_INIT = 26
 
@@ -64,3 +64,15 @@ def test_a_folder_answers_and_a_missing_one_does_not(tmp_path: Path):
     assert answers(tmp_path)
     assert not answers(tmp_path / "missing")
     assert not mounted(tmp_path)
+
+
+def test_a_removal_that_the_mount_holds_ends_in_time(silent_fuse, tmp_path: Path):
+    point, _ = silent_fuse
+    started = time.monotonic()
+    assert not removed_within(point / "volumes", timeout_s=2.0)
+    assert time.monotonic() - started < 5
+    tree = tmp_path / "tree"
+    (tree / "a" / "b").mkdir(parents=True)
+    (tree / "a" / "b" / "file").write_text("x")
+    assert removed_within(tree, timeout_s=10.0)
+    assert not tree.exists()
