@@ -524,7 +524,10 @@ class CephTestbed(Testbed):
             elif laggy_since is None:
                 laggy_since = time.monotonic()
             elif time.monotonic() - laggy_since >= LAGGY_WEDGED_S:
-                self.repeer_laggy(say)
+                try:
+                    self.repeer_laggy(say)
+                except TestbedError as exc:  # the wait goes on, and names what it shows
+                    say(f"re-peering the laggy PGs failed: {exc}")
                 laggy_since = None
             if time.monotonic() > deadline:
                 raise TestbedError(
@@ -552,8 +555,8 @@ class CephTestbed(Testbed):
                 done.append(f"PG {pgid} re-peered by marking osd.{primary} down")
         if done:
             say(
-                f"laggy for {LAGGY_WEDGED_S:.0f} s, a read lease Ceph did not renew after its "
-                f"OSD stalled: {', '.join(done)}"
+                f"PGs laggy for {LAGGY_WEDGED_S:.0f} s (their OSD stalled past its read lease, "
+                f"which Ceph did not renew): {', '.join(done)}"
             )
         return done
 

@@ -46,7 +46,7 @@ from harness.testbeds.mounts import ANSWER_S, answers, mounted, removed_within, 
 
 MARKER = "testbed.json"
 READY_TIMEOUT_S = 300
-REMOVE_S = 120  # the ceph-fs class's volumes removed on purge, most of a minute at most
+REMOVE_S = 120  # the longest the ceph-fs class's volumes may take to go on purge
 STATIC_PVS = 40  # enough for every scenario at small scale; `up` again makes used ones anew
 STATIC_PV_SIZE = "2Gi"
 BLOCK_PVS = 6  # the local-block class: fio in Block mode, one a PVC

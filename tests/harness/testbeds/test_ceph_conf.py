@@ -121,6 +121,7 @@ class _WedgedCeph(CephTestbed):
     def __init__(self, state: Path, statuses: list[dict]):
         super().__init__(state)
         self.statuses, self.commands = statuses, []
+        self.refuse_down = False
 
     def status_json(self, timeout_s: float = 20) -> dict:
         return self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
@@ -132,6 +133,8 @@ class _WedgedCeph(CephTestbed):
         if argv[1:3] == ("pg", "repeer"):  # what Ceph says with one OSD up
             said = (CEPH_FIXTURES / "pg-repeer-one-osd.txt").read_text().splitlines()[0]
             raise TestbedError(f"`{' '.join(argv)}` exited 11: {said}")
+        if argv[1:3] == ("osd", "down") and self.refuse_down:
+            raise TestbedError(f"`{' '.join(argv)}` exited 13: Error EACCES: access denied")
         return ""
 
 
@@ -156,3 +159,17 @@ def test_laggy_shorter_than_a_lease_is_left_to_clear(tmp_path: Path, monkeypatch
     ceph = _WedgedCeph(tmp_path, [ceph_status("status-laggy"), ceph_status("status-ok")])
     ceph.wait_ready(60, say=lambda line: None)
     assert ceph.commands == []
+
+
+def test_a_re_peering_that_fails_is_said_and_the_wait_goes_on(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr("harness.testbeds.ceph.LAGGY_WEDGED_S", 0.0)
+    monkeypatch.setattr("harness.testbeds.ceph.time.sleep", lambda s: None)
+    laggy = ceph_status("status-laggy")
+    ceph = _WedgedCeph(tmp_path, [laggy, laggy, ceph_status("status-ok")])
+    ceph.refuse_down = True
+    said: list[str] = []
+    ceph.wait_ready(60, say=said.append)
+    assert any(
+        line.startswith("re-peering the laggy PGs failed: `ceph osd down 0` exited 13")
+        for line in said
+    ), said
