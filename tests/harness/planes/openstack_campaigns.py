@@ -178,7 +178,39 @@ def _finished(process: subprocess.Popen[str], work: Path, name: str, seconds: fl
     return CampaignRun(work / "results" / name, done, seconds, work / "state")
 
 
+# What cinder-volume's librbd (Debian's pacific, 16.2.15) prints when it aborts: an image
+# closed while its watcher still had an operation in flight. 2 of 6 full runs here in
+# 2026-11 lost a worker to it mid-campaign (oslo.service starts another, but what the dead
+# one was doing is lost: a volume left in error, a snapshot never available). A Ceph bug
+# in Cinder's process, not volperf's; made apart from the suite, hundreds each of retypes,
+# backups, clones and multiattach volumes at once did not bring it about.
+LIBRBD_ABORT = "FAILED ceph_assert(m_pending_ops == 0)"
+
+
+def librbd_aborts(log_dir: Path) -> int:
+    """How many times cinder-volume's librbd has aborted so far (its own output)."""
+    out = log_dir / "cinder-volume.out"
+    return out.read_text(errors="replace").count(LIBRBD_ABORT) if out.exists() else 0
+
+
 def run_all(
+    work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any, log_dir: Path
+) -> OpenStackCampaigns:
+    """The four campaigns at once, and once more (in WORK/again) if cinder-volume's librbd
+    aborted meanwhile, which the output says: a second abort fails the tests as any
+    failed iteration does."""
+    aborts = librbd_aborts(log_dir)
+    ran = _run_all(work, clouds_yaml, ceph_conf, conn, log_dir)
+    if librbd_aborts(log_dir) == aborts:
+        return ran
+    print(
+        f"cinder-volume's librbd aborted during the openstack campaigns ({LIBRBD_ABORT}; "
+        f"its output kept in {work / 'service-logs'}): they run once more"
+    )
+    return _run_all(work / "again", clouds_yaml, ceph_conf, conn, log_dir)
+
+
+def _run_all(
     work: Path, clouds_yaml: Path, ceph_conf: Path, conn: Any, log_dir: Path
 ) -> OpenStackCampaigns:
     target = {"type": "openstack", "cloud": "volperf-testbed", "clouds_yaml": str(clouds_yaml)}
