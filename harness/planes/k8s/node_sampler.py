@@ -42,12 +42,12 @@ COST_PART = "node sampler"
 
 
 class NodeSampler:
-    def __init__(self, spec: CampaignSpec, core: Any, apps: Any, kubeconfig: str):
+    def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str):
         assert isinstance(spec.target, K8sTarget)
         self.spec = spec
         self.options = spec.target
         self.core = core
-        self.apps = apps
+        self.apps: Any = None  # its AppsV1Api, made as it starts (see _start)
         self.kubeconfig = kubeconfig
         self.namespace = k8s_name(f"volperf-{spec.name}-nodes")
         self.started = False
@@ -72,7 +72,12 @@ class NodeSampler:
 
     def _start(self, store: CampaignStore) -> None:
         """The namespace (a killed run's made anew) and its DaemonSet; then every sampler
-        pod ready, or the reason it is not."""
+        pod ready, or the reason it is not. Its AppsV1Api is made here, so that importing
+        it (the client's apps API and its models: 0.10-0.12 s of CPU here) is the
+        sampler's cost, which a step that needs no other apps API would not have."""
+        from kubernetes import client
+
+        self.apps = client.AppsV1Api(self.core.api_client)
         labels = {LABEL: k8s_name(self.spec.name)}
         # host-network pods: a cluster enforcing Pod Security needs this
         privileged = {**labels, "pod-security.kubernetes.io/enforce": "privileged"}

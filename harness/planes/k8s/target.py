@@ -68,7 +68,7 @@ class KubernetesTarget:
     @property
     def nodes(self) -> NodeSampler:
         if self._nodes is None:
-            self._nodes = NodeSampler(self.spec, self.fio.core, self.apps, str(self.fio.kubeconfig))
+            self._nodes = NodeSampler(self.spec, self.fio.core, str(self.fio.kubeconfig))
         return self._nodes
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
