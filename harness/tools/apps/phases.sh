@@ -4,9 +4,10 @@
 # command timed from /proc/uptime (10 ms), ends it with WORKDIR's file system synced (what
 # it wrote has reached storage) and prints one line:
 #   volperf-app iteration=I phase=P start=S end=E seconds=T status=ok|failed
-# A failed phase also prints its command's last two output lines, and says when WORKDIR's
-# file system has under 1 MiB free (tools do not always say ENOSPC: GNU tar writes "Wrote
-# only 8192 of 10240 bytes"):
+# A failed phase also prints its command's last two output lines, the first line of its
+# output that says a write failed if those do not, and says when WORKDIR's file system has
+# under 1 MiB free, or a write failed with no reason given (tools do not always say ENOSPC:
+# GNU tar writes "Wrote only 8192 of 10240 bytes", git "unable to write file"):
 #   volperf-app error iteration=I phase=P: LINE / LINE[; its file system is out of space ...]
 # `iterate ITERATIONS FUNCTION` calls FUNCTION 1, 2 … (each an iteration's phases joined
 # by &&, so a failed phase ends its iteration), then ends the output with
@@ -36,9 +37,22 @@ phase() {
     echo "volperf-app iteration=$iteration phase=$name start=$start end=$end seconds=$seconds status=$status"
     if [ "$status" = failed ]; then
         said=$(tail -n 2 "$log" | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')
+        # the first line of the tool's output that says a write failed, where its last two
+        # lines do not show it (git's failed checkout ends with advice): ENOSPC said, or a
+        # failed write with no reason given (git's "unable to write file", GNU tar's short
+        # write "Wrote only 8192 of 10240 bytes")
+        wrote=$(grep -m 1 -i -e "no space left on device" -e "unable to write file" \
+            -e "wrote only [0-9]* of [0-9]* bytes" "$log")
+        if [ -n "$wrote" ] && ! printf '%s\n' "$said" | grep -qF -- "$wrote"; then
+            said="$said; $wrote"
+        fi
         free=$(df -Pk "$work" | awk 'NR == 2 { print $4 }')
         if [ "${free:-0}" -lt 1024 ]; then
             said="$said; its file system is out of space (${free:-0} KiB free)"
+        elif [ -n "$wrote" ] && ! printf '%s\n' "$wrote" | grep -qi "no space left on device"; then
+            # consumers beside it may have freed room since (seen in a suite run: 4 git
+            # clones at once on 24 MiB: one's checkout failed, and df found room again)
+            said="$said; a write failed with no reason given, as when its file system runs out of space (${free} KiB free since)"
         fi
         echo "volperf-app error iteration=$iteration phase=$name: $said"
         failed=1
