@@ -374,8 +374,12 @@ def test_a_guest_that_never_signals_is_reported_with_its_consoles_last_lines(
     real_guests_testbed, tmp_path
 ):
     """A VM without a network boots and runs its agent, whose signal never reaches Heat:
-    the wait condition times out, and the VM's row carries its console's last lines."""
-    spec = _spec(tmp_path, "silent", real_guests_testbed.clouds_yaml, network="", agent_timeout=60)
+    the wait condition times out, and the VM's row carries its console's last lines. Its
+    fio runs 1 s a direction and Heat waits 90 s: a warm suite run's TCG guests, given 60 s
+    for 10 s a direction, were still in fio's reads when the wait timed out."""
+    spec = _spec(
+        tmp_path, "silent", real_guests_testbed.clouds_yaml, runtime=1, network="", agent_timeout=90
+    )
     results = str(tmp_path / "results")
     run = volperf("run", "heat", str(spec), "--results", results, cwd=tmp_path, timeout=900)
     assert run.returncode == 1, run.stderr[-3000:]
