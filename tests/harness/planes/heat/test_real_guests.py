@@ -194,8 +194,11 @@ def test_each_guests_own_fio_result_comes_back_through_heat_into_fio_csv(campaig
 
 
 def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
-    """The limited campaign's VMs ran within 5 % of the limit, the default type's VMs on
-    the same testbed above it; volperf kept each volume's limit beside its figures."""
+    """The limited campaign's VMs ran within 5 % of the limit over the window both ran
+    in, and never above it over their whole run (a stall or a late start only lowers that:
+    a warm suite run's TCG writer stalled 1.07 s, 53.1 IOPS in all, 59.1 in the window);
+    the default type's VMs on the same testbed above it; volperf kept each volume's limit
+    beside its figures."""
     ran, _ = campaigns
     folder, run = ran[LIMITED]
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -204,7 +207,9 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
     with (ran[NAME][0] / "fio.csv").open() as handle:
         unlimited = list(csv.DictReader(handle))
     for row in limited:
-        assert float(row[f"{_direction(row)}_iops"]) == pytest.approx(LIMIT, rel=0.05), row
+        direction = _direction(row)
+        assert float(row[f"window_{direction}_iops"]) == pytest.approx(LIMIT, rel=0.05), row
+        assert float(row[f"{direction}_iops"]) <= LIMIT * 1.05, row
     for row in unlimited:
         assert float(row[f"{_direction(row)}_iops"]) > LIMIT * 1.05, row
     (step,) = json.loads((folder / "summary.json").read_text())["steps"]
