@@ -24,7 +24,10 @@ pytestmark = pytest.mark.functional
 
 
 def test_a_sweep_ends_with_no_space_where_the_class_has_no_volume_left(k8s_testbed_alone, tmp_path):
-    """On the cluster alone: its pods get 10 s to start, and its pace is timed."""
+    """On the cluster alone: its pods get 30 s to start (a pod's first mount may wait for
+    the node authorizer to know its PVC, and the kubelet's retry came after 10 s in a warm
+    suite run: 'no relationship found between node and this object'), and its pace is
+    timed."""
     from kubernetes import client
 
     k8s_testbed = k8s_testbed_alone
@@ -38,7 +41,7 @@ def test_a_sweep_ends_with_no_space_where_the_class_has_no_volume_left(k8s_testb
                     "kubeconfig": kubeconfig,
                     "storage_class": storage_class,
                     "image_pull_policy": "Never",
-                    "pod_timeout": 10,
+                    "pod_timeout": 30,
                     "node_load": False,
                 },
                 "workloads": [
