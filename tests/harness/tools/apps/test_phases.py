@@ -1,9 +1,10 @@
 """phases.sh when a phase fails on a full file system that others free again before its
 free space is read (consumers beside it end their iterations and remove their files): the
-error still says the file system ran out, from the tool's own ENOSPC line even where its
-last two lines do not show it (real git clone), or from GNU tar's short write (real tar),
-so that the sweep's no-space rule ends where the space ran out. Real git, tar and sh on a
-24 MiB ext4 of its own (root: a loop device)."""
+error quotes the tool's line that says a write failed, even where its last two lines do
+not show it (real git clone: "unable to write file", then advice), and where that line
+gives no reason (git's, GNU tar's short write) says what a full file system does, so that
+the sweep's no-space rule ends where the space ran out. Real git, tar and sh on a 24 MiB
+ext4 of its own (root: a loop device)."""
 
 from __future__ import annotations
 
