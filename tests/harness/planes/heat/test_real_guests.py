@@ -15,6 +15,7 @@ import json
 import platform
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -34,6 +35,7 @@ from harness.planes.rally.data_plane import WARNINGS_TITLE
 from harness.planes.rally.runner import rally_config
 from harness.planes.rally.target import TASKS_DIR, RallyTarget
 from harness.testbeds.openstack import libvirt_daemons, real_guests
+from harness.tools.fio import logs as fio_logs
 from rally_plugins.scenarios.fio_output import VM_TABLE_TITLE
 from tests.harness.helpers import fio_json, output_table, rally_cli, rally_cli_env, volperf
 from tests.harness.planes.heat.specs import heat_spec, limited_type
@@ -194,11 +196,15 @@ def test_each_guests_own_fio_result_comes_back_through_heat_into_fio_csv(campaig
 
 
 def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
-    """The limited campaign's VMs ran within 5 % of the limit over the window both ran
-    in, and never above it over their whole run (a stall or a late start only lowers that:
-    a warm suite run's TCG writer stalled 1.07 s, 53.1 IOPS in all, 59.1 in the window);
-    the default type's VMs on the same testbed above it; volperf kept each volume's limit
-    beside its figures."""
+    """QEMU held the limited campaign's VMs to the limit: in fio's own per-second log of
+    each, the typical (median) second within 5 % of it, and no run of consecutive seconds
+    above it by more than a second's worth (after a stall of the guest's emulated CPU, the
+    I/Os QEMU completed meanwhile, up to the queue depth, and the bucket's tenth of a
+    second of burst arrive at once: 18 over in one second of that CI run), nor the whole
+    run above it. The default type's VMs on the same testbed above it; volperf kept each
+    volume's limit beside its figures. The median, not the mean: on a busy machine the
+    emulated CPU stalls and the seconds it stalls run below the limit (a CI run's reader:
+    65 39 66 58 17 78 55 … IOPS, median 59.5, 55.7 in the window)."""
     ran, _ = campaigns
     folder, run = ran[LIMITED]
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -208,7 +214,9 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
         unlimited = list(csv.DictReader(handle))
     for row in limited:
         direction = _direction(row)
-        assert float(row[f"window_{direction}_iops"]) == pytest.approx(LIMIT, rel=0.05), row
+        seconds = _per_second_iops(folder, row)
+        assert statistics.median(seconds) == pytest.approx(LIMIT, rel=0.05), seconds
+        assert _most_over_any_run(seconds, LIMIT) <= LIMIT, seconds
         assert float(row[f"{direction}_iops"]) <= LIMIT * 1.05, row
     for row in unlimited:
         assert float(row[f"{_direction(row)}_iops"]) > LIMIT * 1.05, row
@@ -224,6 +232,25 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
     assert not [w for w in step["warnings"] if w["code"].startswith("qos-")]
     assert "volume QoS, measured/limit: c01 total_iops_sec" in run.stderr
     assert "not held" not in run.stderr
+
+
+def _per_second_iops(folder: Path, row: dict[str, str]) -> list[float]:
+    """The I/Os a VM's fio completed in each second, from the per-second IOPS log its agent
+    wrote in the guest and volperf brought back through Heat."""
+    raw = folder / "steps" / row["step"] / "raw" / "heat" / f"volperf-{LIMITED}-001-{row['rw']}"
+    [log] = (raw / f"logs-{row['consumer']}").glob(f"volperf-{row['rw']}_iops.*.log")
+    points = fio_logs.parse_log(log.read_text(), log.name)
+    return [p.value for p in points if p.direction == _direction(row)]
+
+
+def _most_over_any_run(seconds: list[float], limit: float) -> float:
+    """How far the I/Os of the worst run of consecutive seconds went above limit × its
+    length."""
+    return max(
+        sum(seconds[start:stop]) - limit * (stop - start)
+        for start in range(len(seconds))
+        for stop in range(start + 1, len(seconds) + 1)
+    )
 
 
 def test_nothing_of_the_guests_is_left_once_the_stacks_are_gone(campaigns, real_guests_testbed):
