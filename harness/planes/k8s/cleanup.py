@@ -13,6 +13,7 @@ from harness.planes.k8s.cluster import (
     k8s_name,
     wait_namespace_gone,
 )
+from harness.planes.k8s.json_api import CoreJson
 
 DELETE_WAIT_S = 600
 
@@ -24,19 +25,19 @@ def remove_noted(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
     for kubeconfig in sorted({n["kubeconfig"] for n in notes.values()}):
         here = {k: n for k, n in notes.items() if n["kubeconfig"] == kubeconfig}
         try:
-            from kubernetes import client  # only when a campaign used Kubernetes
-
-            core = client.CoreV1Api(api_client(Path(kubeconfig)))
+            core = CoreJson(api_client(Path(kubeconfig)))
             names = {n["namespace"] for n in here.values()}
             for campaign in {n["campaign"] for n in here.values()}:
-                listed = core.list_namespace(label_selector=f"{LABEL}={k8s_name(campaign)}")
-                names |= {ns.metadata.name for ns in listed.items}
+                selector = f"{LABEL}={k8s_name(campaign)}"
+                listed = core.decoded("list_namespace", label_selector=selector)["items"]
+                names |= {ns["metadata"]["name"] for ns in listed}
             # all asked to go at once, then waited for: they are deleted side by side
-            asked = {ns: begin_namespace_deletion(core, ns) for ns in sorted(names)}
+            unread = {"_preload_content": False}
+            asked = {ns: begin_namespace_deletion(core, ns, **unread) for ns in sorted(names)}
             left = [
                 ns
                 for ns, gone in asked.items()
-                if not gone and not wait_namespace_gone(core, ns, DELETE_WAIT_S)
+                if not gone and not wait_namespace_gone(core, ns, DELETE_WAIT_S, **unread)
             ]
         except Exception as exc:
             removed.append(

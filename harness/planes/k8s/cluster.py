@@ -181,7 +181,7 @@ def absent(call: Any, *args: Any, **kwargs: Any) -> bool:
     from kubernetes.client.exceptions import ApiException
 
     try:
-        call(*args, **kwargs)
+        drain(call(*args, **kwargs))
     except ApiException as exc:
         if exc.status == 404:
             return True
@@ -212,11 +212,12 @@ def begin_namespace_deletion(core: Any, namespace: str, **answer: Any) -> bool:
     return False
 
 
-def wait_namespace_gone(core: Any, namespace: str, timeout_s: float) -> bool:
-    """Wait until the namespace is gone; False if it is still there after the timeout."""
+def wait_namespace_gone(core: Any, namespace: str, timeout_s: float, **answer: Any) -> bool:
+    """Wait until the namespace is gone; False if it is still there after the timeout.
+    ``answer``: the client's request options (_preload_content=False: unread)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if absent(core.read_namespace, namespace):
+        if absent(core.read_namespace, namespace, **answer):
             return True
         time.sleep(DELETE_POLL_S)
     return False
@@ -282,6 +283,15 @@ def delete_namespace(core: Any, namespace: str, timeout_s: float) -> bool:
     return begin_namespace_deletion(core, namespace) or wait_namespace_gone(
         core, namespace, timeout_s
     )
+
+
+def waiting_reason_of(pod: dict[str, Any]) -> str:
+    """waiting_reason of a pod as the API's JSON has it (a plain dict)."""
+    for status in (pod.get("status") or {}).get("containerStatuses") or []:
+        waiting = (status.get("state") or {}).get("waiting") or {}
+        if waiting.get("reason"):
+            return str(waiting["reason"])
+    return ""
 
 
 def waiting_reason(pod: Any) -> str:

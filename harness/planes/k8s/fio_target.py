@@ -37,6 +37,7 @@ from harness.planes.k8s.cluster import (
     release_namespace,
     waiting_reason,
 )
+from harness.planes.k8s.json_api import STORAGE_CLASSES, VERSION, JsonApi
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
@@ -69,28 +70,31 @@ class K8sFioTarget:
         self._api: Any = None
 
     @property
+    def api(self) -> Any:
+        """The client's ApiClient of the kubeconfig, made once."""
+        if self._api is None:
+            self._api = api_client(self.kubeconfig)
+        return self._api
+
+    @property
     def core(self) -> Any:
         from kubernetes import client
 
-        if self._api is None:
-            self._api = api_client(self.kubeconfig)
-        return client.CoreV1Api(self._api)
+        return client.CoreV1Api(self.api)
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
-        from kubernetes import client
-
         if not self.kubeconfig.exists():
             raise TargetError(
                 f"{self.kubeconfig}: no such kubeconfig (target.kubeconfig, "
                 "$KUBECONFIG, or `volperf testbed up k8s`)"
             )
         try:
-            classes = client.StorageV1Api(api_client(self.kubeconfig)).list_storage_class()
+            classes = JsonApi(self.api).get(STORAGE_CLASSES)["items"]
         except Exception as exc:
             raise TargetError(
                 f"the cluster of {self.kubeconfig} did not answer: {type(exc).__name__}: {exc}"
             ) from None
-        names = sorted(sc.metadata.name for sc in classes.items)
+        names = sorted(sc["metadata"]["name"] for sc in classes)
         if self.options.storage_class not in names:
             raise TargetError(
                 f"StorageClass {self.options.storage_class!r} does not exist "
@@ -98,11 +102,9 @@ class K8sFioTarget:
             )
 
     def tool_versions(self) -> dict[str, str]:
-        from kubernetes import client
-
         with contextlib.suppress(Exception):
-            version = client.VersionApi(api_client(self.kubeconfig)).get_code()
-            return {"kubernetes": version.git_version, "fio image": self.options.fio_image}
+            version = JsonApi(self.api).get(VERSION)["gitVersion"]
+            return {"kubernetes": version, "fio image": self.options.fio_image}
         return {"fio image": self.options.fio_image}
 
     def _namespace(self, step: Step) -> str:

@@ -26,11 +26,13 @@ from harness.host.owncost import spent_on
 from harness.planes.k8s.cluster import (
     LABEL,
     NotOurs,
+    drain,
     k8s_name,
     last_events,
     make_namespace,
-    waiting_reason,
+    waiting_reason_of,
 )
+from harness.planes.k8s.json_api import DAEMON_SETS, CoreJson
 from harness.planes.k8s.pod_waiting import WaitingWatch
 
 APP = "volperf-node-load"
@@ -42,12 +44,11 @@ COST_PART = "node sampler"
 
 
 class NodeSampler:
-    def __init__(self, spec: CampaignSpec, core: Any, kubeconfig: str):
+    def __init__(self, spec: CampaignSpec, core: CoreJson, kubeconfig: str):
         assert isinstance(spec.target, K8sTarget)
         self.spec = spec
         self.options = spec.target
-        self.core = core
-        self.apps: Any = None  # its AppsV1Api, made as it starts (see _start)
+        self.core: CoreJson = core
         self.kubeconfig = kubeconfig
         self.namespace = k8s_name(f"volperf-{spec.name}-nodes")
         self.started = False
@@ -72,18 +73,21 @@ class NodeSampler:
 
     def _start(self, store: CampaignStore) -> None:
         """The namespace (a killed run's made anew) and its DaemonSet; then every sampler
-        pod ready, or the reason it is not. Its AppsV1Api is made here, so that importing
-        it (the client's apps API and its models: 0.10-0.12 s of CPU here) is the
-        sampler's cost, which a step that needs no other apps API would not have."""
-        from kubernetes import client
-
-        self.apps = client.AppsV1Api(self.core.api_client)
+        pod ready, or the reason it is not. Plain JSON requests (json_api.py): no typed
+        API of the client imported for the sampler."""
         labels = {LABEL: k8s_name(self.spec.name)}
         # host-network pods: a cluster enforcing Pod Security needs this
         privileged = {**labels, "pod-security.kubernetes.io/enforce": "privileged"}
+        daemon_sets = DAEMON_SETS.format(namespace=self.namespace)
         try:
             make_namespace(
-                self.core, store, self.kubeconfig, self.namespace, self.spec.name, privileged
+                self.core,
+                store,
+                self.kubeconfig,
+                self.namespace,
+                self.spec.name,
+                privileged,
+                _preload_content=False,
             )
         except NotOurs as exc:
             self.problem = str(exc)
@@ -92,22 +96,22 @@ class NodeSampler:
             self.problem = f"its namespace could not be made: {type(exc).__name__}: {exc}"
             return
         try:
-            self.apps.create_namespaced_daemon_set(self.namespace, self._daemon_set(labels))
+            drain(self.core.json.send("POST", daemon_sets, self._daemon_set(labels)))
         except Exception as exc:
             self.problem = f"its DaemonSet could not be made: {type(exc).__name__}: {exc}"
             return
         deadline = time.monotonic() + READY_TIMEOUT_S
         waiting = WaitingWatch()
         while time.monotonic() < deadline:
-            status = self.apps.read_namespaced_daemon_set(APP, self.namespace).status
-            wanted = status.desired_number_scheduled or 0
-            if wanted and (status.number_ready or 0) >= wanted:
+            status = self.core.json.get(f"{daemon_sets}/{APP}").get("status") or {}
+            wanted = status.get("desiredNumberScheduled") or 0
+            if wanted and (status.get("numberReady") or 0) >= wanted:
                 return
-            for pod in self.core.list_namespaced_pod(self.namespace).items:
-                reason = waiting_reason(pod)
-                if waiting.hopeless(pod.metadata.name, reason):
-                    events = last_events(self.core, self.namespace, "Pod", pod.metadata.name)
-                    self.problem = f"its pod {pod.metadata.name}: {reason}; {events}"
+            for pod in self.core.decoded("list_namespaced_pod", self.namespace)["items"]:
+                reason, name = waiting_reason_of(pod), pod["metadata"]["name"]
+                if waiting.hopeless(name, reason):
+                    events = last_events(self.core, self.namespace, "Pod", name)
+                    self.problem = f"its pod {name}: {reason}; {events}"
                     return
             time.sleep(POLL_S)
         self.problem = (
@@ -146,21 +150,27 @@ class NodeSampler:
         stamped them, in raw/nodes/<node>.log (COLLECTORS pods' logs read at once)."""
         directory = raw / NODES_DIR
         directory.mkdir(parents=True, exist_ok=True)
-        pods = self.core.list_namespaced_pod(self.namespace, label_selector=f"app={APP}").items
+        selector = f"app={APP}"
+        pods = self.core.decoded("list_namespaced_pod", self.namespace, label_selector=selector)
         since = int(time.time() - begun + MARGIN_S) + 1
 
-        def collect(pod: Any) -> None:
+        def collect(pod: dict[str, Any]) -> None:
             # a node gone meanwhile: the others count
             with spent_on(COST_PART), contextlib.suppress(Exception):
-                log = self.core.read_namespaced_pod_log(
-                    pod.metadata.name, self.namespace, timestamps=True, since_seconds=since
+                log = self.core.text(
+                    "read_namespaced_pod_log",
+                    pod["metadata"]["name"],
+                    self.namespace,
+                    timestamps=True,
+                    since_seconds=since,
                 )
                 kept = [line for line in log.splitlines() if _after(line, begun - MARGIN_S)]
-                path = directory / f"{k8s_name(pod.spec.node_name)}.log"
+                path = directory / f"{k8s_name(pod['spec']['nodeName'])}.log"
                 path.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
 
+        placed = [pod for pod in pods["items"] if (pod.get("spec") or {}).get("nodeName")]
         with ThreadPoolExecutor(max_workers=COLLECTORS) as pool:
-            list(pool.map(collect, [pod for pod in pods if pod.spec.node_name]))
+            list(pool.map(collect, placed))
 
 
 def _after(line: str, moment: float) -> bool:

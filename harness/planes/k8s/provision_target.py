@@ -44,6 +44,7 @@ from harness.planes.k8s.cluster import (
     last_events,
     make_namespace,
     namespace_key,
+    waiting_reason_of,
 )
 from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.provision_step import PROVISION_FILE
@@ -272,14 +273,7 @@ class K8sProvisionTarget:
         key = (meta["namespace"], meta["name"])
         seen.note(key, "pod_created_server_s", _stamp_s(meta.get("creationTimestamp")))
         ready = next((c for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
-        waiting = next(
-            (
-                s["state"]["waiting"].get("reason") or ""
-                for s in status.get("containerStatuses") or []
-                if (s.get("state") or {}).get("waiting")
-            ),
-            "",
-        )
+        waiting = waiting_reason_of(pod)
         if ready and ready.get("status") == "True":
             seen.note(key, "ready_ms", _now_ms())
             seen.note(key, "ready_server_s", _stamp_s(ready.get("lastTransitionTime")))

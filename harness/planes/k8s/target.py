@@ -19,6 +19,7 @@ from harness.planes.base import StepOutcome, Tick
 from harness.planes.k8s.app_target import K8sAppTarget
 from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
+from harness.planes.k8s.json_api import CoreJson
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
 from harness.tools.db_clients import client_of
@@ -42,7 +43,8 @@ class KubernetesTarget:
     @property
     def provision(self) -> K8sProvisionTarget:
         if self._provision is None:
-            self._provision = K8sProvisionTarget(self.spec, self.fio.core, str(self.fio.kubeconfig))
+            core = CoreJson(self.fio.api)  # no typed API module imported for it
+            self._provision = K8sProvisionTarget(self.spec, core, str(self.fio.kubeconfig))
         return self._provision
 
     @property
@@ -68,7 +70,8 @@ class KubernetesTarget:
     @property
     def nodes(self) -> NodeSampler:
         if self._nodes is None:
-            self._nodes = NodeSampler(self.spec, self.fio.core, str(self.fio.kubeconfig))
+            core = CoreJson(self.fio.api)
+            self._nodes = NodeSampler(self.spec, core, str(self.fio.kubeconfig))
         return self._nodes
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
