@@ -136,9 +136,11 @@ def test_a_provision_campaign_imports_none_of_the_clients_typed_apis(k8s_testbed
         timeout=600,
     )
     imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines()}
-    said = [line for line in run.stderr.splitlines() if not line.startswith("import time:")]
-    assert run.returncode == 0, run.stdout[-3000:] + "\n".join(said)[-3000:]
-    assert "4 of 4 PVCs of StorageClass local-path bound" in run.stdout
+    said = run.stdout + "\n".join(
+        line for line in run.stderr.splitlines() if not line.startswith("import time:")
+    )
+    assert run.returncode == 0, said[-6000:]
+    assert "4 of 4 PVCs of StorageClass local-path bound" in said
     assert "kubernetes.client" in imported  # the client's ApiClient, which sent them all
     assert not {m for m in imported if m.startswith("kubernetes.client.api.")}
     nodes = list((tmp_path / "results" / "json-only" / "steps").glob("*/raw/nodes/*.log"))
