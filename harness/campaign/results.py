@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.core.plan import plan_steps
+from harness.campaign import capacity
 from harness.core.redact import redact
 from harness.core.spec import validate
 from harness.core.store import CampaignStore, atomic_write_json, atomic_write_text
@@ -28,6 +28,7 @@ from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
 from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
 from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
+from harness.records.pace import SHORT_PCT, StepPace, consumer_pace
 from harness.records.repeats import repeat_spreads
 from harness.records.stall_summary import stalls_of
 from harness.records.steadystate import step_steadystate
@@ -350,6 +351,9 @@ def _fio_summary(
     records, summary["stalls"] = stalled.records, stalled.summary
     if stalled.warning is not None:
         summary["warnings"].append(asdict(stalled.warning))
+    if rate_iops is not None and logs:
+        numjobs = int((_step_plan(store, step_id).get("workload") or {}).get("numjobs") or 1)
+        summary["pace"] = _pace(records, logs, rate_iops * numjobs).to_json()
     if not output.histograms:
         summary["warnings"].append(
             asdict(
@@ -386,6 +390,27 @@ def _fio_summary(
     return StepResult(summary, records, events=stalled.events)
 
 
+def _pace(records: list[FioConsumerRecord], logs: list[JobLogs], asked: float) -> StepPace:
+    """How each consumer that ran kept to the rate it was asked for (records/pace.py),
+    from its per-second IOPS log, its directions summed second by second."""
+    by_job = {log.jobname: log for log in logs}
+    consumers = []
+    for record in records:
+        log = by_job.get(record.jobname)
+        if record.error or log is None:
+            continue
+        seconds: dict[int, float] = {}
+        for points in log.iops.values():
+            for time_ms, iops in points:
+                seconds[time_ms] = seconds.get(time_ms, 0.0) + iops
+        achieved = (record.read.iops if record.read else 0) + (
+            record.write.iops if record.write else 0
+        )
+        per_second = [seconds[t] for t in sorted(seconds)]
+        consumers.append(consumer_pace(record.jobname, asked, achieved, per_second, SHORT_PCT))
+    return StepPace(consumers, SHORT_PCT)
+
+
 def _window_summary(window: CommonWindow | None) -> dict[str, Any]:
     """The step's common window (its consumers' own figures are in fio.csv)."""
     if window is None:
@@ -407,7 +432,8 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
     spec = validate(document["spec"], str(store.campaign_file))
     backend = document.get("backend") or spec.labels.get("backend", spec.target.type)
     results = []
-    for step in plan_steps(spec):
+    steps = capacity.plan(spec, store)
+    for step in steps:
         rate_iops = getattr(step.workload, "rate_iops", None)
         results.append(build_step(store, step.id, backend, rate_iops))
     records = [r for result in results for r in result.records]
@@ -433,6 +459,11 @@ def rebuild(store: CampaignStore) -> list[StepResult]:
             for r in repeat_spreads([r.summary for r in results])
         ],
     }
+    if spec.search is not None:
+        unsettled = {s.id for s in steps if not store.read_status(s.id).settled}
+        summaries = {r.summary["step"]: r.summary for r in results}
+        found = capacity.answers(spec, steps, summaries, unsettled)
+        summary["capacity"] = [f.to_json() for f in found]
     _write_summary(store.root / "summary.json", redact(summary))
     return results
 

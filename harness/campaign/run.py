@@ -17,11 +17,11 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from harness.campaign import sweep_end
+from harness.campaign import capacity, sweep_end
 from harness.campaign.cleanup import remove_created
 from harness.campaign.environment import snapshot
 from harness.core import secrets
-from harness.core.plan import Step, plan_steps
+from harness.core.plan import Step
 from harness.core.redact import redact
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignError, CampaignStore, atomic_write_json, settled
@@ -30,6 +30,7 @@ from harness.planes.base import StepOutcome, Target, TargetError, Tick
 
 if TYPE_CHECKING:  # the records' modules load once a step has run: see _rebuild
     from harness.campaign.results import StepResult
+    from harness.records.capacity import Capacity, Trial
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class Display:
 
     def step_finished(self, step: Step, outcome: StepOutcome) -> None: ...
     def sweep_ended(self, step: Step, reason: str, skipped: int) -> None: ...
+    def searched(self, found: Capacity, trial: Trial | None) -> None:
+        """A capacity search's step judged (``trial``), or its end (None): what it found."""
 
 
 @contextmanager
@@ -129,7 +132,7 @@ def run_campaign(
     stop = stop or threading.Event()
     store = open_campaign(spec, results_root)
     target = make_target(spec)
-    steps = plan_steps(spec)
+    steps = capacity.plan(spec, store)
     removed: list[str] = []
     with store.lock(), stop_on_signals(stop):
         target.prepare(spec, store)
@@ -142,6 +145,9 @@ def run_campaign(
         display.campaign_started(store, steps, len(todo))
         ended = sweep_end.ended_sweeps(store, steps)
         try:
+            if spec.search is not None:
+                todo = []  # the search chooses its steps as it goes
+                _search(spec, store, target, display, stop)
             for position, step in enumerate(todo, start=1):
                 if stop.is_set():
                     break
@@ -164,6 +170,49 @@ def run_campaign(
         results = _rebuild(store)
         _scrub_views(store)
     return CampaignOutcome(store, results, stop.is_set(), removed)
+
+
+def _search(
+    spec: CampaignSpec,
+    store: CampaignStore,
+    target: Target,
+    display: Display,
+    stop: threading.Event,
+) -> None:
+    """Each workload's capacity search, one step at a time: first any step a run before
+    left unsettled, then the counts the search chooses, until its search is over."""
+    position = 0
+    for workload in spec.workloads:
+        while not stop.is_set():
+            left = [
+                s
+                for s in capacity.plan(spec, store)
+                if s.workload.name == workload.name and not store.read_status(s.id).settled
+            ]
+            summaries = {r.summary["step"]: r.summary for r in _rebuild(store)}
+            step = left[0] if left else capacity.next_step(spec, store, workload.name, summaries)
+            if step is None:
+                (found,) = [
+                    f for f in _answers(spec, store, summaries) if f.workload == workload.name
+                ]
+                display.searched(found, None)
+                break
+            position += 1
+            outcome = _run_step(store, target, step, display, position, 0, stop)
+            summaries = {r.summary["step"]: r.summary for r in _rebuild(store)}
+            _scrub_views(store)
+            if outcome.state == "interrupted":
+                return
+            (found,) = [f for f in _answers(spec, store, summaries) if f.workload == workload.name]
+            display.searched(found, next((t for t in found.trials if t.step == step.id), None))
+
+
+def _answers(
+    spec: CampaignSpec, store: CampaignStore, summaries: dict[str, dict]
+) -> list[Capacity]:
+    steps = capacity.plan(spec, store)
+    unsettled = {s.id for s in steps if not store.read_status(s.id).settled}
+    return capacity.answers(spec, steps, summaries, unsettled)
 
 
 def _rebuild(store: CampaignStore) -> list[StepResult]:

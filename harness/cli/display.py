@@ -20,6 +20,7 @@ from harness.report import tables
 from harness.report.describe import expected_seconds, step_line
 
 if TYPE_CHECKING:
+    from harness.records.capacity import Capacity, Trial
     from harness.records.compare import Comparison
 
 
@@ -55,9 +56,8 @@ class RichDisplay(Display):
     def campaign_started(self, store: CampaignStore, steps: list[Step], todo: int) -> None:
         done = len(steps) - todo
         resumed = f", resuming: {done} done already" if done else ""
-        self.console.print(
-            f"[bold]campaign[/] {store.name} → {store.root} ({len(steps)} steps{resumed})"
-        )
+        count = f"{len(steps)} steps" if steps else "a capacity search: it chooses its steps"
+        self.console.print(f"[bold]campaign[/] {store.name} → {store.root} ({count}{resumed})")
 
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         w = step.workload.model_dump()
@@ -67,7 +67,8 @@ class RichDisplay(Display):
             if family_of(step.workload) == "rally"
             else f"{step.concurrency} consumers ({_consumers_text(step)})"
         )
-        self.console.print(f"[{position}/{total}] {step.id}: {who}, {step_line(w, step.threads)}")
+        place = f"[{position}/{total}]" if total else f"[search {position}]"
+        self.console.print(f"{place} {step.id}: {who}, {step_line(w, step.threads)}", markup=False)
         expected = expected_seconds(w)
         if not self.console.is_terminal:
             return self._heartbeat(expected)
@@ -118,6 +119,21 @@ class RichDisplay(Display):
         self.console.print(message)
         for note in outcome.notes:
             self.console.print(f"  {note}")
+
+    def searched(self, found: Capacity, trial: Trial | None) -> None:
+        if trial is not None and not trial.met:
+            self.console.print(f"  objective [red]missed[/]: {trial.why}", highlight=False)
+        elif trial is not None:
+            slowest = trial.worst_achieved_pct or 0.0
+            self.console.print(
+                f"  objective [green]met[/]: p99 {trial.p99_ms or 0:.2f} ms, slowest consumer "
+                f"{slowest:.1f} % of its rate",
+                highlight=False,
+            )
+        else:
+            self.console.print(
+                f"[bold]capacity of {found.workload}[/]: {found.sentence()}", highlight=False
+            )
 
     def sweep_ended(self, step: Step, reason: str, skipped: int) -> None:
         later = f"; {skipped} later step(s) skipped" if skipped else ""

@@ -384,12 +384,12 @@ def status(campaign: Path, as_json: bool) -> None:
     """Show the state of every step of CAMPAIGN."""
     from rich.table import Table
 
+    from harness.campaign.capacity import plan
     from harness.core import spec as spec_module
-    from harness.core.plan import plan_steps
 
     store = _measured(campaign)
     spec = spec_module.validate(store.read_campaign()["spec"], str(store.campaign_file))
-    statuses = [store.read_status(step.id) for step in plan_steps(spec)]
+    statuses = [store.read_status(step.id) for step in plan(spec, store)]
     if as_json:
         _print_json([s.__dict__ for s in statuses])
         return

@@ -45,6 +45,12 @@ def check(path: Path) -> str:
         if problems:
             raise TargetError("the Heat template refuses: " + "; ".join(problems))
         checked = f", {len(plans)} Heat stacks of {TEMPLATE} checked"
+    if spec.search is not None:
+        return (
+            f"{path}: valid: campaign {spec.name!r}, target type {spec.target.type}, "
+            f"{len(spec.workloads)} workloads, each a capacity search from "
+            f"{min(spec.counts)} to {max(spec.counts)} consumers at its rate_iops"
+        )
     consumers = sum(len(s.consumers) for s in steps)
     at_most = "at most " if spec.stop_when is not None else ""
     return (

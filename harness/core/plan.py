@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,13 +84,23 @@ def assign_consumers(workload: Workload, count: int) -> list[ConsumerPlan]:
     ]
 
 
-def plan_steps(spec: CampaignSpec) -> list[Step]:
+def plan_steps(
+    spec: CampaignSpec, searched: Mapping[str, Sequence[int]] | None = None
+) -> list[Step]:
     """Workloads in spec order, each swept over the consumer counts (and, for database
-    workloads, over their thread counts), each repeated."""
+    workloads, over their thread counts), each repeated. A capacity search's counts are
+    those it has tried so far, in the order it tried them (``searched``, by workload: the
+    campaign keeps them, campaign/capacity.py); its workloads run at their rate as fio's
+    rate_process asks, poisson unless the workload says."""
     steps: list[Step] = []
     for workload in spec.workloads:
+        counts = spec.counts
+        if spec.search is not None:
+            counts = list((searched or {}).get(workload.name, []))
+            if getattr(workload, "rate_process", None) is None:
+                workload = workload.model_copy(update={"rate_process": "poisson"})
         threads: list[int | None] = list(getattr(workload, "threads", None) or [None])
-        for concurrency in spec.counts:
+        for concurrency in counts:
             for thread_count in threads:
                 for repeat in range(1, spec.repeats + 1):
                     index = len(steps) + 1

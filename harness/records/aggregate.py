@@ -34,6 +34,7 @@ class DirectionAggregate:
     p95_consumer_mean: float | None  # ms, mean of per-consumer 95th percentiles
     p99_consumer_mean: float | None
     ceilings: dict[str, str] = field(default_factory=dict)  # figure -> why it is a bound
+    p50_merged: float | None = None  # ms, from merged histogram buckets (a capacity search's)
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,12 @@ def aggregate_direction(
         ceilings.update(iops_avg=note, iops_sum=note)
         iops_avg = iops_sum = None
 
-    p95_merged = p99_merged = None
+    p50_merged = p95_merged = p99_merged = None
     bins = [f.clat_bins_ns for f in figures]
     if all(b is not None for b in bins):
         merged = stats.merge_histograms(b for b in bins if b is not None)
         p95_merged, p99_merged = _percentile_ms(merged, 95.0), _percentile_ms(merged, 99.0)
+        p50_merged = _percentile_ms(merged, 50.0)
 
     def consumer_mean(values: list[float | None]) -> float | None:
         present = [v for v in values if v is not None]
@@ -113,6 +115,7 @@ def aggregate_direction(
         p95_consumer_mean=bound("p95_consumer_mean", p95_mean, p95_list),
         p99_consumer_mean=bound("p99_consumer_mean", p99_mean, p99_list),
         ceilings=ceilings,
+        p50_merged=bound("p50_merged", p50_merged, []),
     )
 
 
@@ -176,4 +179,5 @@ def mean_of_runs(runs: Sequence[DirectionAggregate | None]) -> DirectionAggregat
         p95_consumer_mean=mean("p95_consumer_mean"),
         p99_consumer_mean=mean("p99_consumer_mean"),
         ceilings=ceilings,
+        p50_merged=mean("p50_merged"),
     )

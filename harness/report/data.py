@@ -6,6 +6,7 @@ raw output); a reference campaign (published figures, no raw output) is read as 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ class CampaignData:
     records: dict[str, list[FioConsumerRecord]] = field(default_factory=dict)
     reference: dict[str, Any] | None = None  # source of published figures
     events: dict[str, list[EventRecord]] = field(default_factory=dict)  # by step
+    capacity: list[dict[str, Any]] = field(default_factory=list)  # a search's answers
 
     @property
     def workloads(self) -> list[str]:
@@ -63,6 +65,8 @@ def load(store: CampaignStore) -> CampaignData:
         steps = [r.summary for r in results]
         records = {r.summary["step"]: r.records for r in results}
         events = {r.summary["step"]: r.events for r in results}
+    summary = store.root / "summary.json"
+    found = json.loads(summary.read_text()).get("capacity") if summary.exists() else None
     return CampaignData(
         name=store.name,
         store=store,
@@ -73,4 +77,5 @@ def load(store: CampaignStore) -> CampaignData:
         records=records,
         reference=redact(reference) if reference else None,
         events=events,
+        capacity=found or [],
     )

@@ -38,6 +38,12 @@ def describe_sweep(sweep: Any, steps: list[dict[str, Any]]) -> str:
     for each workload whose sweep they ended, where and why."""
     if not isinstance(sweep, dict):
         return ", ".join(str(c) for c in sweep or [])
+    if sweep.get("search"):
+        tried = ", ".join(str(s["concurrency"]) for s in steps)
+        return (
+            f"a capacity search from {sweep['start']} to {sweep['max']} consumers "
+            f"(the Capacity section says how), which tried {tried or 'none yet'}"
+        )
     counts = ", ".join(str(c) for c in Sweep.model_validate(sweep).values())
     rules = [
         _STOP_RULES[name](value)

@@ -18,6 +18,7 @@ COLOURS = {"read": "tab:blue", "write": "tab:red"}
 
 
 CAPTIONS = {
+    "capacity": "A capacity search: each step's p99 and achieved rate against the rate asked",
     "iops": "IOPS against the number of consumers",
     "bandwidth": "Bandwidth against the number of consumers",
     "latency": "95th percentile completion latency against the number of consumers",
@@ -210,6 +211,47 @@ def tps_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str
         ax.set_ylabel("transactions/s")
         ax.grid(True, alpha=0.3)
         ax.legend()
+    return save(fig, directory, stem)
+
+
+def capacity_plot(found: dict[str, Any], directory: Path, stem: str) -> str | None:
+    """A capacity search's knee: each step a point, at the rate its consumers were asked
+    for in all; its p99 against the objective, and the rate achieved against the rate
+    asked (met in green, missed in red, each labelled with its consumer count)."""
+    trials = found.get("trials") or []
+    if not trials:
+        return None
+    plt = pyplot()
+    rate = float(found["rate_iops"])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), squeeze=False)
+    latency, achieved = axes[0][0], axes[0][1]
+    asked = [t["count"] * rate for t in trials]
+    colours = ["tab:green" if t["met"] else "tab:red" for t in trials]
+    for ax, values, title, label in (
+        (latency, [t["p99_ms"] for t in trials], "p99 latency", "ms"),
+        (achieved, [t["achieved_iops"] for t in trials], "rate achieved, all consumers", "IOPS"),
+    ):
+        points = [
+            (x, y, c, t)
+            for x, y, c, t in zip(asked, values, colours, trials, strict=True)
+            if y is not None
+        ]
+        ax.scatter([p[0] for p in points], [p[1] for p in points], c=[p[2] for p in points])
+        for x, y, _, trial in points:
+            ax.annotate(str(trial["count"]), (x, y), textcoords="offset points", xytext=(4, 4))
+        ax.set_title(title)
+        ax.set_xlabel("rate asked, all consumers (IOPS)")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    objective = (found.get("search") or {}).get("p99_ms")
+    if objective is not None:
+        latency.axhline(
+            objective, color="grey", linestyle="--", label=f"objective {objective:g} ms"
+        )
+        latency.legend()
+    top = max(asked)
+    achieved.plot([0, top], [0, top], color="grey", linestyle="--", label="as asked")
+    achieved.legend()
     return save(fig, directory, stem)
 
 

@@ -315,6 +315,8 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
     workloads = []
     for index, name in enumerate(data.workloads, start=1):
         steps = data.steps_of(name)
+        if data.capacity:  # a search tries its counts out of order: drawn in order
+            steps = sorted(steps, key=lambda s: int(s["concurrency"]))
         spec_w = next((w for w in data.spec.get("workloads", []) if w.get("name") == name), {})
         prefix = f"w{index}"
         tool = spec_w.get("tool", "fio")
@@ -393,6 +395,15 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             cost_header=tables.COST_HEADER,
             cost=tables.cost_rows(data.steps) if not data.reference else [],
             warnings=tables.warning_items(data.steps),
+            capacity=[
+                {
+                    **found,
+                    "rows": tables.capacity_rows(found),
+                    "plot": plots.capacity_plot(found, out, f"w{index}-capacity"),
+                }
+                for index, found in enumerate(data.capacity, start=1)
+            ],
+            capacity_header=tables.CAPACITY_HEADER,
             downloads=downloads,
             histories=history_pages(doc_source, data.name),
         )

@@ -471,3 +471,44 @@ def osd_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
         for s in steps
         for o in s.get("ceph_osds") or []
     ]
+
+
+CAPACITY_HEADER = [
+    "step",
+    "consumers",
+    "asked IOPS",
+    "achieved IOPS",
+    "slowest consumer % of its rate",
+    "most behind s",
+    "p50 ms",
+    "p99 ms",
+    "objective",
+]
+
+
+def capacity_rows(found: dict[str, Any]) -> list[list[str]]:
+    """A capacity search's steps, in the order it tried them."""
+    rate = float(found["rate_iops"])
+
+    def cell(value: float | None, digits: int) -> str:
+        return "" if value is None else f"{value:,.{digits}f}"
+
+    return [
+        [
+            trial["step"],
+            str(trial["count"]),
+            f"{trial['count'] * rate:,.0f}",
+            cell(trial["achieved_iops"], 0),
+            cell(trial["worst_achieved_pct"], 1),
+            cell(trial["most_behind_s"], 2),
+            _latency(trial["p50_ms"]),
+            _latency(trial["p99_ms"]),
+            "met" if trial["met"] else f"missed: {trial['why']}",
+        ]
+        for trial in found["trials"]
+    ]
+
+
+def _latency(ms: float | None) -> str:
+    """A latency in ms to 3 significant digits: 0.00675 (a page cache's) as 102 (a queue's)."""
+    return "" if ms is None else f"{ms:.3g}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -60,6 +61,52 @@ def small_ext4(work: Path, size: str = "24M") -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", str(mount)], check=True)
+
+
+@contextmanager
+def iops_limited(device: str, iops: int) -> Iterator[Path]:
+    """A cgroup of its own whose I/O to ``device`` (MAJ:MIN) the kernel's block throttle
+    holds to ``iops`` reads and ``iops`` writes a second (cgroup v1's
+    blkio.throttle.*_iops_device, or v2's io.max, whichever this machine has): write a
+    process's pid to its cgroup.procs and what it starts is held too. Removed after (a
+    process still in it back in the parent first); on v2, the io controller enabled for
+    it disabled again."""
+    name = f"volperf-test-{os.getpid()}-{time.monotonic_ns()}"
+    v1 = Path("/sys/fs/cgroup/blkio")
+    enabled = None
+    if (v1 / "blkio.throttle.read_iops_device").exists():
+        group = v1 / name
+        group.mkdir()
+        for direction in ("read", "write"):
+            (group / f"blkio.throttle.{direction}_iops_device").write_text(f"{device} {iops}")
+    else:
+        root = Path("/sys/fs/cgroup")
+        if "io" not in (root / "cgroup.subtree_control").read_text().split():
+            enabled = root / "cgroup.subtree_control"
+            enabled.write_text("+io")
+        group = root / name
+        group.mkdir()
+        (group / "io.max").write_text(f"{device} riops={iops} wiops={iops}")
+    try:
+        yield group
+    finally:
+        for pid in (group / "cgroup.procs").read_text().split():
+            (group.parent / "cgroup.procs").write_text(pid)
+        group.rmdir()
+        if enabled is not None:
+            with contextlib.suppress(OSError):  # another group may use it meanwhile
+                enabled.write_text("-io")
+
+
+def device_of(mount: Path) -> str:
+    """The MAJ:MIN of the block device a file system is mounted from."""
+    found = subprocess.run(
+        ["findmnt", "-n", "-o", "MAJ:MIN", "--target", str(mount)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return found.stdout.strip()
 
 
 def raw_files(raw: Path) -> dict[str, bytes]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from harness.core.spec.campaign import (
     SWEEP_FORMS,
     CampaignSpec,
+    CapacitySearch,
     StopWhen,
     Sweep,
     SweepField,
@@ -78,6 +79,7 @@ __all__ = [
     "BuildSource",
     "BuildWorkload",
     "CampaignSpec",
+    "CapacitySearch",
     "DatabaseServerSettings",
     "Databases",
     "DatasetSize",

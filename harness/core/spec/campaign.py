@@ -13,6 +13,7 @@ from pydantic import Discriminator, Field, Tag, ValidationError, field_validator
 from harness.core.spec.targets import Target
 from harness.core.spec.types import Databases, SpecError, _listed
 from harness.core.workloads.base import Name, _Strict
+from harness.core.workloads.fio import MIXED_MODES
 from harness.core.workloads.registry import TOOLS, Workload, running_on, tool
 
 
@@ -48,10 +49,40 @@ class StopWhen(_Strict):
         return any(value not in (None, False) for value in self.model_dump().values())
 
 
+class CapacitySearch(_Strict):
+    """How many consumers, each asked for its workload's rate_iops, the storage holds
+    within an objective: the count grows from ``start`` by ``factor`` while every step
+    meets it, then is bisected between the last count that met it and the first that did
+    not (the next count tried is what the failed step's achieved rate could hold, when
+    that lies between them), until they are within ``within_pct`` of each other, or
+    ``max`` met it (records/capacity.py)."""
+
+    p99_ms: float = Field(
+        gt=0, description="the objective: the step's p99 latency (ms) at most this"
+    )
+    p50_ms: float | None = Field(
+        None, gt=0, description="and its median latency (ms) at most this, if given"
+    )
+    achieved_pct: float = Field(
+        95,
+        gt=0,
+        le=100,
+        description="and every consumer achieved at least this % of the rate it was asked for",
+    )
+    within_pct: float = Field(
+        10,
+        gt=0,
+        le=100,
+        description="the search ends once the last count that met the objective and the first "
+        "that did not are this % apart (or 1 consumer)",
+    )
+
+
 class Sweep(_Strict):
     """Consumer counts that grow until the storage gives out: ``counts`` in order, or
     ``start`` multiplied by ``factor`` up to ``max`` (max itself last), each step held
-    against ``stop_when``."""
+    against ``stop_when``; or, with ``search``, a capacity search from ``start`` to
+    ``max``."""
 
     counts: list[int] | None = Field(
         None, min_length=1, description="the consumer counts in order (e.g. 1, 10, 50, 100, 250)"
@@ -62,9 +93,18 @@ class Sweep(_Strict):
     stop_when: StopWhen = Field(
         default_factory=StopWhen, description="rules that end the sweep (none: it runs to max)"
     )
+    search: CapacitySearch | None = Field(
+        None,
+        description="search for the most consumers at the workloads' rate_iops that meet an "
+        "objective (p99_ms, …), from start to max, instead of running every count",
+    )
 
     @model_validator(mode="after")
     def _one_form(self) -> Sweep:
+        if self.search is not None and self.counts is not None:
+            raise ValueError("a search chooses its counts: give start and max, not counts")
+        if self.search is not None and self.stop_when.has_rules():
+            raise ValueError("a search ends by its objective: give search or stop_when, not both")
         if self.counts is not None:
             if self.start is not None or self.max is not None:
                 raise ValueError("give counts, or start and max, not both")
@@ -172,9 +212,42 @@ class CampaignSpec(_Strict):
                 declared.fits(self.target, mine)
         return self
 
+    @model_validator(mode="after")
+    def _search_fits(self) -> CampaignSpec:
+        """A capacity search asks each consumer of fio workloads for a rate of its own."""
+        if self.search is None:
+            return self
+        others = [w.name for w in self.workloads if w.tool != "fio"]
+        if others:
+            raise ValueError(
+                f"workloads {', '.join(others)}: a capacity search (sweep.search) runs fio "
+                "workloads only"
+            )
+        unrated = [w.name for w in self.workloads if getattr(w, "rate_iops", None) is None]
+        if unrated:
+            raise ValueError(
+                f"workloads {', '.join(unrated)}: a capacity search (sweep.search) needs the "
+                "rate each consumer is asked for: give rate_iops"
+            )
+        mixed = [w.name for w in self.workloads if set(getattr(w, "rw", [])) & MIXED_MODES]
+        if mixed:
+            raise ValueError(
+                f"workloads {', '.join(mixed)}: a capacity search asks each consumer for "
+                "rate_iops of reads or of writes: give read or write modes, not mixed ones"
+            )
+        if self.repeats != 1:
+            raise ValueError("a capacity search runs each count once: repeats must be 1")
+        return self
+
+    @property
+    def search(self) -> CapacitySearch | None:
+        """The sweep's capacity search, if it is one."""
+        return self.sweep.search if isinstance(self.sweep, Sweep) else None
+
     @property
     def counts(self) -> list[int]:
-        """The consumer counts of the sweep, in order."""
+        """The consumer counts of the sweep, in order (a search's: those it may try while
+        the count grows, its largest the max)."""
         return self.sweep.values() if isinstance(self.sweep, Sweep) else list(self.sweep)
 
     @property

@@ -83,6 +83,12 @@ class FioWorkload(_Strict):
         description="percent of reads for the mixed rw modes (fio's rwmixread); default fio's 50",
     )
     rate_iops: int | None = Field(None, ge=1, description="per-consumer cap")
+    rate_process: Literal["linear", "poisson"] | None = Field(
+        None,
+        description="how fio spaces a rate_iops consumer's I/Os (fio's rate_process): linear "
+        "(fio's default) or poisson, as independent clients arrive; a capacity search uses "
+        "poisson unless told otherwise",
+    )
     start_stagger: int = Field(
         0,
         ge=0,
@@ -123,6 +129,8 @@ class FioWorkload(_Strict):
             raise ValueError("mode 'time' needs runtime (seconds)")
         if self.steadystate is not None and self.mode != "time":
             raise ValueError("steadystate needs mode 'time': runtime is its limit")
+        if self.rate_process is not None and self.rate_iops is None:
+            raise ValueError("rate_process spaces a rate: give rate_iops too")
         return self
 
 
@@ -172,6 +180,7 @@ AGENT_FIXED = {
     "direct": True,
     "rwmixread": None,
     "rate_iops": None,
+    "rate_process": None,
     "start_stagger": 0,
     "steadystate": None,
     "histogram_logs": False,

@@ -80,6 +80,8 @@ def _global_section(workload: FioWorkload, numjobs: int, engine: Engine | None) 
         lines.append(f"rwmixread={workload.rwmixread}")
     if workload.rate_iops is not None:
         lines.append(f"rate_iops={workload.rate_iops}")
+    if workload.rate_process is not None:
+        lines.append(f"rate_process={workload.rate_process}")
     if workload.steadystate is not None:
         ss = workload.steadystate
         lines += [f"steadystate={ss.criterion}", f"ss_dur={ss.duration}", f"ss_ramp={ss.ramp}"]

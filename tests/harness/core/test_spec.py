@@ -418,6 +418,62 @@ def test_open_sweep_errors_name_the_field(sweep, expected):
     assert len(info.value.problems) == 1  # only the form given is reported
 
 
+RATED = {"name": "r", "rw": "randread", "rate_iops": 200}
+SEARCH = {"start": 3, "max": 64, "search": {"p99_ms": 20}}
+
+
+def test_a_capacity_search_asks_its_workloads_for_a_rate_spaced_as_poisson():
+    from harness.core.plan import plan_steps
+
+    spec = validate({**GOOD, "workloads": [RATED], "sweep": SEARCH})
+    assert spec.search is not None and spec.search.achieved_pct == 95
+    assert spec.space_count == 64  # its files made room for the most it may try
+    assert plan_steps(spec) == []  # it chooses its counts as it goes
+    steps = plan_steps(spec, {"r": [3, 6, 4]})
+    assert [(s.id, s.workload.rate_process) for s in steps] == [
+        ("001-r-c003-r1", "poisson"),
+        ("002-r-c006-r1", "poisson"),
+        ("003-r-c004-r1", "poisson"),
+    ]
+    linear = validate({**GOOD, "workloads": [{**RATED, "rate_process": "linear"}], "sweep": SEARCH})
+    assert plan_steps(linear, {"r": [3]})[0].workload.rate_process == "linear"
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"workloads": [{"name": "r", "rw": "randread"}]}, "workloads r: a capacity search"),
+        (
+            {"workloads": [{**RATED, "rw": ["randrw"]}]},
+            "workloads r: a capacity search asks each consumer for rate_iops of reads or of writes",
+        ),
+        ({"workloads": [RATED], "repeats": 3}, "a capacity search runs each count once"),
+        (
+            {"workloads": [RATED], "sweep": {"counts": [1, 2], "search": {"p99_ms": 1}}},
+            "sweep: a search chooses its counts",
+        ),
+        (
+            {"workloads": [RATED], "sweep": {**SEARCH, "stop_when": {"no_space": True}}},
+            "sweep: a search ends by its objective",
+        ),
+        (
+            {"workloads": [RATED], "sweep": {**SEARCH, "search": {"p99_ms": 0}}},
+            "sweep.search.p99_ms: Input should be greater than 0",
+        ),
+        (
+            {"workloads": [{"name": "r", "rw": "read", "rate_process": "poisson"}], "sweep": [1]},
+            "workloads[0]: rate_process spaces a rate: give rate_iops too",
+        ),
+    ],
+)
+def test_capacity_search_errors_name_the_field(change, expected):
+    with pytest.raises(SpecError) as info:
+        validate({**GOOD, "sweep": SEARCH, **change})
+    assert [p for p in info.value.problems if p.startswith(expected) or expected in p], (
+        info.value.problems
+    )
+
+
 def test_a_relative_local_dir_is_under_the_current_directory_and_an_absolute_one_as_written(
     tmp_path, monkeypatch
 ):

@@ -1,0 +1,136 @@
+"""A capacity search (sweep.search) on the local target, against a device whose limit is
+known: a file system of its own on a loop device that the kernel's block throttle holds to
+LIMIT IOPS (a cgroup the test makes and removes, with `volperf run` in it), consumers each
+asked for RATE random reads a second. The search finds the count at which the limit is
+reached (LIMIT / RATE consumers) within ±10 % in at most 6 steps and says so on the
+console, in summary.json and on the page; each consumer's lag behind its schedule is what an
+independent reading of its own per-second log gives."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.core.store import CampaignStore
+from harness.report.render import write_report
+from tests.harness.helpers import device_of, doc_source_copy, iops_limited, small_ext4
+
+pytestmark = pytest.mark.functional
+
+LIMIT = 2000  # IOPS the throttle holds the device to
+RATE = 200  # IOPS each consumer is asked for: LIMIT / RATE = 10 consumers
+RUNTIME_S = 20  # 4,000 I/Os a consumer: Poisson arrivals alone vary that by 1.6 %
+P99_MS = 50
+
+
+def _spec(mount: Path) -> dict:
+    return {
+        "name": "capacity",
+        "target": {"type": "local", "dir": str(mount)},
+        "workloads": [
+            {
+                "name": "reads",
+                "rw": "randread",
+                "bs": "4k",
+                "iodepth": 8,
+                "size": "16M",
+                "runtime": RUNTIME_S,
+                "prefill": True,
+                "rate_iops": RATE,
+            }
+        ],
+        "sweep": {"start": 3, "max": 24, "search": {"p99_ms": P99_MS}},
+    }
+
+
+def _behind_by_its_log(log: Path) -> float:
+    """The most a consumer was behind its schedule, read from its fio IOPS log with the
+    csv module alone: after k seconds it was asked for RATE × k I/Os."""
+    with log.open() as handle:
+        per_second = [float(row[1]) for row in csv.reader(handle) if row]
+    done, most = 0.0, 0.0
+    for k, iops in enumerate(per_second, start=1):
+        done += iops
+        most = max(most, (RATE * k - done) / RATE)
+    return most
+
+
+def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
+    with small_ext4(tmp_path, "512M") as mount, iops_limited(device_of(mount), LIMIT) as group:
+        (tmp_path / "spec.yaml").write_text(yaml.safe_dump(_spec(mount)))
+        run = subprocess.run(
+            ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "in-cgroup"]
+            + [sys.executable, "-m", "harness.cli", "run", "spec.yaml", "--results", "results"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+    said = run.stdout + run.stderr
+    assert run.returncode == 0, said[-4000:]
+    summary = json.loads((tmp_path / "results" / "capacity" / "summary.json").read_text())
+    (found,) = summary["capacity"]
+    assert found["done"], found
+    tried = [t["count"] for t in found["trials"]]
+    assert len(tried) <= 6, tried
+    assert found["consumers"] == pytest.approx(LIMIT / RATE, rel=0.10), found["answer"]
+    assert found["first_failing"] == found["consumers"] + 1 or found["first_failing"] in tried
+    assert f"capacity of reads: {found['consumers']} consumers × {RATE} IOPS" in said
+    assert f"at p99 ≤ {P99_MS} ms" in said
+    # below the limit every consumer kept its rate; past it, none could
+    for trial in found["trials"]:
+        if trial["count"] * RATE <= 0.8 * LIMIT:
+            assert trial["met"], trial
+        if trial["count"] * RATE >= 1.1 * LIMIT:
+            assert not trial["met"] and "of its asked rate" in trial["why"], trial
+    steps = {s["step"]: s for s in summary["steps"]}
+    for trial in found["trials"]:
+        pace = steps[trial["step"]]["pace"]
+        for consumer in pace["consumers"]:
+            log = next(
+                (tmp_path / "results" / "capacity" / "steps" / trial["step"]).glob(
+                    f"raw/logs/{consumer['consumer']}_iops.*.log"
+                )
+            )
+            assert consumer["behind_s"] == pytest.approx(_behind_by_its_log(log), abs=0.001)
+            assert consumer["asked_iops"] == RATE
+        assert pace["worst_achieved_pct"] == pytest.approx(trial["worst_achieved_pct"])
+    # the page states the answer, with the steps tried and the knee
+    page = write_report(CampaignStore(tmp_path / "results" / "capacity"), doc_source_copy(tmp_path))
+    text = page.read_text()
+    assert "Capacity of reads" in text and f"**{found['answer']}.**" in text
+    assert all(t["step"] in text for t in found["trials"])
+    assert (page.parent / "w1-capacity.png").exists()
+
+
+def test_a_search_killed_mid_step_goes_on_where_it_was_when_run_again(tmp_path):
+    """kill -9 while its second step runs: run again, the search runs that step anew and
+    goes on to the counts it would have chosen; each count is tried once."""
+    data = tmp_path / "data"
+    data.mkdir()
+    spec = _spec(data)
+    spec["workloads"][0].update(runtime=3, size="4M", rate_iops=100, prefill=False)
+    spec["sweep"] = {"start": 1, "max": 4, "search": {"p99_ms": 1000, "achieved_pct": 50}}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    argv = [sys.executable, "-m", "harness.cli", "run", "spec.yaml", "--results", "results"]
+    campaign = tmp_path / "results" / "capacity"
+    first = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not list(campaign.glob("steps/002-*/raw/fio.job")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first.kill()
+    first.wait()
+    assert json.loads((campaign / "search.json").read_text()) == {"tried": {"reads": [1, 2]}}
+    again = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert json.loads((campaign / "search.json").read_text()) == {"tried": {"reads": [1, 2, 4]}}
+    (found,) = json.loads((campaign / "summary.json").read_text())["capacity"]
+    assert [t["count"] for t in found["trials"]] == [1, 2, 4] and found["done"]
+    assert found["first_failing"] is None and "every count up to the max (4)" in found["answer"]

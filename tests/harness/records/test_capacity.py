@@ -1,0 +1,85 @@
+"""records/capacity.py: each step of a capacity search judged on latency and achieved
+rate together; the next count (growing, then the failed step's estimate, then bisection)
+until the last good and first bad counts are within the resolution; the answer stated."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.core.spec import CapacitySearch
+from harness.records.capacity import Trial, answer, close_enough, judge, next_count
+
+SEARCH = CapacitySearch(p99_ms=20, achieved_pct=95, within_pct=10)
+RATE = 200.0
+
+
+def _device(count: int, limit: float = 2000.0) -> Trial:
+    """A step on a device that serves ``limit`` IOPS and answers in 1 ms below it."""
+    share = min(1.0, limit / (count * RATE))
+    p99 = 1.0 if share >= 1 else 80.0
+    return judge(SEARCH, f"s{count}", count, p99, None, 100 * share, count * RATE * share)
+
+
+def _search(start: int, most: int, device=_device) -> list[Trial]:
+    trials: list[Trial] = []
+    while (count := next_count(SEARCH, start, 2, most, RATE, trials)) is not None:
+        assert count not in [t.count for t in trials], "a count tried twice"
+        trials.append(device(count))
+    return trials
+
+
+def test_a_step_meets_the_objective_only_on_latency_and_rate_together():
+    assert judge(SEARCH, "s", 4, 5.0, None, 99.0, 800).met
+    slow = judge(SEARCH, "s", 4, 25.0, None, 99.0, 800)
+    assert not slow.met and "p99 25.00 ms > 20 ms" in slow.why
+    short = judge(SEARCH, "s", 4, 5.0, None, 90.0, 720)
+    assert not short.met and "90.0 % of its asked rate < 95 %" in short.why
+    assert not judge(SEARCH, "s", 4, None, None, 99.0, 800).met  # nothing measured
+    failed = judge(SEARCH, "s", 4, 5.0, None, 99.0, 800, failed="the step failed: x")
+    assert not failed.met and failed.why.startswith("the step failed")
+
+
+def test_a_median_objective_is_held_when_given():
+    search = CapacitySearch(p99_ms=20, p50_ms=2)
+    assert not judge(search, "s", 1, 5.0, 3.0, 100.0, 200).met
+    assert judge(search, "s", 1, 5.0, 1.0, 100.0, 200).met
+
+
+@pytest.mark.parametrize(
+    ("good", "bad", "close"), [(10, 11, True), (10, 12, False), (40, 44, True), (0, 1, True)]
+)
+def test_the_search_ends_within_its_resolution(good, bad, close):
+    assert close_enough(good, bad, 10) is close
+
+
+def test_a_device_of_2000_iops_holds_10_consumers_of_200_found_in_5_steps():
+    trials = _search(start=3, most=64)
+    # 3, 6, 12 (missed: it achieved 2,000 IOPS, which holds 10), 10, then 11
+    assert [t.count for t in trials] == [3, 6, 12, 10, 11]
+    found = answer(SEARCH, "w", RATE, 64, trials, done=True)
+    assert (found.consumers, found.first_failing) == (10, 11)
+    assert found.sentence().startswith("10 consumers × 200 IOPS at p99 ≤ 20 ms")
+
+
+def test_without_the_estimate_the_search_bisects():
+    def latency_bound(count: int) -> Trial:  # misses on latency alone past 10 consumers
+        p99 = 1.0 if count <= 10 else 50.0
+        return judge(SEARCH, f"s{count}", count, p99, None, 100.0, count * RATE)
+
+    trials = _search(start=4, most=64, device=latency_bound)
+    assert [t.count for t in trials] == [4, 8, 16, 12, 10, 11]
+    assert answer(SEARCH, "w", RATE, 64, trials, True).consumers == 10
+
+
+def test_a_device_that_holds_them_all_ends_at_the_max():
+    trials = _search(start=1, most=5, device=lambda count: _device(count, limit=1e9))
+    assert [t.count for t in trials] == [1, 2, 4, 5]
+    found = answer(SEARCH, "w", RATE, 5, trials, True)
+    assert found.first_failing is None and "every count up to the max (5)" in found.sentence()
+
+
+def test_a_device_that_holds_none_says_so():
+    trials = _search(start=4, most=64, device=lambda count: _device(count, limit=100))
+    assert [t.count for t in trials] == [4, 2, 1]  # 4 holds 0.5: bisected down to 1
+    found = answer(SEARCH, "w", RATE, 64, trials, True)
+    assert found.consumers == 0 and found.sentence().startswith("not even 1 consumer")
