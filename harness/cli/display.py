@@ -278,9 +278,11 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
     """What differs in the methods, the deltas with their verdicts, unmatched steps."""
     # imported here: a run's display does not need the comparison's page words (Jinja)
     from harness.report.comparison import (
+        CAPACITY_CHANGE_HEADER,
         DELTA_HEADER,
         DIFFERENCE_HEADER,
         UNMATCHED_HEADER,
+        capacity_rows,
         delta_rows,
         difference_rows,
         unmatched_rows,
@@ -302,6 +304,15 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
         rows.append([*row[:-1], f"[{colour}]{row[-1]}[/]" if colour else row[-1]])
     console.print(_table(title, DELTA_HEADER, rows, {"workload", "metric", "verdict"}))
     console.print(verdict_rule(comparison), highlight=False)
+    if comparison.capacities:
+        console.print(
+            _table(
+                f"{title}: capacity",
+                CAPACITY_CHANGE_HEADER,
+                capacity_rows(comparison),
+                set(CAPACITY_CHANGE_HEADER),
+            )
+        )
     unmatched = unmatched_rows(comparison)
     if unmatched:
         console.print(

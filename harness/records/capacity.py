@@ -174,3 +174,59 @@ def answer(
         done=done,
         trials=list(trials),
     )
+
+
+@dataclass(frozen=True)
+class CapacityChange:
+    """One workload's capacity in two campaigns, and what can be said of the change."""
+
+    workload: str
+    baseline: str  # its answer in words
+    other: str
+    verdict: str  # better, worse, same within resolution, not comparable, not over
+    why: str
+
+
+def _interval(found: dict[str, Any]) -> tuple[int, float]:
+    """The search's answer as [most that met it, fewest that did not): the true capacity
+    lies in there, as far as the search's resolution tells."""
+    failing = found.get("first_failing")
+    return int(found["consumers"]), float("inf") if failing is None else float(failing)
+
+
+def compare_capacities(
+    baseline: Sequence[dict[str, Any]], other: Sequence[dict[str, Any]]
+) -> list[CapacityChange]:
+    """Each workload both campaigns searched: "better" or "worse" only when the two
+    answers' intervals do not overlap (the other's most that met the objective at or past
+    the baseline's fewest that did not, or the reverse), else the same within the
+    searches' resolution; a different rate or objective is not comparable."""
+    theirs = {f["workload"]: f for f in other}
+    changes = []
+    for mine in baseline:
+        found = theirs.get(mine["workload"])
+        if found is None:
+            continue
+        words = (mine["answer"], found["answer"])
+        asked = (mine["rate_iops"], mine["objective"])
+        if asked != (found["rate_iops"], found["objective"]):
+            why = (
+                f"asked differently: {mine['rate_iops']:g} IOPS at {mine['objective']} against "
+                f"{found['rate_iops']:g} IOPS at {found['objective']}"
+            )
+            changes.append(CapacityChange(mine["workload"], *words, "not comparable", why))
+            continue
+        if not (mine["done"] and found["done"]):
+            why = "a search is not over: run it again to finish it"
+            changes.append(CapacityChange(mine["workload"], *words, "not over", why))
+            continue
+        (low, high), (other_low, other_high) = _interval(mine), _interval(found)
+        if other_low >= high:
+            verdict, why = "better", f"{other_low} met it where {high:g} did not"
+        elif other_high <= low:
+            verdict, why = "worse", f"{other_high:g} did not meet it where {low} did"
+        else:
+            verdict = "same within resolution"
+            why = "each search's last count that met it and first that did not overlap"
+        changes.append(CapacityChange(mine["workload"], *words, verdict, why))
+    return changes

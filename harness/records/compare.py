@@ -22,13 +22,14 @@ lacks is "–".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.core import figures as catalogue
 from harness.core.figures import DB, EVENTS, FIO, ITERATIONS, RALLY, TIMES, Figure
 from harness.core.workloads.registry import tool as by_tag
 from harness.records import noise, stats
+from harness.records.capacity import CapacityChange, compare_capacities
 from harness.records.method import CampaignMethod, Difference, differences, step_method
 from harness.records.thresholds import TOLERANCE
 from harness.tools.apps.parse import PHASES
@@ -161,6 +162,7 @@ class ComparedCampaign:
     name: str
     steps: list[dict[str, Any]]
     method: CampaignMethod
+    capacity: list[dict[str, Any]] = field(default_factory=list)  # a search's answers
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ class Comparison:
     unmatched: list[Unmatched]
     tolerance: float
     accept_differences: bool
+    capacities: list[CapacityChange] = field(default_factory=list)
 
     @property
     def not_comparable(self) -> bool:
@@ -189,6 +192,7 @@ class Comparison:
             "matches": [{**asdict(m), "changes_meaning": m.changes_meaning} for m in self.matches],
             "deltas": [asdict(d) for d in self.deltas],
             "unmatched": [asdict(u) for u in self.unmatched],
+            "capacities": [asdict(c) for c in self.capacities],
         }
 
 
@@ -452,7 +456,14 @@ def compare_campaigns(
     unmatched = [_unmatched("baseline", k, s) for k, s in ours.items() if k not in theirs]
     unmatched += [_unmatched("other", k, s) for k, s in theirs.items() if k not in ours]
     return Comparison(
-        baseline.name, other.name, matches, deltas, unmatched, tolerance, accept_differences
+        baseline.name,
+        other.name,
+        matches,
+        deltas,
+        unmatched,
+        tolerance,
+        accept_differences,
+        compare_capacities(baseline.capacity, other.capacity),
     )
 
 

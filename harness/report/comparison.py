@@ -245,6 +245,14 @@ def verdict_rule(comparison: Comparison) -> str:
     return f"{same} “–” is a figure one side lacks.{accepted}"
 
 
+CAPACITY_CHANGE_HEADER = ["workload", "baseline", "other", "verdict", "why"]
+
+
+def capacity_rows(comparison: Comparison) -> list[list[str]]:
+    """Each workload both campaigns searched: their answers and what the change is."""
+    return [[c.workload, c.baseline, c.other, c.verdict, c.why] for c in comparison.capacities]
+
+
 def write_comparison(
     baseline: str, others: list[str], comparisons: list[Comparison], doc_source: Path
 ) -> Path:
@@ -259,6 +267,7 @@ def write_comparison(
             "differences": difference_rows(c),
             "rows": delta_rows(c.deltas),
             "unmatched": unmatched_rows(c),
+            "capacities": capacity_rows(c),
         }
         for c in comparisons
     ]
@@ -276,6 +285,7 @@ def write_comparison(
             delta_header=DELTA_HEADER,
             difference_header=DIFFERENCE_HEADER,
             unmatched_header=UNMATCHED_HEADER,
+            capacity_header=CAPACITY_CHANGE_HEADER,
         )
     )
     index = out / "index.rst"

@@ -44,7 +44,7 @@ class CampaignData:
     def compared(self) -> ComparedCampaign:
         """What `volperf compare` reads: the steps and how they were measured."""
         method = CampaignMethod.of(self.spec, self.backend, self.environment)
-        return ComparedCampaign(self.name, self.steps, method)
+        return ComparedCampaign(self.name, self.steps, method, self.capacity)
 
     def steps_of(self, workload: str) -> list[dict[str, Any]]:
         """The workload's steps that ran (not those an ended sweep skipped)."""

@@ -7,7 +7,14 @@ from __future__ import annotations
 import pytest
 
 from harness.core.spec import CapacitySearch
-from harness.records.capacity import Trial, answer, close_enough, judge, next_count
+from harness.records.capacity import (
+    Trial,
+    answer,
+    close_enough,
+    compare_capacities,
+    judge,
+    next_count,
+)
 
 SEARCH = CapacitySearch(p99_ms=20, achieved_pct=95, within_pct=10)
 RATE = 200.0
@@ -83,3 +90,37 @@ def test_a_device_that_holds_none_says_so():
     assert [t.count for t in trials] == [4, 2, 1]  # 4 holds 0.5: bisected down to 1
     found = answer(SEARCH, "w", RATE, 64, trials, True)
     assert found.consumers == 0 and found.sentence().startswith("not even 1 consumer")
+
+
+def _found(consumers: int, failing: int | None, rate: float = RATE, done: bool = True) -> dict:
+    trials = [_device(c) for c in (consumers, failing) if c]
+    return {
+        **answer(SEARCH, "w", rate, 64, trials, done).to_json(),
+        "consumers": consumers,
+        "first_failing": failing,
+    }
+
+
+@pytest.mark.parametrize(
+    ("baseline", "other", "verdict"),
+    [
+        ((10, 11), (14, 15), "better"),  # 14 met it where 11 did not
+        ((10, 11), (11, 12), "better"),
+        ((10, 11), (6, 7), "worse"),
+        ((10, 12), (11, 12), "same within resolution"),  # 11 lies in [10, 12): unknown
+        ((64, None), (64, None), "same within resolution"),  # both held the max
+        ((10, 11), (64, None), "better"),
+    ],
+)
+def test_capacities_change_only_where_the_searches_intervals_do_not_overlap(
+    baseline, other, verdict
+):
+    (change,) = compare_capacities([_found(*baseline)], [_found(*other)])
+    assert change.verdict == verdict, change
+
+
+def test_capacities_asked_differently_or_unfinished_are_not_judged():
+    (asked,) = compare_capacities([_found(10, 11)], [_found(20, 21, rate=100)])
+    assert asked.verdict == "not comparable" and "200 IOPS" in asked.why
+    (unfinished,) = compare_capacities([_found(10, 11)], [_found(12, 16, done=False)])
+    assert unfinished.verdict == "not over"

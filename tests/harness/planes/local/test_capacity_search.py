@@ -108,6 +108,17 @@ def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
     assert "Capacity of reads" in text and f"**{found['answer']}.**" in text
     assert all(t["step"] in text for t in found["trials"])
     assert (page.parent / "w1-capacity.png").exists()
+    # compared with itself: the same within the search's resolution
+    campaign = str(tmp_path / "results" / "capacity")
+    compared = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "compare", campaign, campaign, "--no-page", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert compared.returncode == 0, compared.stderr[-2000:]
+    (change,) = json.loads(compared.stdout)["capacity"]["capacities"]
+    assert change["verdict"] == "same within resolution"
 
 
 def test_a_search_killed_mid_step_goes_on_where_it_was_when_run_again(tmp_path):
