@@ -26,8 +26,14 @@ pytestmark = pytest.mark.functional
 
 LIMIT = 2000  # IOPS the throttle holds the device to
 RATE = 200  # IOPS each consumer is asked for: LIMIT / RATE = 10 consumers
-RUNTIME_S = 20  # 4,000 I/Os a consumer: Poisson arrivals alone vary that by 1.6 %
-P99_MS = 50
+# 6,000 I/Os a consumer: Poisson arrivals alone vary that by 1.3 %, so a consumer below
+# the limit misses 95 % of its rate by chance about once in 20,000
+RUNTIME_S = 30
+# Far above what the device's own queue makes below its limit: the block throttle lets
+# I/O through in slices of 100 ms, and in a busy suite run the consumers' bursts waited
+# for the next (p99 119 ms at 5 consumers, half the limit); past the limit, the achieved
+# rate is what misses the objective
+P99_MS = 500
 
 
 def _spec(mount: Path) -> dict:
