@@ -68,6 +68,10 @@ def _behind_by_its_log(log: Path) -> float:
     return most
 
 
+# quiet: the device's limit must be what the search finds, not the suite's load (in a busy
+# suite run the spread tests' fio, weighted as one session, fell to 93 % of its rate at 8
+# consumers of a 10-consumer device)
+@pytest.mark.quiet
 def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
     with small_ext4(tmp_path, "512M") as mount, iops_limited(device_of(mount), LIMIT) as group:
         (tmp_path / "spec.yaml").write_text(yaml.safe_dump(_spec(mount)))
