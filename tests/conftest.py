@@ -138,10 +138,15 @@ def ceph_daemons(conf: Path) -> list[str]:
     return [line for line in lines if str(conf) in line and line.startswith("ceph-")]
 
 
-def keep_logs_if_failed(request: pytest.FixtureRequest, state: Path, work: Path) -> None:
-    """When a test of the run has failed, the testbed's logs copied beside its state before
-    the purge (`work/kept-logs`): CI's temporary folders outlive the run, its testbeds not."""
-    if not request.session.testsfailed:
+def keep_logs_if_failed(
+    request: pytest.FixtureRequest, state: Path, work: Path, bring_up: BringUp | None = None
+) -> None:
+    """When a test of the run has failed, or the testbed's own bring-up did (its fixture
+    ends before pytest has counted that error), the testbed's logs copied beside its state
+    before the purge (`work/kept-logs`): CI's temporary folders outlive the run, its
+    testbeds not."""
+    up = bring_up.up if bring_up is not None else None
+    if not (request.session.testsfailed or (up is not None and up.returncode != 0)):
         return
     for logs in (state / "log", state / "libvirt" / "log"):
         if logs.is_dir():
@@ -241,7 +246,7 @@ def openstack_bring_up(
             yield bring_up
         finally:
             bring_up.end()  # if no test waited for it, it still ends before the purge
-            keep_logs_if_failed(request, state, work)
+            keep_logs_if_failed(request, state, work, bring_up)
             down = volperf(
                 "testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work
             )
@@ -294,7 +299,7 @@ def real_guests_testbed(
             )
         finally:
             bring_up.end()
-            keep_logs_if_failed(request, state, work)
+            keep_logs_if_failed(request, state, work, bring_up)
             down = volperf(
                 "testbed", "down", "openstack", "--state", str(state), "--purge", cwd=work
             )
