@@ -591,10 +591,20 @@ class OpenStackTestbed(Testbed):
             if _answers(url):
                 return
             if self._daemon(name).pid() is None:
-                raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.out")
+                raise TestbedError(self._exited(name, "out"))
             if time.monotonic() > deadline:
                 raise TestbedError(f"{name} did not answer at {url} within {timeout:.0f} s")
             time.sleep(0.5)
+
+    def _exited(self, name: str, named: str) -> str:
+        """Why a daemon that exited did, in its own words: its log's error lines, else those
+        of its output (a traceback before its log was open), and where both are."""
+        logs = [
+            self.state / "log" / f"{name}.{kind}" for kind in dict.fromkeys((named, "log", "out"))
+        ]
+        said = next((tail for tail in map(log_tail, logs) if tail), "")
+        where = " and ".join(str(log) for log in logs if log.exists()) or logs[0]
+        return f"{name} exited: {said or 'nothing in its logs'} (see {where})"
 
     def _wait_ready(self, venv: Path, env: dict[str, str], say: Progress, timeout: float) -> None:
         say("waiting for every API to answer")
@@ -612,7 +622,7 @@ class OpenStackTestbed(Testbed):
                 break
             for name in missing:
                 if name in DAEMONS and self._daemon(name).pid() is None:
-                    raise TestbedError(f"{name} exited; see {self.state / 'log' / name}.log")
+                    raise TestbedError(self._exited(name, "log"))
             if time.monotonic() > deadline:
                 raise TestbedError(
                     f"not up within {timeout:.0f} s: {', '.join(missing)} (logs in "

@@ -1,0 +1,48 @@
+"""harness/testbeds/openstack/testbed.py: a service that exits during `testbed up` is named
+with its own last error lines, so that CI's output says why without the logs, which a
+purged testbed no longer has."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.testbeds.openstack.testbed import OpenStackTestbed
+
+
+def crashed(log: Path, program: str) -> None:
+    """Output of a real Python process that failed, as a service's would be."""
+    with log.open("w") as out:
+        subprocess.run([sys.executable, "-c", program], stdout=out, stderr=subprocess.STDOUT)
+
+
+def test_an_exited_service_is_named_with_its_own_error_lines(tmp_path):
+    testbed = OpenStackTestbed(tmp_path / "state")
+    logs = tmp_path / "state" / "log"
+    logs.mkdir(parents=True)
+    crashed(logs / "nova-compute.out", "raise SystemExit('boom')")
+    (logs / "nova-compute.log").write_text(
+        "2026-12-02 00:55:01.100 7 INFO nova.service [-] Starting compute node\n"
+        "2026-12-02 00:55:02.200 7 CRITICAL nova [-] Unhandled error: "
+        "oslo_messaging.exceptions.MessagingTimeout: Timed out waiting for a reply\n"
+    )
+    message = testbed._exited("nova-compute", "log")
+    assert message.startswith("nova-compute exited: ")
+    assert "MessagingTimeout: Timed out waiting for a reply" in message
+    assert str(logs / "nova-compute.log") in message and str(logs / "nova-compute.out") in message
+
+
+def test_a_traceback_on_its_output_is_named_when_its_log_has_none(tmp_path):
+    testbed = OpenStackTestbed(tmp_path / "state")
+    logs = tmp_path / "state" / "log"
+    logs.mkdir(parents=True)
+    crashed(logs / "cinder-volume.out", "import json; json.loads('{')")
+    message = testbed._exited("cinder-volume", "log")
+    assert "JSONDecodeError" in message
+    assert "nova" not in message
+
+
+def test_no_logs_at_all_says_so(tmp_path):
+    message = OpenStackTestbed(tmp_path / "state")._exited("heat-engine", "log")
+    assert "nothing in its logs" in message
