@@ -13,7 +13,14 @@ from typing import Any
 from harness.core.plan import Step, plan_steps
 from harness.core.spec import CampaignSpec, Sweep
 from harness.core.store import CampaignStore, atomic_write_json
-from harness.records.capacity import Capacity, Trial, answer, judge, next_count
+from harness.records.capacity import (
+    Capacity,
+    Trial,
+    answer,
+    arrivals_warning,
+    judge,
+    next_count,
+)
 
 SEARCH_FILE = "search.json"
 
@@ -83,17 +90,31 @@ def rate_of(spec: CampaignSpec, name: str) -> float:
     return float(getattr(workload, "rate_iops", 0) * getattr(workload, "numjobs", 1))
 
 
+def _next_count(spec: CampaignSpec, name: str, judged: Sequence[Trial]) -> int | None:
+    sweep = _sweep(spec)
+    assert spec.search is not None
+    start, most = sweep.start or 1, sweep.max or 1
+    return next_count(spec.search, start, sweep.factor, most, rate_of(spec, name), judged)
+
+
+def warnings_of(spec: CampaignSpec, name: str) -> list[str]:
+    """What limits how far the workload's search can be trusted, known before it runs."""
+    assert spec.search is not None
+    workload = next(w for w in spec.workloads if w.name == name)
+    seconds = workload.runtime if getattr(workload, "mode", "time") == "time" else None
+    process = getattr(workload, "rate_process", None) or "poisson"  # core/plan.py's default
+    found = arrivals_warning(
+        spec.search, rate_of(spec, name), seconds, process, _sweep(spec).max or 1
+    )
+    return [found] if found else []
+
+
 def next_step(
     spec: CampaignSpec, store: CampaignStore, name: str, summaries: Mapping[str, Mapping[str, Any]]
 ) -> Step | None:
     """The workload's next step of the search, its count kept in search.json first; None
     once the search is over."""
-    sweep = _sweep(spec)
-    assert spec.search is not None
-    done = trials(spec, plan(spec, store), summaries, name)
-    count = next_count(
-        spec.search, sweep.start or 1, sweep.factor, sweep.max or 1, rate_of(spec, name), done
-    )
+    count = _next_count(spec, name, trials(spec, plan(spec, store), summaries, name))
     if count is None:
         return None
     tried = searched(store)
@@ -110,14 +131,17 @@ def answers(
 ) -> list[Capacity]:
     """What the search found for each workload so far; ``unsettled``: the ids of steps
     not yet settled (a search with one is not done)."""
-    sweep = _sweep(spec)
     assert spec.search is not None
     found = []
     for workload in spec.workloads:
-        judged = trials(spec, steps, summaries, workload.name)
-        rate = rate_of(spec, workload.name)
-        over = next_count(spec.search, sweep.start or 1, sweep.factor, sweep.max or 1, rate, judged)
-        mine = {s.id for s in steps if s.workload.name == workload.name}
-        done = over is None and not (mine & unsettled)
-        found.append(answer(spec.search, workload.name, rate, sweep.max or 1, judged, done))
+        name = workload.name
+        judged = trials(spec, steps, summaries, name)
+        mine = {s.id for s in steps if s.workload.name == name}
+        done = _next_count(spec, name, judged) is None and not (mine & unsettled)
+        most = _sweep(spec).max or 1
+        found.append(
+            answer(
+                spec.search, name, rate_of(spec, name), most, judged, done, warnings_of(spec, name)
+            )
+        )
     return found

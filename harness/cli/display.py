@@ -134,6 +134,8 @@ class RichDisplay(Display):
             self.console.print(
                 f"[bold]capacity of {found.workload}[/]: {found.sentence()}", highlight=False
             )
+            for warning in found.warnings:
+                self.console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
 
     def sweep_ended(self, step: Step, reason: str, skipped: int) -> None:
         later = f"; {skipped} later step(s) skipped" if skipped else ""

@@ -22,7 +22,9 @@ def schema() -> dict:
 
 
 def check(path: Path) -> str:
-    """One line on a valid spec file; SpecError (or TargetError) naming what is wrong."""
+    """One line on a valid spec file (and a line for each warning of a capacity search);
+    SpecError (or TargetError) naming what is wrong."""
+    from harness.campaign.capacity import warnings_of
     from harness.core import spec as spec_module
     from harness.core.plan import plan_steps
     from harness.core.workloads.registry import family_of
@@ -46,11 +48,16 @@ def check(path: Path) -> str:
             raise TargetError("the Heat template refuses: " + "; ".join(problems))
         checked = f", {len(plans)} Heat stacks of {TEMPLATE} checked"
     if spec.search is not None:
+        warned = [
+            f"\n  warning: {w.name}: {said}"
+            for w in spec.workloads
+            for said in warnings_of(spec, w.name)
+        ]
         return (
             f"{path}: valid: campaign {spec.name!r}, target type {spec.target.type}, "
             f"{len(spec.workloads)} workloads, each a capacity search from "
             f"{min(spec.counts)} to {max(spec.counts)} consumers at its rate_iops"
-        )
+        ) + "".join(warned)
     consumers = sum(len(s.consumers) for s in steps)
     at_most = "at most " if spec.stop_when is not None else ""
     return (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.core.spec import CapacitySearch
@@ -116,6 +116,59 @@ def next_count(
     return held if good < held < bad else (good + bad) // 2
 
 
+FALSE_MISS_WARNED = 0.01  # a search warns when chance alone fails a step this often
+
+
+def chance_of_false_miss(
+    rate_iops: float, seconds: float, achieved_pct: float, consumers: int
+) -> float:
+    """The chance that, on storage that holds every consumer's rate, at least one of
+    ``consumers`` still achieves less than ``achieved_pct`` % of it, by its arrivals alone:
+    over ``seconds``, a consumer whose I/Os arrive as a Poisson process of rate_iops
+    (fio's rate_process=poisson) gets a Poisson count of them, of mean rate × seconds."""
+    from scipy import stats  # imported here: it takes a while, and most runs never search
+
+    expected = rate_iops * seconds
+    fewest = math.ceil(expected * achieved_pct / 100 - 1e-9)  # the fewest that meet it
+    one = float(stats.poisson.cdf(fewest - 1, expected))
+    return 1.0 if one >= 1 else -math.expm1(consumers * math.log1p(-one))
+
+
+def runtime_for(
+    rate_iops: float, achieved_pct: float, consumers: int, chance: float = FALSE_MISS_WARNED
+) -> int:
+    """The shortest runtime (s) at which that chance is below ``chance``."""
+    low, high = 0, 1
+    while chance_of_false_miss(rate_iops, high, achieved_pct, consumers) >= chance:
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if chance_of_false_miss(rate_iops, middle, achieved_pct, consumers) >= chance:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def arrivals_warning(
+    search: CapacitySearch, rate_iops: float, seconds: float | None, process: str, most: int
+) -> str | None:
+    """A warning when Poisson arrivals alone would make a step the storage holds miss the
+    achieved share too often to judge it, at the search's most consumers."""
+    if process != "poisson" or seconds is None:
+        return None  # linear arrivals are fio's schedule exactly; size mode has no runtime
+    chance = chance_of_false_miss(rate_iops, seconds, search.achieved_pct, most)
+    if chance < FALSE_MISS_WARNED:
+        return None
+    return (
+        f"{rate_iops:g} IOPS for {seconds:g} s is {rate_iops * seconds:.0f} I/Os a consumer: "
+        f"by their Poisson arrivals alone, one of {most} consumers achieves less than "
+        f"{search.achieved_pct:g} % of its rate in {chance * 100:.3g} % of steps the storage "
+        f"holds; a runtime of {runtime_for(rate_iops, search.achieved_pct, most)} s, or a lower "
+        "achieved_pct, makes that under 1 %"
+    )
+
+
 @dataclass(frozen=True)
 class Capacity:
     """What the search found."""
@@ -129,6 +182,7 @@ class Capacity:
     most: int  # the search's max
     done: bool  # the search ended (not interrupted, nor any count left to try)
     trials: list[Trial]
+    warnings: list[str] = field(default_factory=list)  # what limits how far it can be trusted
 
     def sentence(self) -> str:
         found = f"{self.consumers} consumers × {self.rate_iops:g} IOPS at {self.objective}"
@@ -161,6 +215,7 @@ def answer(
     most: int,
     trials: Sequence[Trial],
     done: bool,
+    warnings: Sequence[str] = (),
 ) -> Capacity:
     good, bad = bounds(trials)
     return Capacity(
@@ -173,6 +228,7 @@ def answer(
         most=most,
         done=done,
         trials=list(trials),
+        warnings=list(warnings),
     )
 
 

@@ -79,3 +79,21 @@ def test_a_bad_spec_is_named_with_its_field_and_the_good_ones_still_checked(tmp_
     )
     assert "Rally task 'no-such-task': no such file" in checked.stderr
     assert checked.stdout.startswith(f"{good}: valid")
+
+
+def test_a_search_too_short_for_its_achieved_share_is_warned_with_the_runtime_it_needs(tmp_path):
+    """20 IOPS for 10 s is 200 I/Os a consumer: Poisson arrivals alone leave one of 24
+    consumers below 95 % of its rate in nearly every step (records/capacity.py)."""
+    document = yaml.safe_load((REPO / "examples" / "local-capacity.yaml").read_text())
+    document["workloads"][0].update(rate_iops=20, runtime=10)
+    document["sweep"].update(start=3, max=24)
+    short = tmp_path / "short.yaml"
+    short.write_text(yaml.safe_dump(document))
+    example = REPO / "examples" / "local-capacity.yaml"
+    checked = volperf("spec", "check", str(short), str(example), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    first, warning, other = checked.stdout.strip().splitlines()
+    assert first.startswith(f"{short}: valid: campaign 'local-capacity'")
+    assert warning.startswith("  warning: tenants: 20 IOPS for 10 s is 200 I/Os a consumer")
+    assert "one of 24 consumers achieves less than 95 % of its rate in 99.8 % of steps" in warning
+    assert "a runtime of " in warning and "warning" not in other

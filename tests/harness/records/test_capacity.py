@@ -4,16 +4,23 @@ until the last good and first bad counts are within the resolution; the answer s
 
 from __future__ import annotations
 
+import json
+import math
+import subprocess
+
 import pytest
 
 from harness.core.spec import CapacitySearch
 from harness.records.capacity import (
     Trial,
     answer,
+    arrivals_warning,
+    chance_of_false_miss,
     close_enough,
     compare_capacities,
     judge,
     next_count,
+    runtime_for,
 )
 
 SEARCH = CapacitySearch(p99_ms=20, achieved_pct=95, within_pct=10)
@@ -124,3 +131,43 @@ def test_capacities_asked_differently_or_unfinished_are_not_judged():
     assert asked.verdict == "not comparable" and "200 IOPS" in asked.why
     (unfinished,) = compare_capacities([_found(10, 11)], [_found(12, 16, done=False)])
     assert unfinished.verdict == "not over"
+
+
+def test_the_chance_of_a_false_miss_is_the_poisson_counts_tail():
+    """200 IOPS for 30 s: 6,000 I/Os expected, and fewer than 5,700 (95 %) 3.9 standard
+    deviations below: about 5 in 100,000 a consumer; for 10 of them, ten times that."""
+    one = chance_of_false_miss(200, 30, 95, 1)
+    assert one == pytest.approx(5.2e-5, rel=0.15)
+    assert chance_of_false_miss(200, 30, 95, 10) == pytest.approx(1 - (1 - one) ** 10)
+    assert chance_of_false_miss(20, 10, 95, 1) == pytest.approx(0.23, abs=0.02)
+    assert chance_of_false_miss(200, 30, 100, 1) == pytest.approx(0.5, abs=0.01)
+
+
+def test_the_runtime_it_needs_is_the_shortest_under_the_chance():
+    seconds = runtime_for(20, 95, 24)
+    assert chance_of_false_miss(20, seconds, 95, 24) < 0.01
+    assert chance_of_false_miss(20, seconds - 1, 95, 24) >= 0.01
+
+
+def test_only_a_search_of_poisson_arrivals_over_a_runtime_is_warned():
+    assert arrivals_warning(SEARCH, 20, 10, "poisson", 24) is not None
+    assert arrivals_warning(SEARCH, 20, 10, "linear", 24) is None
+    assert arrivals_warning(SEARCH, 20, None, "poisson", 24) is None
+    assert arrivals_warning(SEARCH, 200, 60, "poisson", 256) is None
+
+
+def test_fios_poisson_consumers_fall_short_as_often_as_the_chance_says(tmp_path):
+    """fio's own arrivals (ioengine null: no device in the way): 100 consumers at 20 IOPS
+    for 10 s, of which those below 95 % of their rate are about as many as
+    chance_of_false_miss says (23; within 3.5 binomial standard deviations)."""
+    job = [
+        "fio", "--name=arrivals", "--ioengine=null", "--size=1g", "--rw=randread", "--bs=4k",
+        "--rate_iops=20", "--rate_process=poisson", "--runtime=10", "--time_based",
+        "--numjobs=100", "--output-format=json",
+    ]  # fmt: skip
+    done = subprocess.run(job, capture_output=True, text=True, check=True, cwd=tmp_path)
+    counts = [j["read"]["total_ios"] for j in json.loads(done.stdout)["jobs"]]
+    assert len(counts) == 100
+    short = sum(1 for n in counts if n < 0.95 * 20 * 10)
+    chance = chance_of_false_miss(20, 10, 95, 1)
+    assert abs(short - 100 * chance) <= 3.5 * math.sqrt(100 * chance * (1 - chance))

@@ -155,3 +155,29 @@ def test_a_search_killed_mid_step_goes_on_where_it_was_when_run_again(tmp_path):
     (found,) = json.loads((campaign / "summary.json").read_text())["capacity"]
     assert [t["count"] for t in found["trials"]] == [1, 2, 4] and found["done"]
     assert found["first_failing"] is None and "every count up to the max (4)" in found["answer"]
+
+
+def test_a_search_too_short_to_judge_its_share_says_so_wherever_its_answer_goes(tmp_path):
+    """2 consumers at 20 IOPS for 2 s, 40 I/Os each, judged at 80 % of their rate: by
+    Poisson arrivals alone one misses in about 1 step of 6, whatever the device. The
+    warning, with the runtime that would do, is on the console, in summary.json and on the
+    page, beside the answer (met or not)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    spec = _spec(data)
+    spec["workloads"][0].update(runtime=2, size="4M", rate_iops=20, prefill=False)
+    spec["sweep"] = {"start": 2, "max": 2, "search": {"p99_ms": 1000, "achieved_pct": 80}}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    argv = [sys.executable, "-m", "harness.cli", "run", "spec.yaml", "--results", "results"]
+    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    (found,) = json.loads((tmp_path / "results" / "capacity" / "summary.json").read_text())[
+        "capacity"
+    ]
+    (warning,) = found["warnings"]
+    assert warning.startswith("20 IOPS for 2 s is 40 I/Os a consumer: by their Poisson")
+    assert "one of 2 consumers achieves less than 80 % of its rate" in warning
+    said = " ".join((run.stdout + run.stderr).split())  # the console, its lines wrapped
+    assert "warning: 20 IOPS for 2 s is 40 I/Os a consumer" in said
+    page = write_report(CampaignStore(tmp_path / "results" / "capacity"), doc_source_copy(tmp_path))
+    assert ".. warning:: " + warning.replace("_", r"\_") in page.read_text()  # as rst escapes it
