@@ -57,7 +57,10 @@ from harness.testbeds.openstack.venv import ensure_venv
 MARKER = "testbed.json"
 GUEST_RUNNER = "guest-runner"
 READY_TIMEOUT_S = 600
-COMMAND_TIMEOUT_S = 600
+# a setup command (a schema's migration, Keystone's bootstrap) that takes about a minute
+# alone: on a machine busy with a whole test suite, Keystone's bootstrap once went past
+# 600 s (each endpoint written 2-4 s apart)
+COMMAND_TIMEOUT_S = 1200
 CLOUD = "volperf-testbed"
 DATABASES = (
     "keystone",
@@ -548,19 +551,26 @@ class OpenStackTestbed(Testbed):
     def _run_chain(self, name: str, chain: list[list[Any]], env: dict[str, str]) -> None:
         log = self.state / "log" / f"setup-{name}.log"
         for argv in chain:
+            step = " ".join([Path(argv[0]).name, *map(str, argv[-2:])])
             with log.open("ab") as out:
-                done = subprocess.run(
-                    [str(a) for a in argv],
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    cwd=self.state,
-                    timeout=COMMAND_TIMEOUT_S,
-                    check=False,
-                )
+                try:
+                    done = subprocess.run(
+                        [str(a) for a in argv],
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        env=env,
+                        cwd=self.state,
+                        timeout=COMMAND_TIMEOUT_S,
+                        check=False,
+                    )
+                except subprocess.TimeoutExpired:
+                    raise TestbedError(
+                        f"{name} setup `{step}` still running after {COMMAND_TIMEOUT_S} s, "
+                        f"stopped: is the machine short of CPU or its disk slow? Its last "
+                        f"lines: {log_tail(log)} (log {log})"
+                    ) from None
             if done.returncode != 0:
                 tail = log_tail(log)
-                step = " ".join([Path(argv[0]).name, *map(str, argv[-2:])])
                 raise TestbedError(
                     f"{name} setup `{step}` failed (exit {done.returncode}): {tail} (log {log})"
                 )

@@ -1,13 +1,20 @@
 """harness/testbeds/openstack/testbed.py: a service that exits during `testbed up` is named
-with its own last error lines, so that CI's output says why without the logs, which a
-purged testbed no longer has."""
+with its own last error lines, and a setup command past its limit is stopped and named
+with its log's last lines, so that CI's output says why without the logs, which a purged
+testbed no longer has."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
+from harness.testbeds import TestbedError
+from harness.testbeds.openstack import testbed as testbed_module
 from harness.testbeds.openstack.testbed import OpenStackTestbed
 
 
@@ -46,3 +53,18 @@ def test_a_traceback_on_its_output_is_named_when_its_log_has_none(tmp_path):
 def test_no_logs_at_all_says_so(tmp_path):
     message = OpenStackTestbed(tmp_path / "state")._exited("heat-engine", "log")
     assert "nothing in its logs" in message
+
+
+def test_a_setup_command_past_its_limit_is_stopped_and_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(testbed_module, "COMMAND_TIMEOUT_S", 1)
+    testbed = OpenStackTestbed(tmp_path / "state")
+    (tmp_path / "state" / "log").mkdir(parents=True)
+    (tmp_path / "state" / "log" / "setup-keystone.log").write_text("Created region RegionOne\n")
+    chain = [["sh", "-c", "sleep 30", "bootstrap"]]
+    started = time.monotonic()
+    with pytest.raises(TestbedError) as raised:
+        testbed._run_chain("keystone", chain, dict(os.environ))
+    assert time.monotonic() - started < 10
+    message = str(raised.value)
+    assert message.startswith("keystone setup `sh sleep 30 bootstrap` still running after 1 s")
+    assert "Created region RegionOne" in message and "setup-keystone.log" in message
