@@ -207,7 +207,11 @@ def test_five_repeats_each_of_iodepth_1_and_16_give_the_verdict_and_its_interval
                 )
                 for n in ("qd1-x5", "qd16-x5")
             ]
-            assert d["runs"] == counts and f"{counts[0]} and {counts[1]} runs" in d["note"], d
+            assert d["runs"] == counts, d
+            if min(counts) >= 2:  # Welch's interval over them; else the single runs' floor
+                assert f"{counts[0]} and {counts[1]} runs" in d["note"], d
+            else:
+                assert "noise floor" in d["note"] or "spread unknown" in d["verdict"], d
     for metric, verdict in (("iops_sum", "better"), ("clat_mean_avg", "worse")):
         d = deltas[("read", metric)]
         a = [s["read"][metric] for s in steps["qd1-x5"]]
