@@ -46,7 +46,10 @@ def test_an_unknown_storage_class_is_refused_naming_the_ones_there(k8s_testbed, 
 def test_an_image_that_cannot_be_had_fails_the_pod_with_its_events(k8s_testbed, tmp_path):
     from kubernetes import client
 
-    spec = _spec(k8s_testbed, "no-image", fio_image="registry.local/missing:1")
+    # volperf gives up on the pod as soon as it waits for ErrImageNeverPull, which comes
+    # only once its PVC is bound: local-path took 35 s to bind it in a loaded suite run,
+    # past a pod_timeout of 30 s, and the pod was reported as merely Pending
+    spec = _spec(k8s_testbed, "no-image", fio_image="registry.local/missing:1", pod_timeout=300)
     outcome = run_campaign(spec, tmp_path, KubernetesTarget)
     [result] = outcome.results
     assert result.summary["state"] == "failed"
