@@ -131,16 +131,25 @@ def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
     assert change["verdict"] == "same within resolution"
 
 
-def test_a_search_killed_mid_step_goes_on_where_it_was_when_run_again(tmp_path):
-    """kill -9 while its second step runs: run again, the search runs that step anew and
-    goes on to the counts it would have chosen; each count is tried once."""
+def _short_search(
+    tmp_path: Path, runtime: int, rate: int, start: int, most: int, achieved_pct: float
+) -> list[str]:
+    """A search of short steps on an unthrottled folder of tmp_path, its spec written
+    there; the `volperf run` that runs it."""
     data = tmp_path / "data"
     data.mkdir()
     spec = _spec(data)
-    spec["workloads"][0].update(runtime=3, size="4M", rate_iops=100, prefill=False)
-    spec["sweep"] = {"start": 1, "max": 4, "search": {"p99_ms": 1000, "achieved_pct": 50}}
+    spec["workloads"][0].update(runtime=runtime, size="4M", rate_iops=rate, prefill=False)
+    search = {"p99_ms": 1000, "achieved_pct": achieved_pct}
+    spec["sweep"] = {"start": start, "max": most, "search": search}
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    argv = [sys.executable, "-m", "harness.cli", "run", "spec.yaml", "--results", "results"]
+    return [sys.executable, "-m", "harness.cli", "run", "spec.yaml", "--results", "results"]
+
+
+def test_a_search_killed_mid_step_goes_on_where_it_was_when_run_again(tmp_path):
+    """kill -9 while its second step runs: run again, the search runs that step anew and
+    goes on to the counts it would have chosen; each count is tried once."""
+    argv = _short_search(tmp_path, 3, 100, start=1, most=4, achieved_pct=50)
     campaign = tmp_path / "results" / "capacity"
     first = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
@@ -162,13 +171,7 @@ def test_a_search_too_short_to_judge_its_share_says_so_wherever_its_answer_goes(
     Poisson arrivals alone one misses in about 1 step of 6, whatever the device. The
     warning, with the runtime that would do, is on the console, in summary.json and on the
     page, beside the answer (met or not)."""
-    data = tmp_path / "data"
-    data.mkdir()
-    spec = _spec(data)
-    spec["workloads"][0].update(runtime=2, size="4M", rate_iops=20, prefill=False)
-    spec["sweep"] = {"start": 2, "max": 2, "search": {"p99_ms": 1000, "achieved_pct": 80}}
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    argv = [sys.executable, "-m", "harness.cli", "run", "spec.yaml", "--results", "results"]
+    argv = _short_search(tmp_path, 2, 20, start=2, most=2, achieved_pct=80)
     run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     (found,) = json.loads((tmp_path / "results" / "capacity" / "summary.json").read_text())[
