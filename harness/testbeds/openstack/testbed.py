@@ -34,7 +34,14 @@ from harness.testbeds import TestbedError, default_state_dir
 from harness.testbeds.base import Progress, Testbed, TestbedOptions
 from harness.testbeds.ceph import BACKUP_POOL, CINDER_USER, POOL, SECOND_POOL, CephTestbed
 from harness.testbeds.daemons import Daemon, running, stop_started
-from harness.testbeds.openstack import accel, catalog, infra, libvirt_daemons, real_guests
+from harness.testbeds.openstack import (
+    accel,
+    catalog,
+    infra,
+    libvirt_daemons,
+    real_guests,
+    schemas,
+)
 from harness.testbeds.openstack.guest_image import (
     GuestImage,
     ensure_guest_image,
@@ -444,15 +451,63 @@ class OpenStackTestbed(Testbed):
             )
 
     def _sync_databases(self, venv: Path, env: dict[str, str], say: Progress) -> None:
-        say("creating the services' database schemas (about a minute)")
+        """The schemas (the services' migrations, or their dumps: schemas.py), then what is
+        this testbed's own: Keystone's keys, admin and endpoints, Nova's cell mappings."""
         etc, bin_ = self.etc, venv / "bin"
         socket_path = infra.mariadb(self.state).socket
         keystone = ["--config-file", str(etc / "keystone/keystone.conf")]
         nova = ["--config-file", str(etc / "nova/nova.conf")]
         env = {**env, "OS_BOOTSTRAP_PASSWORD": self._record["passwords"]["admin"]}
-        chains = {
+        migrations = {
+            "keystone": [[bin_ / "keystone-manage", *keystone, "db_sync"]],
+            "glance": [
+                [
+                    bin_ / "glance-manage",
+                    "--config-file",
+                    str(etc / "glance/glance-api.conf"),
+                    "db_sync",
+                ]
+            ],
+            "placement": [
+                [
+                    bin_ / "placement-manage",
+                    "--config-file",
+                    str(etc / "placement/placement.conf"),
+                    "db",
+                    "sync",
+                ]
+            ],
+            # the cell database only: cell0's is loaded from its dump (schemas.LOADED_FROM)
+            "nova": [
+                [bin_ / "nova-manage", *nova, "api_db", "sync"],
+                [bin_ / "nova-manage", *nova, "db", "sync", "--local_cell"],
+            ],
+            "neutron": [
+                [
+                    bin_ / "neutron-db-manage",
+                    "--config-file",
+                    str(etc / "neutron/neutron.conf"),
+                    "--config-file",
+                    str(etc / "neutron/ml2_conf.ini"),
+                    "upgrade",
+                    "heads",
+                ]
+            ],
+            "cinder": [
+                [
+                    bin_ / "cinder-manage",
+                    "--config-file",
+                    str(etc / "cinder/cinder.conf"),
+                    "db",
+                    "sync",
+                ]
+            ],
+            "heat": [
+                [bin_ / "heat-manage", "--config-file", str(etc / "heat/heat.conf"), "db_sync"]
+            ],
+        }
+        own = {
             "keystone": [
-                [bin_ / "keystone-manage", *keystone, "db_sync"],
                 [
                     bin_ / "keystone-manage",
                     *keystone,
@@ -485,25 +540,7 @@ class OpenStackTestbed(Testbed):
                     f"{self.keystone_url}/v3/",
                 ],
             ],
-            "glance": [
-                [
-                    bin_ / "glance-manage",
-                    "--config-file",
-                    str(etc / "glance/glance-api.conf"),
-                    "db_sync",
-                ]
-            ],
-            "placement": [
-                [
-                    bin_ / "placement-manage",
-                    "--config-file",
-                    str(etc / "placement/placement.conf"),
-                    "db",
-                    "sync",
-                ]
-            ],
             "nova": [
-                [bin_ / "nova-manage", *nova, "api_db", "sync"],
                 [
                     bin_ / "nova-manage",
                     *nova,
@@ -513,40 +550,26 @@ class OpenStackTestbed(Testbed):
                     infra.database_url(socket_path, "nova_cell0"),
                 ],
                 [bin_ / "nova-manage", *nova, "cell_v2", "create_cell", "--name", "cell1"],
-                [bin_ / "nova-manage", *nova, "db", "sync"],
-            ],
-            "neutron": [
-                [
-                    bin_ / "neutron-db-manage",
-                    "--config-file",
-                    str(etc / "neutron/neutron.conf"),
-                    "--config-file",
-                    str(etc / "neutron/ml2_conf.ini"),
-                    "upgrade",
-                    "heads",
-                ]
-            ],
-            "cinder": [
-                [
-                    bin_ / "cinder-manage",
-                    "--config-file",
-                    str(etc / "cinder/cinder.conf"),
-                    "db",
-                    "sync",
-                ]
-            ],
-            "heat": [
-                [bin_ / "heat-manage", "--config-file", str(etc / "heat/heat.conf"), "db_sync"]
             ],
         }
+        schemas.ensure_schemas(
+            venv,
+            infra.mariadb(self.state),
+            lambda: self._run_chains(migrations, env),
+            self.state / "log" / "setup-schemas.log",
+            say,
+        )
+        self._run_chains(own, env)
+        self._record["databases_synced"] = True
+        self._save()
+
+    def _run_chains(self, chains: dict[str, list[list[Any]]], env: dict[str, str]) -> None:
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             futures = [
                 pool.submit(self._run_chain, name, chain, env) for name, chain in chains.items()
             ]
             for future in futures:
                 future.result()
-        self._record["databases_synced"] = True
-        self._save()
 
     def _run_chain(self, name: str, chain: list[list[Any]], env: dict[str, str]) -> None:
         log = self.state / "log" / f"setup-{name}.log"
