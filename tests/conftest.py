@@ -67,6 +67,10 @@ class BringUp:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # a session of its own, so its own CFS autogroup: its setup commands (the
+            # schemas, Keystone's bootstrap, the Ceph and Kubernetes CLIs) weigh as much
+            # as one of the daemons they start, not a share of the pytest session's
+            start_new_session=True,
         )
         return self
 

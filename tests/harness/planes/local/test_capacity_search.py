@@ -24,11 +24,12 @@ from tests.harness.helpers import device_of, doc_source_copy, iops_limited, smal
 
 pytestmark = pytest.mark.functional
 
-LIMIT = 2000  # IOPS the throttle holds the device to
-RATE = 200  # IOPS each consumer is asked for: LIMIT / RATE = 10 consumers
+LIMIT = 4000  # IOPS the throttle holds the device to
+RATE = 400  # IOPS each consumer is asked for: LIMIT / RATE = 10 consumers
 # 6,000 I/Os a consumer: Poisson arrivals alone vary that by 1.3 %, so a consumer below
-# the limit misses 95 % of its rate by chance about once in 20,000
-RUNTIME_S = 30
+# the limit misses 95 % of its rate by chance about once in 20,000 (at 2,000 and 200 this
+# took 30 s steps, the machine to itself for three minutes of a suite run)
+RUNTIME_S = 15
 # Far above what the device's own queue makes below its limit: the block throttle lets
 # I/O through in slices of 100 ms, and in a busy suite run the consumers' bursts waited
 # for the next (p99 119 ms at 5 consumers, half the limit); past the limit, the achieved
