@@ -51,6 +51,10 @@ LIMITED = "real-guests-limited"
 # of a suite run on a slower day did 16 34 33 23 19 36 …, median 27); over LIMITED_RUNTIME
 # seconds
 LIMIT = 20
+# how far a second may go above the limit and still be held to it: QEMU's throttle lets a
+# burst of a tenth of the limit through (its default bucket size), and at 20 IOPS 5 % is
+# one I/O (warm13's limited reader: 28 5 22 22 22 11 …, median 21.5)
+HELD = max(0.05 * LIMIT, LIMIT / 10)
 LIMITED_RUNTIME = 20
 RUNS_TIMEOUT_S = 1500  # both campaigns: 60-90 s alone on this project's machines
 
@@ -201,7 +205,7 @@ def test_each_guests_own_fio_result_comes_back_through_heat_into_fio_csv(campaig
 
 def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
     """QEMU held the limited campaign's VMs to the limit: in fio's own per-second log of
-    each, the typical (median) second within 5 % of it, and no run of consecutive seconds
+    each, the typical (median) second within HELD of it, and no run of consecutive seconds
     above it by more than a second's worth (after a stall of the guest's emulated CPU, the
     I/Os QEMU completed meanwhile, up to the queue depth, and the bucket's tenth of a
     second of burst arrive at once: 18 over in one second of that CI run), nor the whole
@@ -219,11 +223,11 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
     for row in limited:
         direction = _direction(row)
         seconds = _per_second_iops(folder, row)
-        assert statistics.median(seconds) == pytest.approx(LIMIT, rel=0.05), seconds
+        assert statistics.median(seconds) == pytest.approx(LIMIT, abs=HELD), seconds
         assert _most_over_any_run(seconds, LIMIT) <= LIMIT, seconds
-        assert float(row[f"{direction}_iops"]) <= LIMIT * 1.05, row
+        assert float(row[f"{direction}_iops"]) <= LIMIT + HELD, row
     for row in unlimited:
-        assert float(row[f"{_direction(row)}_iops"]) > LIMIT * 1.05, row
+        assert float(row[f"{_direction(row)}_iops"]) > LIMIT + HELD, row
     (step,) = json.loads((folder / "summary.json").read_text())["steps"]
     for row in limited:
         kept = step["heat"]["qos"][row["consumer"]]
@@ -411,10 +415,16 @@ def test_a_guest_that_never_signals_is_reported_with_its_consoles_last_lines(
 ):
     """A VM without a network boots and runs its agent, whose signal never reaches Heat:
     the wait condition times out, and the VM's row carries its console's last lines. Its
-    fio runs 1 s a direction and Heat waits 90 s: a warm suite run's TCG guests, given 60 s
-    for 10 s a direction, were still in fio's reads when the wait timed out."""
+    fio runs 1 s a direction and Heat waits 180 s: a warm suite run's TCG guests, given 60 s
+    for 10 s a direction, were still in fio's reads when the wait timed out, and at 90 s
+    another's guest had only just booted (in 46 s, warm13)."""
     spec = _spec(
-        tmp_path, "silent", real_guests_testbed.clouds_yaml, runtime=1, network="", agent_timeout=90
+        tmp_path,
+        "silent",
+        real_guests_testbed.clouds_yaml,
+        runtime=1,
+        network="",
+        agent_timeout=180,
     )
     results = str(tmp_path / "results")
     run = volperf("run", "heat", str(spec), "--results", results, cwd=tmp_path, timeout=900)
