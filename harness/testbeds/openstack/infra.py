@@ -18,6 +18,10 @@ from harness.testbeds import TestbedError
 RABBIT_SERVER = Path("/usr/lib/rabbitmq/bin/rabbitmq-server")
 RABBIT_USER = "openstack"
 START_TIMEOUT_S = 120.0
+# a setup command (a schema's migration or load, Keystone's bootstrap) that takes about a minute
+# alone: on a machine busy with a whole test suite, Keystone's bootstrap once went past
+# 600 s (each endpoint written 2-4 s apart)
+COMMAND_TIMEOUT_S = 1200
 
 
 class TestbedMariaDB(MariaDBServer):

@@ -22,14 +22,13 @@ from harness.host.buildlock import build_lock
 from harness.host.databases.server import find_program
 from harness.host.process import log_tail
 from harness.testbeds import TestbedError
-from harness.testbeds.openstack.infra import TestbedMariaDB
+from harness.testbeds.openstack.infra import COMMAND_TIMEOUT_S, TestbedMariaDB
 
 # what the migrations make, a dump each
 DUMPED = ("keystone", "glance", "placement", "nova_api", "nova", "neutron", "cinder", "heat")
 # cell0's schema is the cell database's: Nova's `db sync` runs the same migrations on both
 LOADED_FROM = {**{name: name for name in DUMPED}, "nova_cell0": "nova"}
 COMPLETE = "complete"
-COMMAND_TIMEOUT_S = 600
 
 
 def server_version(server: TestbedMariaDB) -> str:

@@ -48,6 +48,7 @@ from harness.testbeds.openstack.guest_image import (
     kernel_command_line,
 )
 from harness.testbeds.openstack.guest_image import cache_folder as guest_cache
+from harness.testbeds.openstack.infra import COMMAND_TIMEOUT_S
 from harness.testbeds.openstack.services import (
     API_PORT,
     APIS,
@@ -64,10 +65,6 @@ from harness.testbeds.openstack.venv import ensure_venv
 MARKER = "testbed.json"
 GUEST_RUNNER = "guest-runner"
 READY_TIMEOUT_S = 600
-# a setup command (a schema's migration, Keystone's bootstrap) that takes about a minute
-# alone: on a machine busy with a whole test suite, Keystone's bootstrap once went past
-# 600 s (each endpoint written 2-4 s apart)
-COMMAND_TIMEOUT_S = 1200
 CLOUD = "volperf-testbed"
 DATABASES = (
     "keystone",
@@ -454,7 +451,7 @@ class OpenStackTestbed(Testbed):
         """The schemas (the services' migrations, or their dumps: schemas.py), then what is
         this testbed's own: Keystone's keys, admin and endpoints, Nova's cell mappings."""
         etc, bin_ = self.etc, venv / "bin"
-        socket_path = infra.mariadb(self.state).socket
+        server = infra.mariadb(self.state)
         keystone = ["--config-file", str(etc / "keystone/keystone.conf")]
         nova = ["--config-file", str(etc / "nova/nova.conf")]
         env = {**env, "OS_BOOTSTRAP_PASSWORD": self._record["passwords"]["admin"]}
@@ -547,14 +544,14 @@ class OpenStackTestbed(Testbed):
                     "cell_v2",
                     "map_cell0",
                     "--database_connection",
-                    infra.database_url(socket_path, "nova_cell0"),
+                    infra.database_url(server.socket, "nova_cell0"),
                 ],
                 [bin_ / "nova-manage", *nova, "cell_v2", "create_cell", "--name", "cell1"],
             ],
         }
         schemas.ensure_schemas(
             venv,
-            infra.mariadb(self.state),
+            server,
             lambda: self._run_chains(migrations, env),
             self.state / "log" / "setup-schemas.log",
             say,
