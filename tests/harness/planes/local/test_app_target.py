@@ -148,9 +148,16 @@ def test_a_sweep_ends_where_the_clones_no_longer_fit(small_disk, tmp_path):
     assert states == ["done", "failed", "skipped"]
     full = outcome.results[1].summary
     assert full["ended_sweep"].startswith("no space: git phases failed: ")
-    # the tool's own ENOSPC, or (GNU tar's short write) the script's look at the volume
+    # the tool's own ENOSPC, or (a write failed with no reason given: GNU tar's short
+    # write, git's "unable to write file") the script's look at the volume, which finds it
+    # full or, where the clones beside it freed theirs since, says what such a failure means
+    # (stop 66's CI: one of 4 clones' untar failed, 1,407 KiB free when df looked)
     said = full["ended_sweep"]
-    assert "No space left on device" in said or "its file system is out of space" in said
+    assert (
+        "No space left on device" in said
+        or "its file system is out of space" in said
+        or "a write failed with no reason given, as when its file system runs out of space" in said
+    )
     assert full["app"]["failed"] > 0
     assert outcome.results[0].summary["app"]["iterations"] == 2  # kept
     assert [p.name for p in small_disk.iterdir()] == ["lost+found"]
