@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import shutil
@@ -118,6 +119,20 @@ def fio_json(path: Path) -> dict[str, Any]:
     """fio's own output read with nothing but the json module (no volperf parsing)."""
     text = path.read_text()
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
+
+
+def behind_by_its_log(raw: Path, consumer: str, rate: float) -> float:
+    """The most a consumer of a fixed-rate step was behind its schedule, read from its fio
+    IOPS log (found under its step's raw folder, one direction) with the csv module
+    alone: after k seconds it was asked for rate × k I/Os."""
+    (log,) = raw.rglob(f"{consumer}_iops.*.log")
+    with log.open() as handle:
+        per_second = [float(row[1]) for row in csv.reader(handle) if row]
+    done, most = 0.0, 0.0
+    for k, iops in enumerate(per_second, start=1):
+        done += iops
+        most = max(most, (rate * k - done) / rate)
+    return most
 
 
 def lose_volume_and_run_agents(ceph_testbed: Any, volume: str, state: str, cwd: Path) -> None:

@@ -8,7 +8,6 @@ independent reading of its own per-second log gives."""
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 import sys
@@ -20,7 +19,13 @@ import yaml
 
 from harness.core.store import CampaignStore
 from harness.report.render import write_report
-from tests.harness.helpers import device_of, doc_source_copy, iops_limited, small_ext4
+from tests.harness.helpers import (
+    behind_by_its_log,
+    device_of,
+    doc_source_copy,
+    iops_limited,
+    small_ext4,
+)
 
 pytestmark = pytest.mark.functional
 
@@ -55,18 +60,6 @@ def _spec(mount: Path) -> dict:
         ],
         "sweep": {"start": 3, "max": 24, "search": {"p99_ms": P99_MS}},
     }
-
-
-def _behind_by_its_log(log: Path) -> float:
-    """The most a consumer was behind its schedule, read from its fio IOPS log with the
-    csv module alone: after k seconds it was asked for RATE × k I/Os."""
-    with log.open() as handle:
-        per_second = [float(row[1]) for row in csv.reader(handle) if row]
-    done, most = 0.0, 0.0
-    for k, iops in enumerate(per_second, start=1):
-        done += iops
-        most = max(most, (RATE * k - done) / RATE)
-    return most
 
 
 # quiet: the device's limit must be what the search finds, not the suite's load (in a busy
@@ -104,13 +97,10 @@ def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
     steps = {s["step"]: s for s in summary["steps"]}
     for trial in found["trials"]:
         pace = steps[trial["step"]]["pace"]
+        raw = tmp_path / "results" / "capacity" / "steps" / trial["step"] / "raw"
         for consumer in pace["consumers"]:
-            log = next(
-                (tmp_path / "results" / "capacity" / "steps" / trial["step"]).glob(
-                    f"raw/logs/{consumer['consumer']}_iops.*.log"
-                )
-            )
-            assert consumer["behind_s"] == pytest.approx(_behind_by_its_log(log), abs=0.001)
+            behind = behind_by_its_log(raw, consumer["consumer"], RATE)
+            assert consumer["behind_s"] == pytest.approx(behind, abs=0.001)
             assert consumer["asked_iops"] == RATE
         assert pace["worst_achieved_pct"] == pytest.approx(trial["worst_achieved_pct"])
     # the page states the answer, with the steps tried and the knee
