@@ -26,6 +26,7 @@ class ConsumerPace:
     seconds_short: int  # of them, those below the share of the asked rate
     behind_s: float  # the most it was behind its schedule, at the end of any second
     behind_end_s: float  # behind at its last second
+    per_second: tuple[float, ...] = ()  # its IOPS log, one value a second
 
     @property
     def achieved_pct(self) -> float:
@@ -62,6 +63,7 @@ def consumer_pace(
         seconds_short=short,
         behind_s=round(max(behind, default=0.0), 3),
         behind_end_s=round(behind[-1] if behind else 0.0, 3),
+        per_second=tuple(per_second),
     )
 
 
@@ -95,6 +97,7 @@ class StepPace:
                     "seconds_short": c.seconds_short,
                     "behind_s": c.behind_s,
                     "behind_end_s": c.behind_end_s,
+                    "per_second": [round(v, 3) for v in c.per_second],
                 }
                 for c in self.consumers
             ],

@@ -12,6 +12,7 @@ from harness.records import stats
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
 from harness.records.node_load import cpu_busy, disk_rates, node_samples
+from harness.records.pace import behind_schedule
 from harness.tools.apps.parse import PHASES
 
 COLOURS = {"read": "tab:blue", "write": "tab:red"}
@@ -19,6 +20,8 @@ COLOURS = {"read": "tab:blue", "write": "tab:red"}
 
 CAPTIONS = {
     "capacity": "A capacity search: each step's p99 and achieved rate against the rate asked",
+    "pace": "Each step of the capacity search, second by second: each consumer's IOPS against "
+    "the rate it was asked for (dashed), and how far behind its schedule it was",
     "iops": "IOPS against the number of consumers",
     "bandwidth": "Bandwidth against the number of consumers",
     "latency": "95th percentile completion latency against the number of consumers",
@@ -252,6 +255,47 @@ def capacity_plot(found: dict[str, Any], directory: Path, stem: str) -> str | No
     top = max(asked)
     achieved.plot([0, top], [0, top], color="grey", linestyle="--", label="as asked")
     achieved.legend()
+    return save(fig, directory, stem)
+
+
+def pace_plot(
+    found: dict[str, Any], steps: Sequence[dict[str, Any]], directory: Path, stem: str
+) -> str | None:
+    """A capacity search's steps, one row each in the order of their counts: each
+    consumer's IOPS second by second against the rate asked, and its seconds behind
+    schedule (records/pace.py) from the same log; steps whose pace kept no seconds (before
+    it did) are left out."""
+    by_step = {s["step"]: s for s in steps}
+    rows = []
+    for trial in sorted(found.get("trials") or [], key=lambda t: int(t["count"])):
+        consumers = ((by_step.get(trial["step"]) or {}).get("pace") or {}).get("consumers") or []
+        if any(c.get("per_second") for c in consumers):
+            rows.append((trial, consumers))
+    if not rows:
+        return None
+    plt = pyplot()
+    fig, axes = plt.subplots(
+        len(rows), 2, figsize=(10, 1.9 * len(rows) + 0.6), squeeze=False, sharex=True
+    )
+    for (trial, consumers), (rate_ax, behind_ax) in zip(rows, axes, strict=True):
+        outcome = "met" if trial["met"] else "missed"
+        for consumer in consumers:
+            seconds = consumer.get("per_second") or []
+            xs = list(range(1, len(seconds) + 1))
+            rate_ax.plot(xs, seconds, linewidth=0.8, alpha=0.6)
+            behind = behind_schedule(seconds, float(consumer["asked_iops"]))
+            behind_ax.plot(xs, behind, linewidth=0.8, alpha=0.6)
+        rate_ax.axhline(float(found["rate_iops"]), color="grey", linestyle="--")
+        rate_ax.set_ylim(bottom=0)
+        behind_ax.set_ylim(bottom=0)
+        rate_ax.set_ylabel(f"{trial['count']} consumers: {outcome}\nIOPS")
+        behind_ax.set_ylabel("behind (s)")
+        for ax in (rate_ax, behind_ax):
+            ax.grid(True, alpha=0.3)
+    axes[0][0].set_title("each consumer's IOPS, second by second (dashed: asked)")
+    axes[0][1].set_title("seconds behind its schedule")
+    for ax in axes[-1]:
+        ax.set_xlabel("second of the step")
     return save(fig, directory, stem)
 
 

@@ -400,6 +400,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                     **found,
                     "rows": tables.capacity_rows(found),
                     "plot": plots.capacity_plot(found, out, f"w{index}-capacity"),
+                    "pace_plot": plots.pace_plot(found, data.steps, out, f"w{index}-pace"),
                 }
                 for index, found in enumerate(data.capacity, start=1)
             ],

@@ -121,15 +121,19 @@ def fio_json(path: Path) -> dict[str, Any]:
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
 
 
-def behind_by_its_log(raw: Path, consumer: str, rate: float) -> float:
-    """The most a consumer of a fixed-rate step was behind its schedule, read from its fio
-    IOPS log (found under its step's raw folder, one direction) with the csv module
-    alone: after k seconds it was asked for rate × k I/Os."""
+def per_second_of_its_log(raw: Path, consumer: str) -> list[float]:
+    """A consumer's IOPS second by second, read from its fio IOPS log (found under its
+    step's raw folder, one direction) with the csv module alone."""
     (log,) = raw.rglob(f"{consumer}_iops.*.log")
     with log.open() as handle:
-        per_second = [float(row[1]) for row in csv.reader(handle) if row]
+        return [float(row[1]) for row in csv.reader(handle) if row]
+
+
+def behind_by_its_log(raw: Path, consumer: str, rate: float) -> float:
+    """The most a consumer of a fixed-rate step was behind its schedule, from its log
+    (per_second_of_its_log): after k seconds it was asked for rate × k I/Os."""
     done, most = 0.0, 0.0
-    for k, iops in enumerate(per_second, start=1):
+    for k, iops in enumerate(per_second_of_its_log(raw, consumer), start=1):
         done += iops
         most = max(most, (rate * k - done) / rate)
     return most

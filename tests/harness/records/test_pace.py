@@ -46,3 +46,9 @@ def test_a_step_names_its_worst_consumer():
     document = step.to_json()
     assert [c["consumer"] for c in document["consumers"]] == ["c01", "c02"]
     assert "submission" in document["latency_from"]
+
+
+def test_a_consumers_seconds_are_kept_as_its_log_gave_them():
+    step = StepPace([consumer_pace("c01", 100, 99.0, [100, 98.5, 0], 95)], 95)
+    (consumer,) = step.to_json()["consumers"]
+    assert consumer["per_second"] == [100, 98.5, 0]

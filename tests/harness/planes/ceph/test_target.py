@@ -16,7 +16,13 @@ from harness.planes.ceph.target import RbdFioTarget
 from harness.report.render import write_report
 from harness.testbeds.ceph import POOLS
 from tests.conftest import CephTestbedInfo
-from tests.harness.helpers import behind_by_its_log, doc_source_copy, fio_json, volperf
+from tests.harness.helpers import (
+    behind_by_its_log,
+    doc_source_copy,
+    fio_json,
+    per_second_of_its_log,
+    volperf,
+)
 
 
 def rbd_spec(testbed: CephTestbedInfo, name: str, workloads: list[dict], **extra) -> dict:
@@ -258,7 +264,10 @@ def test_a_capacity_search_on_rbd_states_its_answer_from_each_consumers_own_log(
             assert consumer["asked_iops"] == SEARCH_RATE
             behind = behind_by_its_log(raw, consumer["consumer"], SEARCH_RATE)
             assert consumer["behind_s"] == pytest.approx(behind, abs=0.001)
+            logged = per_second_of_its_log(raw, consumer["consumer"])
+            assert consumer["per_second"] == pytest.approx(logged, abs=0.001)
     page = write_report(CampaignStore(root), doc_source_copy(tmp_path)).read_text()
     assert f"**{found['answer']}.**" in page
+    assert "w1-capacity.png" in page and "w1-pace.png" in page  # the knee, each second
     with ceph_testbed.access().pool_io() as ioctx:
         assert not [n for n in images.existing(ioctx) if n.startswith("volperf-rbd-search-")]

@@ -24,6 +24,7 @@ from tests.harness.helpers import (
     device_of,
     doc_source_copy,
     iops_limited,
+    per_second_of_its_log,
     small_ext4,
 )
 
@@ -101,6 +102,8 @@ def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
         for consumer in pace["consumers"]:
             behind = behind_by_its_log(raw, consumer["consumer"], RATE)
             assert consumer["behind_s"] == pytest.approx(behind, abs=0.001)
+            logged = per_second_of_its_log(raw, consumer["consumer"])
+            assert consumer["per_second"] == pytest.approx(logged, abs=0.001)
             assert consumer["asked_iops"] == RATE
         assert pace["worst_achieved_pct"] == pytest.approx(trial["worst_achieved_pct"])
     # the page states the answer, with the steps tried and the knee
@@ -109,6 +112,7 @@ def test_the_search_finds_where_a_throttled_device_runs_out(tmp_path):
     assert "Capacity of reads" in text and f"**{found['answer']}.**" in text
     assert all(t["step"] in text for t in found["trials"])
     assert (page.parent / "w1-capacity.png").exists()
+    assert "w1-pace.png" in text and (page.parent / "w1-pace.png").exists()
     # compared with itself: the same within the search's resolution
     campaign = str(tmp_path / "results" / "capacity")
     compared = subprocess.run(
