@@ -121,22 +121,25 @@ def fio_json(path: Path) -> dict[str, Any]:
     return json.loads(text[text.index("\n{") + 1 :] if not text.startswith("{") else text)
 
 
-def per_second_of_its_log(raw: Path, consumer: str) -> list[float]:
-    """A consumer's IOPS second by second, read from its fio IOPS log (found under its
-    step's raw folder, one direction) with the csv module alone."""
-    (log,) = raw.rglob(f"{consumer}_iops.*.log")
-    with log.open() as handle:
-        return [float(row[1]) for row in csv.reader(handle) if row]
-
-
-def behind_by_its_log(raw: Path, consumer: str, rate: float) -> float:
-    """The most a consumer of a fixed-rate step was behind its schedule, from its log
-    (per_second_of_its_log): after k seconds it was asked for rate × k I/Os."""
-    done, most = 0.0, 0.0
-    for k, iops in enumerate(per_second_of_its_log(raw, consumer), start=1):
-        done += iops
-        most = max(most, (rate * k - done) / rate)
-    return most
+def check_pace_against_its_logs(root: Path, step: dict[str, Any], rate: float) -> None:
+    """A fixed-rate step's pace in summary.json, consumer by consumer, against its fio IOPS
+    log (under the step's raw folder, one direction) read with the csv module alone: each
+    consumer asked for ``rate``, its seconds as the log gives them, and the most it was
+    behind its schedule (after k seconds it was asked for rate × k I/Os)."""
+    raw = root / "steps" / step["step"] / "raw"
+    for consumer in step["pace"]["consumers"]:
+        assert consumer["asked_iops"] == rate, consumer
+        (log,) = raw.rglob(f"{consumer['consumer']}_iops.*.log")
+        with log.open() as handle:
+            per_second = [float(row[1]) for row in csv.reader(handle) if row]
+        done, most = 0.0, 0.0
+        for k, iops in enumerate(per_second, start=1):
+            done += iops
+            most = max(most, (rate * k - done) / rate)
+        assert abs(consumer["behind_s"] - most) <= 0.001, (consumer["consumer"], most)
+        assert len(consumer["per_second"]) == len(per_second), consumer["consumer"]
+        gaps = [abs(a - b) for a, b in zip(consumer["per_second"], per_second, strict=True)]
+        assert max(gaps, default=0.0) <= 0.001, (consumer["consumer"], per_second)
 
 
 def lose_volume_and_run_agents(ceph_testbed: Any, volume: str, state: str, cwd: Path) -> None:

@@ -17,10 +17,9 @@ from harness.report.render import write_report
 from harness.testbeds.ceph import POOLS
 from tests.conftest import CephTestbedInfo
 from tests.harness.helpers import (
-    behind_by_its_log,
+    check_pace_against_its_logs,
     doc_source_copy,
     fio_json,
-    per_second_of_its_log,
     volperf,
 )
 
@@ -258,14 +257,8 @@ def test_a_capacity_search_on_rbd_states_its_answer_from_each_consumers_own_log(
     assert "every count up to the max (4) met it" in found["answer"]
     assert f"capacity of w: 4 consumers × {SEARCH_RATE} IOPS" in run.stderr
     for step in summary["steps"]:
-        raw = root / "steps" / step["step"] / "raw"
         assert len(step["pace"]["consumers"]) == step["concurrency"]
-        for consumer in step["pace"]["consumers"]:
-            assert consumer["asked_iops"] == SEARCH_RATE
-            behind = behind_by_its_log(raw, consumer["consumer"], SEARCH_RATE)
-            assert consumer["behind_s"] == pytest.approx(behind, abs=0.001)
-            logged = per_second_of_its_log(raw, consumer["consumer"])
-            assert consumer["per_second"] == pytest.approx(logged, abs=0.001)
+        check_pace_against_its_logs(root, step, SEARCH_RATE)
     page = write_report(CampaignStore(root), doc_source_copy(tmp_path)).read_text()
     assert f"**{found['answer']}.**" in page
     assert "w1-capacity.png" in page and "w1-pace.png" in page  # the knee, each second

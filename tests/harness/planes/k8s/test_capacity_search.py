@@ -14,7 +14,7 @@ from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.k8s.target import KubernetesTarget
 from harness.report.render import write_report
-from tests.harness.helpers import behind_by_its_log, doc_source_copy, per_second_of_its_log
+from tests.harness.helpers import check_pace_against_its_logs, doc_source_copy
 
 pytestmark = pytest.mark.functional
 
@@ -57,14 +57,8 @@ def test_a_capacity_search_on_pvcs_states_its_answer_from_each_pods_own_log(k8s_
     assert found["answer"].startswith(f"2 consumers × {RATE} IOPS at p99 ≤ 2000 ms")
     assert "every count up to the max (2) met it" in found["answer"]
     for step in summary["steps"]:
-        raw = root / "steps" / step["step"] / "raw"
         assert len(step["pace"]["consumers"]) == step["concurrency"]
-        for consumer in step["pace"]["consumers"]:
-            assert consumer["asked_iops"] == RATE
-            behind = behind_by_its_log(raw, consumer["consumer"], RATE)
-            assert consumer["behind_s"] == pytest.approx(behind, abs=0.001)
-            logged = per_second_of_its_log(raw, consumer["consumer"])
-            assert consumer["per_second"] == pytest.approx(logged, abs=0.001)
+        check_pace_against_its_logs(root, step, RATE)
     page = write_report(CampaignStore(root), doc_source_copy(tmp_path)).read_text()
     assert f"**{found['answer']}.**" in page
     assert "w1-capacity.png" in page and "w1-pace.png" in page  # the knee, each second
