@@ -75,12 +75,15 @@ def prepare(state: Path) -> None:
 
 def command(state: Path) -> list[str]:
     """libvirtd (in the foreground, its pid the one started) and virtlogd beside it, in
-    their own mount namespace; both name the state directory on their command lines."""
+    their own mount namespace; both name the state directory on their command lines.
+    Their pid files are the state's too: as root both would take /run/libvirtd.pid and
+    /run/virtlogd.pid, outside the folders bound here, and a second testbed's libvirtd
+    (or a test's beside one) would exit 1 with its reason only in its own log."""
     mounts = " && ".join(f'mount --bind "$1/{folder}" {point}' for folder, point in FOLDERS.items())
     script = (
         f"{{ {mounts}; }} || exit 1; "
-        'virtlogd --config "$1/etc/virtlogd.conf" & '
-        'exec libvirtd --config "$1/etc/libvirtd.conf"'
+        'virtlogd --config "$1/etc/virtlogd.conf" --pid-file "$1/run/virtlogd.pid" & '
+        'exec libvirtd --config "$1/etc/libvirtd.conf" --pid-file "$1/run/libvirtd.pid"'
     )
     return [
         "unshare", "--mount", "--propagation", "private",
@@ -134,10 +137,26 @@ def start(state: Path, log: Path) -> None:
     deadline = time.monotonic() + READY_S
     while not _answers(state):
         if process.poll() is not None:
-            raise TestbedError(f"libvirtd exited {process.returncode}: {log_tail(log)}")
+            raise TestbedError(f"libvirtd exited {process.returncode}: {_reason(state, log)}")
         if time.monotonic() > deadline:
-            raise TestbedError(f"libvirtd did not answer within {READY_S:.0f} s: {log_tail(log)}")
+            raise TestbedError(
+                f"libvirtd did not answer within {READY_S:.0f} s: {_reason(state, log)}"
+            )
         time.sleep(0.2)
+
+
+def daemon_logs(state: Path) -> list[Path]:
+    """libvirtd's and virtlogd's own logs (log_outputs), where their errors go."""
+    return [root(state) / "log" / f"{name}.log" for name in ("libvirtd", "virtlogd")]
+
+
+def _reason(state: Path, output: Path) -> str:
+    """What the daemons said of a failed start: their output's error lines, and their own
+    logs' (libvirtd writes its errors there, not to its output), with where each is."""
+    said = [
+        f"{tail} ({path})" for path in (output, *daemon_logs(state)) if (tail := log_tail(path))
+    ]
+    return " / ".join(said) or f"nothing in {output} or {root(state) / 'log'}"
 
 
 def _answers(state: Path) -> bool:

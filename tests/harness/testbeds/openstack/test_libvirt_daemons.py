@@ -7,13 +7,17 @@ serial; the host reads it back from the RBD image."""
 
 from __future__ import annotations
 
+import fcntl
 import re
 import subprocess
 import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from harness.host.process import command_line
+from harness.testbeds import TestbedError
 from harness.testbeds.ceph import CINDER_USER
 from harness.testbeds.openstack import accel, libvirt_daemons
 from harness.testbeds.openstack.guest_image import (
@@ -125,3 +129,50 @@ def test_libvirt_boots_a_guest_that_writes_to_an_rbd_volume_through_qemu(
         if p.name.isdigit() and str(state) in (line := command_line(int(p.name)))
     ]
     assert not leftover, leftover
+
+
+def test_two_state_directories_run_a_libvirtd_each_at_the_same_time(tmp_path: Path) -> None:
+    """Two testbeds' libvirtd (or a test's beside a testbed's) side by side: each takes
+    its pid files in its own state, not root's /run/libvirtd.pid, so the second one
+    starts and answers on its own socket, and both stop leaving nothing."""
+    states = [tmp_path / "one", tmp_path / "two"]
+    try:
+        for state in states:
+            libvirt_daemons.start(state, tmp_path / f"{state.name}.out")
+        for state in states:
+            done = subprocess.run(
+                ["virsh", "-c", libvirt_daemons.uri(state), "uri"],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=30,
+            )
+            assert done.returncode == 0, done.stderr
+            for name in ("libvirtd", "virtlogd"):
+                pid = int((libvirt_daemons.root(state) / "run" / f"{name}.pid").read_text())
+                assert str(state) in command_line(pid), (name, command_line(pid))
+    finally:
+        stopped = [libvirt_daemons.stop(state) for state in states]
+    assert stopped == [True, True]
+    leftover = [
+        line
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and str(tmp_path) in (line := command_line(int(p.name)))
+    ]
+    assert not leftover, leftover
+
+
+def test_a_libvirtd_that_cannot_start_is_named_with_its_own_logs_reason(tmp_path: Path) -> None:
+    """libvirtd writes why it stopped to its own log, not its output: when its pid file is
+    held (here by the test, as another libvirtd would), the error quotes that log."""
+    state = tmp_path / "state"
+    pid_file = libvirt_daemons.root(state) / "run" / "libvirtd.pid"
+    pid_file.parent.mkdir(parents=True)
+    with pid_file.open("w") as held:
+        fcntl.lockf(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(TestbedError) as failed:
+            libvirt_daemons.start(state, tmp_path / "libvirtd.out")
+        libvirt_daemons.stop(state)
+    message = str(failed.value)
+    assert message.startswith("libvirtd exited 1: "), message
+    assert "pid" in message.lower() and "libvirtd.log" in message, message
