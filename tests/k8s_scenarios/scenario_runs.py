@@ -29,7 +29,7 @@ REPO = Path(__file__).parents[2]
 CLASSES = ("local-path", "local-static")
 ALONE = ("test_fio_pvc.py",)
 SIDE_BY_SIDE = (
-    ("test_failover.py", "test_pgbench.py"),
+    ("test_failover.py", "test_pgbench.py", "test_fio_capacity.py"),
     ("test_build.py", "test_mysql_sysbench.py", "test_sysbench_fileio.py"),
     ("test_pvc_provisioning.py", "test_broker.py", "test_git.py", "test_redis.py"),
 )

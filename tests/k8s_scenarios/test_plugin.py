@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from harness.core.spec import validate
-from k8s_scenarios.plugin import SCALES, ScenarioOptions
+from k8s_scenarios.plugin import SCALES, ScenarioOptions, capacity_of
 
 
-def _options(scale: str) -> ScenarioOptions:
+def _options(scale: str, **capacity: object) -> ScenarioOptions:
     return ScenarioOptions(
         kubeconfig=Path("kubeconfig"),
         storage_classes=["fast"],
@@ -25,6 +25,7 @@ def _options(scale: str) -> ScenarioOptions:
         app_image="apps",
         image_pull_policy="Never",
         pod_timeout=300,
+        capacity=capacity_of(SCALES[scale]["capacity"], capacity),
     )
 
 
@@ -73,3 +74,27 @@ def test_the_application_scenarios_validate_at_every_scale(scale):
     if scale == "reference":
         assert spec.counts == [1, 10, 50, 100, 250]
         assert all(w.pace.create_per_min == 10 for w in spec.workloads)
+
+
+@pytest.mark.parametrize("scale", sorted(SCALES))
+def test_the_capacity_scenario_searches_at_every_scale(scale):
+    options = _options(scale)
+    spec = validate(options.spec("capacity", "fast", *options.capacity_search()))
+    (workload,) = spec.workloads
+    asked = SCALES[scale]["capacity"]
+    assert spec.search is not None and spec.search.p99_ms == asked["p99_ms"]
+    assert spec.search.p50_ms is None and spec.search.achieved_pct == asked["achieved_pct"]
+    assert (spec.sweep.start, spec.sweep.max) == (1, asked["max_pods"])
+    assert (workload.rw, workload.rate_iops, workload.runtime) == (
+        ["randwrite"],
+        asked["rate_iops"],
+        asked["runtime"],
+    )
+
+
+def test_the_capacity_options_given_replace_the_scales_and_only_those():
+    options = _options("small", rate_iops=80.0, p99_ms=5.0, p50_ms=1.0, max_pods=None)
+    spec = validate(options.spec("capacity", "fast", *options.capacity_search()))
+    assert spec.workloads[0].rate_iops == 80
+    assert spec.search is not None and (spec.search.p99_ms, spec.search.p50_ms) == (5, 1)
+    assert spec.sweep.max == SCALES["small"]["capacity"]["max_pods"]  # not given: the scale's

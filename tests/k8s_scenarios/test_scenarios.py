@@ -33,7 +33,13 @@ from harness.records.fio import from_iso_time
 from harness.testbeds.k8s.configs import NODE
 from harness.tools.pgbench.parse import parse_run
 from harness.tools.sysbench.parse import parse_file
-from tests.harness.helpers import fio_json, k8s_scenarios_argv, volperf
+from k8s_scenarios.plugin import SCALES
+from tests.harness.helpers import (
+    check_pace_against_its_logs,
+    fio_json,
+    k8s_scenarios_argv,
+    volperf,
+)
 from tests.k8s_scenarios.scenario_runs import ALONE, CLASSES, REPO, SIDE_BY_SIDE
 
 SCENARIOS = (
@@ -47,6 +53,7 @@ SCENARIOS = (
     "build",
     "redis",
     "broker",
+    "capacity",
 )
 
 
@@ -430,6 +437,47 @@ def test_broker_projects_give_nats_benchs_own_throughput(scenario_run):
             servers = sorted(raw.glob("c*.server.log"))
             assert len(servers) == step["concurrency"]
             assert all("JetStream" in log.read_text() for log in servers)
+
+
+def test_capacity_search_states_each_classs_answer_from_each_pods_own_log(scenario_run):
+    """The capacity scenario at small scale: pods of 25 writes a second each, far below
+    what either class does, so every count meets the objective and the search ends at
+    its max; each pod's lag behind its schedule is what an independent reading of its own
+    per-second log gives, and the page states the answer beside its knee and pace."""
+    work, _ = scenario_run
+    capacity = SCALES["small"]["capacity"]
+    rate, p99, most = capacity["rate_iops"], capacity["p99_ms"], capacity["max_pods"]
+    for storage_class in CLASSES:
+        root = _campaign(work, "capacity", storage_class)
+        summary = json.loads((root / "summary.json").read_text())
+        (found,) = summary["capacity"]
+        assert found["done"] and not found["warnings"], found
+        assert [(t["count"], t["met"]) for t in found["trials"]] == [(1, True), (2, True)], found
+        assert found["answer"].startswith(f"{most} consumers × {rate:g} IOPS at p99 ≤ {p99} ms")
+        assert f"every count up to the max ({most}) met it" in found["answer"]
+        for step in summary["steps"]:
+            assert len(step["pace"]["consumers"]) == step["concurrency"]
+            check_pace_against_its_logs(root, step, rate)
+        page = work / "doc" / "source" / "test_results" / root.name / "index.rst"
+        text = page.read_text()
+        assert f"**{found['answer']}.**" in text
+        assert "w1-capacity.png" in text and "w1-pace.png" in text  # the knee, each second
+        assert json.loads((root / "created.json").read_text()) == {}
+    compared = volperf(
+        "compare",
+        str(_campaign(work, "capacity", CLASSES[0])),
+        str(_campaign(work, "capacity", CLASSES[1])),
+        "--no-page",
+        "--json",
+        cwd=work,
+    )
+    assert compared.returncode == 0, compared.stderr[-2000:]
+    (change,) = json.loads(compared.stdout)[f"ci-capacity-{CLASSES[1]}"]["capacities"]
+    # both searches reached their max: neither found where its class gives out
+    assert (change["workload"], change["verdict"]) == (
+        "rate-randwrite-4k",
+        "same within resolution",
+    ), change
 
 
 def test_pages_and_storage_class_comparisons_build(every_scenario_run, tmp_path):
