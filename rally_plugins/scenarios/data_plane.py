@@ -59,7 +59,17 @@ TAG = "volperf-rally"
 DELETE_TIMEOUT_S = 600
 # the scenario's args that are the fio workload's, and those that are the VMs'
 DEFAULT_RW = ["randread", "randwrite"]  # the reference method's readers and writers
-WORKLOAD_ARGS = ("rw", "bs", "iodepth", "size", "mode", "runtime", "prefill")
+WORKLOAD_ARGS = (
+    "rw",
+    "bs",
+    "iodepth",
+    "size",
+    "mode",
+    "runtime",
+    "prefill",
+    "rate_iops",
+    "rate_process",
+)
 HEAT_ARGS = (
     "image",
     "flavor",
@@ -79,9 +89,10 @@ class DataPlaneError(RuntimeError):
 
 def workload_and_heat(args: dict[str, Any]) -> tuple[FioWorkload, HeatSettings]:
     """The scenario's args as volperf's spec models (their checks and defaults)."""
-    workload = FioWorkload.model_validate(
-        {"name": "data-plane", "rw": DEFAULT_RW, **{k: args[k] for k in WORKLOAD_ARGS if k in args}}
-    )
+    given = {k: args[k] for k in WORKLOAD_ARGS if k in args}
+    if given.get("rate_iops") and not given.get("rate_process"):
+        given["rate_process"] = "poisson"  # a fixed rate's arrivals, as a capacity search's
+    workload = FioWorkload.model_validate({"name": "data-plane", "rw": DEFAULT_RW, **given})
     heat = HeatSettings.model_validate({k: args[k] for k in HEAT_ARGS if k in args})
     return workload, heat
 
@@ -125,7 +136,9 @@ class CinderFio(scenario.OpenStackScenario):
 
         :param vm_count: VMs in the iteration, over its stacks (one per rw mode)
         :param args: fio's rw (a list of modes the VMs take in turn), bs, iodepth,
-            size, mode, runtime and prefill, and the VMs' image, flavor, network,
+            size, mode, runtime, prefill, and rate_iops (each VM's fixed rate, its
+            arrivals Poisson unless rate_process says linear; SLA volperf_capacity
+            judges it), and the VMs' image, flavor, network,
             key_name, volume_size, volume_type, prefill_image, device_mode and
             agent_timeout, as in a volperf spec's workload and ``heat:`` settings
         :param keep_raw: a folder to keep each iteration's Heat answers and VMs' fio

@@ -13,6 +13,7 @@ from typing import Any
 from harness.planes.rally.data_plane import (
     FROM_FIGURES,
     FROM_STEP,
+    LATENCY_TITLE,
     WARNING_COLUMNS,
     WARNINGS_TITLE,
 )
@@ -65,7 +66,7 @@ def additive_charts(records: Sequence[FioConsumerRecord], ceiling_ms: float) -> 
             "data": per_vm,
         },
         {
-            "title": "Completion latency over the VMs' merged histograms, ms",
+            "title": LATENCY_TITLE,
             "chart_plugin": "Lines",
             "data": latency,
             "label": "ms",

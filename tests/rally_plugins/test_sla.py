@@ -157,3 +157,65 @@ def test_the_warnings_slas_configuration_is_checked():
     validator = jsonschema.Draft4Validator(Warnings.CONFIG_SCHEMA)
     assert validator.is_valid({}) and validator.is_valid({"ignore": ["late-start"]})
     assert not validator.is_valid({"fail": True}) and not validator.is_valid({"ignore": "x"})
+
+
+DATA_PLANE = FIXTURE.parent / "data-plane-task" / "rally.json"
+
+
+def _data_plane_iterations(vm_count: int) -> list[dict]:
+    for _, workload in workloads(load_export(DATA_PLANE)):
+        if workload["scenario"]["VolPerf.cinder_fio"]["vm_count"] == vm_count:
+            return workload["data"]
+    raise AssertionError(f"no workload of {vm_count} VMs in {DATA_PLANE}")
+
+
+def _vm_figures(iteration: dict) -> tuple[float, float]:
+    """The slowest VM's IOPS in its own direction and the worse direction's merged p99,
+    read here from the iteration's table of every VM and its latency chart alone."""
+    (table,) = [c for c in iteration["output"]["complete"] if "consumer" in c["data"]["cols"]]
+    columns = table["data"]["cols"]
+    slowest = min(
+        float(cells[columns.index(f"{'read' if 'read' in job else 'write'}_iops")])
+        for cells in table["data"]["rows"]
+        for job in [cells[columns.index("jobname")]]
+    )
+    (latency,) = [c for c in iteration["output"]["additive"] if "latency" in c["title"]]
+    return slowest, max(value for name, value in latency["data"] if name.endswith("p99"))
+
+
+def test_capacity_judges_each_iteration_on_its_slowest_vm_and_merged_p99_together():
+    from rally_plugins.sla.capacity import Capacity
+
+    iterations = _data_plane_iterations(4)
+    slowest, p99 = _vm_figures(iterations[0])
+    # a rate the slowest VM achieved 95 % of, and one it did not
+    held, missed = slowest / 0.95 * 0.999, slowest / 0.95 * 1.001
+    met = _fed(Capacity({"rate_iops": held, "p99_ms": p99 + 0.001}), iterations[:1])
+    assert met.result()["success"] is True, met.details()
+    assert met.details().startswith(f"4 VMs × {held:g} IOPS at p99 ≤ {p99 + 0.001:g} ms")
+    assert "met in 1 of 1 iterations - Passed" in met.details()
+    short = _fed(Capacity({"rate_iops": missed, "p99_ms": p99 + 0.001}), iterations[:1])
+    assert short.result()["success"] is False
+    assert "iteration 1: a consumer achieved 94.9 % of its asked rate < 95 %" in short.details()
+    slow = _fed(Capacity({"rate_iops": held, "p99_ms": p99 - 0.001}), iterations[:1])
+    assert slow.result()["success"] is False
+    assert f"p99 {p99:.2f} ms > {p99 - 0.001:g} ms" in slow.details()
+    # a lower share asked: the same rate is held
+    eased = _fed(Capacity({"rate_iops": missed, "p99_ms": p99 + 1, "achieved_pct": 90}), [])
+    assert _fed(eased, iterations[:1]).result()["success"] is True
+
+
+def test_capacity_counts_a_failed_iteration_and_merges():
+    from rally_plugins.sla.capacity import Capacity
+
+    iterations = _data_plane_iterations(2)
+    failed = {**iterations[0], "error": ["DataPlaneError", "1 of 2 VMs returned no fio result"]}
+    config = {"rate_iops": 1.0, "p99_ms": 1000.0}
+    first = _fed(Capacity(config), iterations[:1])
+    second = _fed(Capacity(config), [failed])
+    assert first.result()["success"] is True and second.result()["success"] is False
+    assert first.merge(second) is False
+    assert "met in 1 of 2 iterations" in first.details()
+    assert "iteration 1: the iteration failed: DataPlaneError: 1 of 2 VMs" in first.details()
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"p99_ms": 5}, Capacity.CONFIG_SCHEMA)  # no rate asked

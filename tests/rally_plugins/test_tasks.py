@@ -142,6 +142,8 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
     every |= {"image": "tiny", "flavor": "tiny", "network": "", "device_mode": "device"}
     every |= {"volume_size": 3, "agent_timeout": 900, "max_failure_percent": 50, "quotas": {}}
     every |= {"fail_on_warnings": True, "ignore_warnings": ["emulated-cpu"]}
+    every |= {"rate_iops": 50, "rate_process": "linear"}
+    every |= {"capacity_p99_ms": 20, "capacity_achieved_pct": 90}
     samples = [{}, {"concurrency": 6, "times": 12}, every]
     done = validator(task, samples)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -158,6 +160,10 @@ def test_the_data_plane_task_is_valid_for_rally_with_defaults_and_every_option(v
     assert "quotas" not in subtask["contexts"]
     assert subtask["sla"]["volperf_warnings"] == {"ignore": ["emulated-cpu"]}
     assert "volperf_warnings" not in defaults["subtasks"][0]["sla"]  # only when asked
+    assert (args["rate_iops"], args["rate_process"]) == (50, "linear")
+    assert subtask["sla"]["volperf_capacity"] == {"rate_iops": 50, "p99_ms": 20, "achieved_pct": 90}
+    assert "volperf_capacity" not in defaults["subtasks"][0]["sla"]
+    assert "rate_iops" not in defaults["subtasks"][0]["scenario"]["VolPerf.cinder_fio"]
 
 
 def test_a_bad_data_plane_argument_is_refused_and_named(validator):

@@ -31,6 +31,8 @@ from harness.records.fio import REFERENCE_COLUMNS, ConsumerContext, from_row
 from harness.records.step import StepParts
 
 WARNINGS_TITLE = "volperf warnings"
+# the iteration's additive chart of its latency percentiles: "<direction> p95|p99", ms
+LATENCY_TITLE = "Completion latency over the VMs' merged histograms, ms"
 WARNING_COLUMNS = ["code", "message", "source"]
 # a warning's source in that table: the Heat step's reading of the VMs' answers, or the
 # iteration's aggregated figures
@@ -142,3 +144,13 @@ def warning_rows(iteration: dict[str, Any]) -> Iterator[dict[str, str]]:
         if chart.get("title") == WARNINGS_TITLE and data.get("cols") == WARNING_COLUMNS:
             for row in data.get("rows") or []:
                 yield dict(zip(WARNING_COLUMNS, (str(cell) for cell in row), strict=True))
+
+
+def merged_percentiles(iteration: dict[str, Any]) -> dict[str, float | None]:
+    """An iteration's p95 and p99 over its VMs' merged histograms, by "<direction>
+    <percentile>" as its latency chart (LATENCY_TITLE) gives them, in ms; None where the
+    chart has 0 (no VM of that direction answered, or the figure was fio's ceiling)."""
+    for chart in (iteration.get("output") or {}).get("additive") or []:
+        if chart.get("title") == LATENCY_TITLE:
+            return {str(name): (float(value) or None) for name, value in chart.get("data") or []}
+    return {}
