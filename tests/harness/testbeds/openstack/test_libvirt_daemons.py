@@ -71,6 +71,15 @@ def _v1_monitor(conf: Path) -> str:
     return found.group(1)
 
 
+def _processes_naming(path: Path) -> list[str]:
+    """The command lines of the processes that name ``path`` (a state directory's)."""
+    return [
+        line
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and str(path) in (line := command_line(int(p.name)))
+    ]
+
+
 def test_libvirt_boots_a_guest_that_writes_to_an_rbd_volume_through_qemu(
     ceph_testbed: CephTestbedInfo, tmp_path: Path
 ) -> None:
@@ -123,12 +132,7 @@ def test_libvirt_boots_a_guest_that_writes_to_an_rbd_volume_through_qemu(
             rbd.RBD().remove(ioctx, volume)
     assert stopped
     assert not libvirt_daemons.guest_processes(state)
-    leftover = [
-        line
-        for p in Path("/proc").iterdir()
-        if p.name.isdigit() and str(state) in (line := command_line(int(p.name)))
-    ]
-    assert not leftover, leftover
+    assert not _processes_naming(state)
 
 
 def test_two_state_directories_run_a_libvirtd_each_at_the_same_time(tmp_path: Path) -> None:
@@ -154,12 +158,7 @@ def test_two_state_directories_run_a_libvirtd_each_at_the_same_time(tmp_path: Pa
     finally:
         stopped = [libvirt_daemons.stop(state) for state in states]
     assert stopped == [True, True]
-    leftover = [
-        line
-        for p in Path("/proc").iterdir()
-        if p.name.isdigit() and str(tmp_path) in (line := command_line(int(p.name)))
-    ]
-    assert not leftover, leftover
+    assert not _processes_naming(tmp_path)
 
 
 def test_a_libvirtd_that_cannot_start_is_named_with_its_own_logs_reason(tmp_path: Path) -> None:
