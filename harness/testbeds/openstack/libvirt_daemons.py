@@ -137,8 +137,10 @@ def start(state: Path, log: Path) -> None:
     deadline = time.monotonic() + READY_S
     while not _answers(state):
         if process.poll() is not None:
+            stop(state)  # the virtlogd started beside it
             raise TestbedError(f"libvirtd exited {process.returncode}: {_reason(state, log)}")
         if time.monotonic() > deadline:
+            stop(state)
             raise TestbedError(
                 f"libvirtd did not answer within {READY_S:.0f} s: {_reason(state, log)}"
             )
@@ -166,9 +168,24 @@ def _answers(state: Path) -> bool:
     return done.returncode == 0
 
 
+def stray_daemons(state: Path) -> list[int]:
+    """This state's daemons still running without their libvirtd: a virtlogd whose
+    libvirtd exited or was killed (each names the state's configuration)."""
+    etc = f"{root(state) / 'etc'}/"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and etc in command_line(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def stop(state: Path) -> bool:
-    """libvirtd and virtlogd stopped, and any guest they left killed; True if running."""
+    """libvirtd and virtlogd stopped, and any guest they left killed; True if libvirtd
+    was running."""
     stopped = daemon(state).stop()
+    for pid in stray_daemons(state):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     kill_guests(state)
     return stopped
 

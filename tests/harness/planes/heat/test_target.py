@@ -144,7 +144,11 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
     # late VM's lateness, to the second of the logs. The whole-run overlap also counts
     # each VM's last I/Os draining past its runtime: on this single-OSD testbed a reader
     # starved by the writers drained for 1.4 s, which alone puts it near 87 %.
-    assert window["seconds"] > 10 - window["start_spread_s"] - late - 1, window
+    spread = window.get("start_spread_s")
+    if spread is None:  # no second when all ran: only a VM late past the 10 s run explains it
+        assert window["seconds"] == 0 and late >= 10 - 1, (window, heat["late"])
+    else:
+        assert window["seconds"] > 10 - spread - late - 1, window
     assert window["read"]["consumers"] == window["write"]["consumers"] == 2
     # volperf's own requests to the cloud: two stacks made, polled, read and deleted
     assert second["cost"]["api_calls"]["openstack"] > 8, second["cost"]

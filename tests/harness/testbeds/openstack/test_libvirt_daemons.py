@@ -163,7 +163,8 @@ def test_two_state_directories_run_a_libvirtd_each_at_the_same_time(tmp_path: Pa
 
 def test_a_libvirtd_that_cannot_start_is_named_with_its_own_logs_reason(tmp_path: Path) -> None:
     """libvirtd writes why it stopped to its own log, not its output: when its pid file is
-    held (here by the test, as another libvirtd would), the error quotes that log."""
+    held (here by the test, as another libvirtd would), the error quotes that log, and
+    the virtlogd started beside it is stopped too."""
     state = tmp_path / "state"
     pid_file = libvirt_daemons.root(state) / "run" / "libvirtd.pid"
     pid_file.parent.mkdir(parents=True)
@@ -171,7 +172,7 @@ def test_a_libvirtd_that_cannot_start_is_named_with_its_own_logs_reason(tmp_path
         fcntl.lockf(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(TestbedError) as failed:
             libvirt_daemons.start(state, tmp_path / "libvirtd.out")
-        libvirt_daemons.stop(state)
+        assert not _processes_naming(state)  # nor the virtlogd started beside it
     message = str(failed.value)
     assert message.startswith("libvirtd exited 1: "), message
     assert "pid" in message.lower() and "libvirtd.log" in message, message
