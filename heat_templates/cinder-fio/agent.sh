@@ -17,6 +17,8 @@ MODE="__MODE__"
 RUNTIME="__RUNTIME__"
 RW="__RW__"
 BS="__BS__"
+RATE_IOPS="__RATE_IOPS__"  # 0: no fixed rate
+RATE_PROCESS="__RATE_PROCESS__"
 PREFILL="__PREFILL__"
 DEVICE_MODE="__DEVICE_MODE__"  # rbd: volperf's local guest runner (a test stand-in)
 WAIT_DEVICE_S="__WAIT_DEVICE_S__"
@@ -81,9 +83,11 @@ cd "$WORK" || fail "cannot enter $WORK"  # fio writes the prerun's output here
 length="--size=$FILESIZE"
 [ "$MODE" = time ] && length="--size=$FILESIZE --time_based --runtime=$RUNTIME"
 logs="$WORK/logs/volperf-$RW"
+rate=""
+[ "$RATE_IOPS" != 0 ] && rate="--rate_iops=$RATE_IOPS --rate_process=$RATE_PROCESS"
 # the completions log for stalls as harness/tools/fio/render.py writes it (STALL_LOG_MS)
-# shellcheck disable=SC2086  # $target and $length hold several fio options on purpose
-fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length \
+# shellcheck disable=SC2086  # $target, $length and $rate hold several fio options on purpose
+fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $length $rate \
   --write_iops_log="$logs" --write_bw_log="$logs" --write_lat_log="$logs" \
   --log_avg_msec=1000 --log_unix_epoch=1 --exec_prerun="sh $WORK/wait-start.sh" \
   --write_hist_log="$logs-completions" --log_hist_msec=100 --log_hist_coarseness=6 \

@@ -179,8 +179,6 @@ AGENT_FIXED = {
     "ioengine": "libaio",
     "direct": True,
     "rwmixread": None,
-    "rate_iops": None,
-    "rate_process": None,
     "start_stagger": 0,
     "steadystate": None,
     "histogram_logs": False,

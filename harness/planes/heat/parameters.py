@@ -102,6 +102,8 @@ def stack_plans(
             "test_runtime": workload.runtime or 1,
             "test_rw": rw,
             "bs": fio_size(workload.bs, "km"),
+            "test_rate_iops": workload.rate_iops or 0,
+            "test_rate_process": workload.rate_process or "linear",
             "prefill": prefill,
             "prefill_image": heat.prefill_image,
             "device_mode": heat.device_mode,

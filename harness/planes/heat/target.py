@@ -333,6 +333,9 @@ def collected_spec(
         "runtime": int(parameters.get("test_runtime", 1)),
         "prefill": prefill != "none",
     }
+    rate = int(float(parameters.get("test_rate_iops", 0) or 0))
+    if rate:
+        workload |= {"rate_iops": rate, "rate_process": parameters.get("test_rate_process")}
     data = {
         "name": campaign,
         "target": {"type": "openstack", **cloud, "heat": heat},

@@ -116,12 +116,22 @@ def test_the_start_time_comes_from_the_spec_or_the_step_before():
     assert stack_plans("c", step, heat)[0].parameters["start_at"] == 0
 
 
+def test_a_fixed_rate_reaches_every_vms_fio_as_its_template_parameters():
+    step = plan_steps(_spec(rate_iops=150, rate_process="poisson"))[0]
+    plans = stack_plans("c", step, _spec().target.heat)
+    assert {(p.parameters["test_rate_iops"], p.parameters["test_rate_process"]) for p in plans} == {
+        (150, "poisson")
+    }
+    closed = stack_plans("c", plan_steps(_spec())[0], _spec().target.heat)
+    assert {p.parameters["test_rate_iops"] for p in closed} == {0}  # the agent adds no rate
+
+
 @pytest.mark.parametrize(
     ("workload", "named"),
     [
         ({"numjobs": 4}, "numjobs: 4"),
         ({"fio_options": {"zero_buffers": 1}}, "fio_options"),
-        ({"rate_iops": 100}, "rate_iops: 100"),
+        ({"start_stagger": 2}, "start_stagger: 2"),
         ({"size": "4G", "heat": {"volume_size": 2}}, "does not fit"),
     ],
 )
