@@ -150,7 +150,7 @@ SCALES = {  # consumers per step and their work, by --scale
 
 # the capacity search's settings a user may give instead of the scale's (--capacity-NAME)
 CAPACITY_OPTIONS = (
-    ("rate_iops", float, "random writes a second each pod is asked for (fio's rate_iops)"),
+    ("rate_iops", int, "random writes a second each pod is asked for (fio's rate_iops)"),
     ("p99_ms", float, "the objective: p99 write latency at most this, in ms"),
     ("p50_ms", float, "and p50 at most this, in ms (no p50 objective when not given)"),
     ("achieved_pct", float, "the share of its asked rate every pod must achieve, %"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import re
 import signal
 import subprocess
@@ -113,6 +114,17 @@ def command_line(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
+
+
+def pids_naming(*parts: str) -> list[int]:
+    """The processes whose command line holds every one of ``parts`` (never this one)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            line = command_line(int(entry.name))
+            if line and all(part in line for part in parts):
+                found.append(int(entry.name))
+    return found
 
 
 ERROR_PREFIXES = ("FATAL", "ERROR", "pgbench: error")

@@ -93,7 +93,7 @@ def test_the_capacity_scenario_searches_at_every_scale(scale):
 
 
 def test_the_capacity_options_given_replace_the_scales_and_only_those():
-    options = _options("small", rate_iops=80.0, p99_ms=5.0, p50_ms=1.0, max_pods=None)
+    options = _options("small", rate_iops=80, p99_ms=5.0, p50_ms=1.0, max_pods=None)
     spec = validate(options.spec("capacity", "fast", *options.capacity_search()))
     assert spec.workloads[0].rate_iops == 80
     assert spec.search is not None and (spec.search.p99_ms, spec.search.p50_ms) == (5, 1)

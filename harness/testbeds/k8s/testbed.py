@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.host import loopdev
-from harness.host.process import log_tail
+from harness.host.process import log_tail, pids_naming
 from harness.testbeds import TestbedError
 from harness.testbeds.base import Progress, Testbed, TestbedOptions
 from harness.testbeds.ceph import FS_USER, CephTestbed
@@ -780,12 +780,9 @@ def kill_shims(marker: str) -> None:
     """containerd's shims of this testbed (each in a session of its own, so not killed with
     containerd); never this process or a parent of it, whose command line may name the
     state dir too."""
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            with contextlib.suppress(OSError, ProcessLookupError):
-                line = (proc / "cmdline").read_bytes().decode(errors="replace")
-                if "containerd-shim" in line and marker in line:
-                    os.kill(int(proc.name), signal.SIGKILL)
+    for pid in pids_naming("containerd-shim", marker):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def make_bridge(name: str, address: str) -> None:

@@ -17,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from harness.host.process import command_line, log_tail
+from harness.host.process import command_line, log_tail, pids_naming
 from harness.testbeds import TestbedError
 from harness.testbeds.daemons import Daemon
 
@@ -171,12 +171,7 @@ def _answers(state: Path) -> bool:
 def stray_daemons(state: Path) -> list[int]:
     """This state's daemons still running without their libvirtd: a virtlogd whose
     libvirtd exited or was killed (each names the state's configuration)."""
-    etc = f"{root(state) / 'etc'}/"
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and etc in command_line(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    return pids_naming(f"{root(state) / 'etc'}/")
 
 
 def stop(state: Path) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host.process import command_line
+from harness.host.process import command_line, pids_naming
 from harness.testbeds import TestbedError
 from harness.testbeds.ceph import CINDER_USER
 from harness.testbeds.openstack import accel, libvirt_daemons
@@ -73,11 +73,7 @@ def _v1_monitor(conf: Path) -> str:
 
 def _processes_naming(path: Path) -> list[str]:
     """The command lines of the processes that name ``path`` (a state directory's)."""
-    return [
-        line
-        for p in Path("/proc").iterdir()
-        if p.name.isdigit() and str(path) in (line := command_line(int(p.name)))
-    ]
+    return [command_line(pid) for pid in pids_naming(str(path))]
 
 
 def test_libvirt_boots_a_guest_that_writes_to_an_rbd_volume_through_qemu(
