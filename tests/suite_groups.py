@@ -13,7 +13,8 @@ Tests whose figures depend on having the machine to themselves (two runs' speeds
 against each other, volperf's own timing of its processes) are marked ``quiet``: they
 form a group of their own, on one worker, and each runs only while no other test does
 (``QuietWindow``): every other test holds the machine-wide quiet lock shared from its
-setup to its teardown, a quiet test holds it alone. Other tests never wait for a quiet
+setup to its teardown, a quiet test holds it alone, and starts once what the others wrote
+is on disk. Other tests never wait for a quiet
 test that is waiting, so quiet tests run in the moments when nothing else does, most of
 them once the testbeds' groups are done.
 
@@ -272,6 +273,13 @@ def quiet_shared() -> IO[str]:
     return handle
 
 
+def flush_others_writes() -> None:
+    """What the tests before wrote and left in the page cache, written back now (sync):
+    otherwise the kernel writes it back in bursts up to 30 s later (vm.dirty_expire), on
+    the disk a quiet test is measuring, beside one of its steps and not the next."""
+    os.sync()
+
+
 class QuietWindow:
     """Holds the quiet lock around each test's setup, call and teardown: shared for most
     tests, alone for a quiet one. (tools/test.sh holds it shared around its background
@@ -284,6 +292,8 @@ class QuietWindow:
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None):
         alone = item.get_closest_marker(QUIET) is not None
         fcntl.flock(self.handle, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if alone:
+            flush_others_writes()
         try:
             return (yield)
         finally:
@@ -301,6 +311,7 @@ def machine_alone(config: pytest.Config) -> Iterator[None]:
         yield
         return
     fcntl.flock(window.handle, fcntl.LOCK_EX)
+    flush_others_writes()
     try:
         yield
     finally:

@@ -3,6 +3,7 @@ run of a small suite whose testbed fixtures only note the worker that made them.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.helpers import REPO
-from tests.suite_groups import CPU_CGROUPS, group_of
+from tests.suite_groups import CPU_CGROUPS, QuietWindow, group_of, quiet_lock_path
 
 CONFTEST = """
 import os
@@ -218,3 +219,35 @@ def test_a_test_that_needs_two_groups_testbeds_is_refused():
     assert group_of(["tmp_path"]) is None
     with pytest.raises(ValueError, match="groups k8s, openstack"):
         group_of(["ceph_testbed", "k8s_testbed"])
+
+
+class _Item:
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return object() if self.quiet and name == "quiet" else None
+
+
+def test_a_quiet_test_runs_once_the_writes_others_left_are_on_disk(tmp_path, monkeypatch):
+    """QuietWindow: a quiet test takes the lock alone, then the page cache's dirty pages
+    are written back (sync), before it runs; a test of the other kind does neither."""
+    monkeypatch.setenv("VOLPERF_TEST_LOCKS", str(tmp_path))
+    synced: list[str] = []
+
+    def sync() -> None:  # who else could hold the lock while the writes go to disk
+        with quiet_lock_path().open("a") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                synced.append("shared")
+            except BlockingIOError:
+                synced.append("alone")
+
+    monkeypatch.setattr(os, "sync", sync)
+    window = QuietWindow()
+    for quiet in (True, False):
+        protocol = window.pytest_runtest_protocol(_Item(quiet), None)
+        next(protocol)  # the test runs here
+        with pytest.raises(StopIteration):
+            protocol.send(None)
+    assert synced == ["alone"]
