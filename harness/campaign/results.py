@@ -29,8 +29,10 @@ from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
 from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
 from harness.records.pace import SHORT_PCT, StepPace, consumer_pace
+from harness.records.phases import HEALTHY, phases, phases_sentence, step_phases
 from harness.records.repeats import repeat_spreads
 from harness.records.stall_summary import stalls_of
+from harness.records.stalls import Stall
 from harness.records.steadystate import step_steadystate
 from harness.records.step import RawStep, StepParts
 from harness.records.window import CommonWindow, common_window, running
@@ -351,6 +353,8 @@ def _fio_summary(
     records, summary["stalls"] = stalled.records, stalled.summary
     if stalled.warning is not None:
         summary["warnings"].append(asdict(stalled.warning))
+    if logs:
+        _phases(store.raw_dir(step_id), records, logs, stalled.by_job, summary)
     if rate_iops is not None and logs:
         numjobs = int((_step_plan(store, step_id).get("workload") or {}).get("numjobs") or 1)
         summary["pace"] = _pace(records, logs, rate_iops * numjobs).to_json()
@@ -409,6 +413,51 @@ def _pace(records: list[FioConsumerRecord], logs: list[JobLogs], asked: float) -
         per_second = [seconds[t] for t in sorted(seconds)]
         consumers.append(consumer_pace(record.jobname, asked, achieved, per_second, SHORT_PCT))
     return StepPace(consumers, SHORT_PCT)
+
+
+def _phases(
+    raw: Path,
+    records: list[FioConsumerRecord],
+    logs: list[JobLogs],
+    stalls: dict[str, list[Stall]],
+    summary: dict[str, Any],
+) -> None:
+    """The phases of a step whose backend was not healthy all through its run, as the
+    backend's own samples say (records/phases.py), each consumer's figures in each; and
+    a warning that says so, wherever the step's figures go."""
+    ran = [r for r in records if not r.error and r.stop_ms > r.start_ms]
+    if not ran:
+        return
+    start, end = min(r.start_ms for r in ran) / 1000, max(r.stop_ms for r in ran) / 1000
+    by_job = {log.jobname: log for log in logs if since_epoch(log)}
+    for read_states in registry.phase_states():
+        found = phases(read_states(raw), end, start)
+        if all(p.state == HEALTHY for p in found):
+            continue
+        consumers = {
+            r.context.consumer: (
+                [
+                    (t / 1000, iops)
+                    for points in by_job[r.jobname].iops.values()
+                    for t, iops in points
+                ],
+                stalls.get(r.jobname, []),
+            )
+            for r in ran
+            if r.jobname in by_job
+        }
+        summary["phases"] = step_phases(found, consumers, start)
+        summary["warnings"].append(
+            asdict(
+                Warning(
+                    "backend-phases",
+                    "the backend was not healthy all through the run, by its own state: "
+                    f"{phases_sentence(summary['phases'])}; the step's figures mix its "
+                    "phases (each phase's own: summary.json, phases)",
+                )
+            )
+        )
+        return
 
 
 def _window_summary(window: CommonWindow | None) -> dict[str, Any]:

@@ -97,6 +97,9 @@ StepBuilder = Callable[["RawStep"], "StepParts"]  # a step's raw files -> its re
 Remover = Callable[[CampaignStore, dict[str, dict[str, Any]]], list[str]]  # notes -> lines
 # a step's raw files and its measured window (or None) -> entries of its summary
 WindowExtra = Callable[["RawStep", tuple[float, float] | None], dict[str, Any]]
+# a step's raw/ -> the backend's state sample by sample, (time, records/phases.py's state
+# or None where it did not say): the step's phases
+PhaseStates = Callable[[Path], list[tuple[float, str | None]]]
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,8 @@ class Plane:
     # figures over a step's measured window (its fio runs, else None) from raw files any
     # step may have beside its tool's (the Ceph OSDs' perf counters): summary entries
     window_extras: Sequence[WindowExtra] = ()
+    # the backend's own state through a step, where the plane samples it (Ceph's PGs)
+    phase_states: Sequence[PhaseStates] = ()
     # the plane's own CSV file -> how its rows (StepParts.rows) are written
     csv_files: Mapping[str, Callable[[list[Any]], str]] = field(default_factory=dict)
     # created.json kinds -> how what a campaign noted of them is removed, in this order

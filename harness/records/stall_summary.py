@@ -69,12 +69,14 @@ def stall_events(step: str, found: Mapping[str, list[Stall]], within_s: float) -
 @dataclass(frozen=True)
 class StepStalls:
     """A step's stalls, for its records: the records with their figures, the summary
-    (None where no consumer's fio logged completions), the warning, the events."""
+    (None where no consumer's fio logged completions), the warning, the events, and each
+    consumer's stalls by its job name."""
 
     records: list[FioConsumerRecord]
     summary: dict[str, Any] | None = None
     warning: Warning | None = None
     events: list[EventRecord] = field(default_factory=list)
+    by_job: dict[str, list[Stall]] = field(default_factory=dict)  # each consumer's own
 
 
 def stalls_of(
@@ -99,4 +101,5 @@ def stalls_of(
         summary,
         stall_warning(summary, min(r.start_ms for r in ran)),
         stall_events(step_id, found, summary["within_s"]),
+        by_job,
     )

@@ -405,6 +405,9 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 for index, found in enumerate(data.capacity, start=1)
             ],
             capacity_header=tables.CAPACITY_HEADER,
+            phase_header=tables.PHASE_HEADER,
+            phases=tables.phase_rows(data.steps),
+            recoveries=tables.recovery_lines(data.steps),
             downloads=downloads,
             histories=history_pages(doc_source, data.name),
         )

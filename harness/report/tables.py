@@ -509,6 +509,54 @@ def capacity_rows(found: dict[str, Any]) -> list[list[str]]:
     ]
 
 
+PHASE_HEADER = [
+    "step",
+    "phase",
+    "from s",
+    "seconds",
+    "IOPS, sum",
+    "% of healthy",
+    "longest stall s",
+]
+
+
+def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each phase of the steps whose backend was not healthy all through (records/
+    phases.py), all consumers together."""
+    rows = []
+    for step in steps:
+        for phase in (step.get("phases") or {}).get("sum", []):
+            rows.append(
+                [
+                    step["step"],
+                    phase["state"],
+                    f"{phase['start_s']:.1f}",
+                    f"{phase['seconds']:.1f}",
+                    "" if phase["iops"] is None else f"{phase['iops']:,.0f}",
+                    "" if phase["kept_pct"] is None else f"{phase['kept_pct']:.0f}",
+                    f"{phase['longest_stall_s']:.1f}",
+                ]
+            )
+    return rows
+
+
+def recovery_lines(steps: list[dict[str, Any]]) -> list[str]:
+    """What the backend recovered in each step where it did (Ceph: at its manager's
+    rate, summed over the step's health samples)."""
+    lines = []
+    for step in steps:
+        recovery = step.get("ceph_recovery")
+        if recovery:
+            rate = recovery["bytes_per_s"]
+            lines.append(
+                f"{step['step']}: Ceph recovered {recovery['bytes'] / 2**20:,.1f} MiB in "
+                f"{recovery['seconds']:.1f} s"
+                + ("" if rate is None else f" ({rate / 2**20:,.2f} MiB/s)")
+                + ", at its manager's rate"
+            )
+    return lines
+
+
 def _latency(ms: float | None) -> str:
     """A latency in ms to 3 significant digits: 0.00675 (a page cache's) as 102 (a queue's)."""
     return "" if ms is None else f"{ms:.3g}"

@@ -1,9 +1,9 @@
 """Ceph health during a step, as pure functions of the samples in raw/ceph-health.jsonl.
 
-A sample is ``ceph -s -f json`` cut down to what matters ({t, status, checks, pgs, osds}),
-or {t, error} when the cluster did not answer. Every health check seen (SLOW_OPS,
-OSD_DOWN, PG_DEGRADED, …) becomes an event: when it first showed, when it was last seen,
-when it cleared (None if it never did within the step), and its worst message.
+A sample is ``ceph -s -f json`` cut down to what matters ({t, status, checks, pgs, osds,
+recovery}), or {t, error} when the cluster did not answer. Every health check seen
+(SLOW_OPS, OSD_DOWN, PG_DEGRADED, …) becomes an event: when it first showed, when it was
+last seen, when it cleared (None if it never did within the step), and its worst message.
 """
 
 from __future__ import annotations
@@ -13,11 +13,21 @@ from dataclasses import dataclass
 from typing import Any
 
 UNREACHABLE = "CEPH_UNREACHABLE"  # our own code for samples the cluster did not answer
+# the pgmap's figures of data at risk and of its recovery, present only while non-zero; the
+# rates are the manager's over its last few seconds
+RECOVERY_FIELDS = (
+    "degraded_objects",
+    "degraded_total",
+    "misplaced_objects",
+    "recovering_objects_per_sec",
+    "recovering_bytes_per_sec",
+)
 
 
 def sample_of(status: dict[str, Any], t: float) -> dict[str, Any]:
     """The parts of `ceph -s -f json` a health sample keeps."""
     health = status.get("health", {})
+    pgmap = status.get("pgmap", {})
     osdmap = status.get("osdmap", {})
     osdmap = osdmap.get("osdmap", osdmap)
     return {
@@ -31,10 +41,9 @@ def sample_of(status: dict[str, Any], t: float) -> dict[str, Any]:
             }
             for code, check in health.get("checks", {}).items()
         },
-        "pgs": {
-            s["state_name"]: s["count"] for s in status.get("pgmap", {}).get("pgs_by_state", [])
-        },
+        "pgs": {s["state_name"]: s["count"] for s in pgmap.get("pgs_by_state", [])},
         "osds": {k: osdmap.get(k) for k in ("num_osds", "num_up_osds", "num_in_osds")},
+        "recovery": {k: pgmap[k] for k in RECOVERY_FIELDS if k in pgmap},
     }
 
 

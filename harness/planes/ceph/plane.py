@@ -1,15 +1,18 @@
 """The Ceph plane in the registry: the `rbd` target; the health samples and image notes
-any step on Ceph may hold; its RBD images."""
+any step on Ceph may hold, and the cluster's state in each sample (a step's phases); its
+RBD images."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from harness.host.sampler import read_samples
 from harness.planes.base import LazyTarget, Plane
 from harness.planes.ceph import cleanup
 from harness.planes.ceph.osd_perf import osd_loads, osd_perf_problem
+from harness.planes.ceph.phases import states
 from harness.planes.ceph.step import HEALTH_FILE, ceph_step
 from harness.records.step import RawStep, StepParts
 
@@ -30,10 +33,16 @@ def osd_step(step: RawStep, window: tuple[float, float] | None) -> dict[str, Any
     return {"ceph_osds_unread": unread} if unread else {}
 
 
+def health_states(raw: Path) -> list[tuple[float, str | None]]:
+    """The cluster's state in each of the step's health samples (phases.py)."""
+    return states(read_samples(raw / HEALTH_FILE))
+
+
 PLANE = Plane(
     "ceph",
     targets={"rbd": LazyTarget("harness.planes.ceph.target", "RbdFioTarget")},
     step_extras=[health_step],
     window_extras=[osd_step],
+    phase_states=[health_states],
     removers=[(lambda kind: kind.startswith("rbd-"), cleanup.remove_noted)],
 )

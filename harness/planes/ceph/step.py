@@ -1,6 +1,6 @@
-"""What a step's Ceph-side raw files add to its results: health events and warnings
-(raw/ceph-health.jsonl) and a warning when consumers read blocks never written
-(raw/images.json)."""
+"""What a step's Ceph-side raw files add to its results: health events and warnings, and
+what the cluster recovered (raw/ceph-health.jsonl), and a warning when consumers read
+blocks never written (raw/images.json)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from typing import Any
 
 from harness.host.sampler import read_samples
 from harness.planes.ceph.health import UNREACHABLE, describe, health_events, sampling_cost
+from harness.planes.ceph.phases import bytes_recovered, states
 from harness.records.aggregate import Warning
 from harness.records.db import EventRecord
+from harness.records.phases import RECOVERING, phases
 
 HEALTH_FILE = "ceph-health.jsonl"
 
@@ -48,6 +50,9 @@ def ceph_step(raw: Path, step_id: str, step_start: float | None) -> CephStepResu
             kind = "ceph-unreachable" if event.code == UNREACHABLE else "ceph-health"
             result.warnings.append(Warning(kind, text))
         result.summary["ceph_health"] = {**sampling_cost(samples), "checks": dict(seen)}
+        recovery = recovery_of(samples)
+        if recovery is not None:
+            result.summary["ceph_recovery"] = recovery
     unwritten = _unwritten_readers(raw / "images.json")
     if unwritten:
         result.warnings.append(
@@ -59,6 +64,22 @@ def ceph_step(raw: Path, step_id: str, step_start: float | None) -> CephStepResu
             )
         )
     return result
+
+
+def recovery_of(samples: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How long the cluster recovered within the step's samples (phases.py) and what it
+    recovered, at the manager's rate; None if it never did."""
+    found = phases(states(samples), end=max(float(s["t"]) for s in samples))
+    recovering = [p for p in found if p.state == RECOVERING]
+    if not recovering:
+        return None
+    seconds = sum(p.seconds for p in recovering)
+    recovered = sum(bytes_recovered(samples, p) for p in recovering)
+    return {
+        "seconds": round(seconds, 3),
+        "bytes": round(recovered),
+        "bytes_per_s": round(recovered / seconds) if seconds else None,
+    }
 
 
 def _unwritten_readers(path: Path) -> list[str]:

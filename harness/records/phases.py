@@ -1,0 +1,163 @@
+"""A faulted step's phases: the states its backend went through (healthy, degraded,
+recovering, healed), as the backend's own samples showed them, not as the fault's timing
+would suggest; and each phase's figures from a consumer's per-second log. Pure functions.
+
+Each sample gives a time and a state (None: the backend did not say). A phase is a run of
+samples in one state, from its first sample to the next phase's first (to the step's
+end for the last): a boundary is known to within the sampling interval, after the
+change. Healthy after any other state is healed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from harness.records.stalls import Stall
+
+HEALTHY = "healthy"
+DEGRADED = "degraded"
+RECOVERING = "recovering"
+HEALED = "healed"
+STATES = (HEALTHY, DEGRADED, RECOVERING, HEALED)
+
+
+@dataclass(frozen=True)
+class Phase:
+    state: str
+    start: float  # seconds since the epoch: its first sample
+    end: float  # the next phase's first sample, or the step's end
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+def phases(
+    samples: Sequence[tuple[float, str | None]], end: float, start: float | None = None
+) -> list[Phase]:
+    """The phases of (time, state) samples up to ``end``, from ``start`` if given (the
+    state then is the last sample's before it); an unanswered sample (None) leaves the
+    phase before it as it was."""
+    found: list[Phase] = []
+    faulted = False
+    for t, state in sorted(samples, key=lambda s: s[0]):
+        if state is None or t >= end:
+            continue
+        if state == HEALTHY and faulted:
+            state = HEALED
+        faulted = faulted or state not in (HEALTHY, HEALED)
+        if found and found[-1].state == state:
+            continue
+        if found:
+            found[-1] = Phase(found[-1].state, found[-1].start, t)
+        found.append(Phase(state, t, end))
+    if start is None:
+        return found
+    return [Phase(p.state, max(p.start, start), p.end) for p in found if p.end > start]
+
+
+@dataclass(frozen=True)
+class PhaseFigures:
+    """A consumer's figures over one phase."""
+
+    state: str
+    start_s: float  # from the step's start
+    seconds: float
+    ios: float  # I/Os completed in the phase, from the per-second log
+    iops: float | None  # ios / seconds
+    kept_pct: float | None  # iops against the healthy phase's (None: no healthy phase)
+    longest_stall_s: float  # the longest time within the phase with no I/O completed
+
+
+def _overlap(start: float, end: float, phase: Phase) -> float:
+    return max(0.0, min(end, phase.end) - max(start, phase.start))
+
+
+def ios_in(phase: Phase, per_second: Sequence[tuple[float, float]]) -> float:
+    """The I/Os a per-second log says completed within the phase: each point, (the end of
+    its second, the IOPS fio averaged over it), counted for the share of its second that
+    lies in the phase; a second with no point completed none."""
+    return sum(iops * _overlap(t - 1.0, t, phase) for t, iops in per_second)
+
+
+def longest_stall_in(phase: Phase, found: Sequence[Stall]) -> float:
+    """The longest of the stalls (records/stalls.py) as much of it as lies in the phase."""
+    spans = [_overlap(s.start_ms / 1000, s.start_ms / 1000 + s.seconds, phase) for s in found]
+    return round(max(spans, default=0.0), 3)
+
+
+def phase_figures(
+    found: Sequence[Phase],
+    per_second: Sequence[tuple[float, float]],
+    stalls: Sequence[Stall],
+    step_start: float,
+) -> list[PhaseFigures]:
+    """Each phase's figures for one consumer (its per-second log, its stalls)."""
+    ios = [ios_in(phase, per_second) for phase in found]
+    rates = [n / p.seconds if p.seconds > 0 else None for n, p in zip(ios, found, strict=True)]
+    healthy = [r for p, r in zip(found, rates, strict=True) if p.state == HEALTHY]
+    baseline = healthy[0] if healthy else None
+    return [
+        PhaseFigures(
+            state=phase.state,
+            start_s=round(phase.start - step_start, 3),
+            seconds=round(phase.seconds, 3),
+            ios=round(n, 1),
+            iops=None if rate is None else round(rate, 1),
+            kept_pct=None if rate is None or not baseline else round(100 * rate / baseline, 1),
+            longest_stall_s=longest_stall_in(phase, stalls),
+        )
+        for phase, n, rate in zip(found, ios, rates, strict=True)
+    ]
+
+
+def fault_to_healed_s(found: Sequence[Phase], fault_t: float) -> float | None:
+    """Seconds from the fault to the start of the healed phase (None: never healed)."""
+    healed = [p for p in found if p.state == HEALED and p.start >= fault_t]
+    return round(healed[0].start - fault_t, 3) if healed else None
+
+
+Consumer = tuple[Sequence[tuple[float, float]], Sequence[Stall]]  # per-second IOPS, stalls
+
+
+def step_phases(
+    found: Sequence[Phase], consumers: Mapping[str, Consumer], step_start: float
+) -> dict[str, Any]:
+    """A step's phases with every consumer's figures in each, and all consumers' summed
+    (their I/Os together; the longest stall any of them had)."""
+    every = [point for per_second, _ in consumers.values() for point in per_second]
+    stalled = [stall for _, found_stalls in consumers.values() for stall in found_stalls]
+    return {
+        "phases": [
+            {
+                "state": p.state,
+                "start_s": round(p.start - step_start, 3),
+                "seconds": round(p.seconds, 3),
+            }
+            for p in found
+        ],
+        "sum": [asdict(f) for f in phase_figures(found, every, stalled, step_start)],
+        "consumers": {
+            name: [asdict(f) for f in phase_figures(found, per_second, own, step_start)]
+            for name, (per_second, own) in consumers.items()
+        },
+    }
+
+
+def phases_sentence(summary: Mapping[str, Any]) -> str:
+    """E.g. 'degraded from +10.4 s for 20.1 s (IOPS kept 41 %), recovering from +30.5 s
+    for 17.0 s (63 %), healed at +47.5 s'."""
+    parts = []
+    for phase in summary["sum"]:
+        if phase["state"] == HEALTHY:
+            continue
+        if phase["state"] == HEALED:
+            parts.append(f"healed at +{phase['start_s']:.1f} s")
+            continue
+        kept = "" if phase["kept_pct"] is None else f" (IOPS kept {phase['kept_pct']:.0f} %)"
+        parts.append(
+            f"{phase['state']} from +{phase['start_s']:.1f} s for {phase['seconds']:.1f} s{kept}"
+        )
+    return ", ".join(parts)
