@@ -138,8 +138,21 @@ TABLE = {  # heat-capacity.csv's columns: a trial's key, in the order the search
 }
 
 
+ROUNDED = {  # a column -> how its figures are shown (the JSON keeps them whole)
+    "p99_ms": lambda ms: f"{ms:.3g}",
+    "p50_ms": lambda ms: f"{ms:.3g}",
+    "achieved_iops": lambda iops: f"{iops:.0f}",
+}
+
+
 def write_table(trials: list[dict[str, Any]]) -> None:
+    def cell(column: str, value: Any) -> Any:
+        shown = ROUNDED.get(column)
+        return value if shown is None or value is None else shown(value)
+
     with (OUT / f"{NAME}.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, list(TABLE))
         writer.writeheader()
-        writer.writerows({column: trial[key] for column, key in TABLE.items()} for trial in trials)
+        writer.writerows(
+            {column: cell(column, trial[key]) for column, key in TABLE.items()} for trial in trials
+        )

@@ -42,6 +42,7 @@ _tables = {
     "rally-sweep/comparison.csv": "rally-sweep.csv",
     "rally-sweep/failures.csv": "rally-failures.csv",
     "heat-vms/heat-vms.csv": "heat-vms.csv",
+    "heat-capacity/heat-capacity.csv": "heat-capacity.csv",
 }
 for _name, _copy in _tables.items():
     if (_kept / _name).exists():

@@ -1,17 +1,19 @@
 """The Scale page's pictures, drawn from the comparison tables the scale benchmarks keep
 under results/scale/ (the same CSV files the page's tables are): volperf set against
 kube-burner and against plain Rally, latency by scale and each process's CPU time and
-peak memory. The documentation build draws them beside the tables (doc/source/conf.py)."""
+peak memory; the Heat capacity search's knee. The documentation build draws them beside
+the tables (doc/source/conf.py)."""
 
 from __future__ import annotations
 
 import csv
+import json
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.report.plots import pyplot, save
+from harness.report.plots import capacity_plot, pyplot, save
 
 TOOL_COLOURS = {"volperf": "tab:blue", "kube-burner": "tab:orange", "rally": "tab:green"}
 Row = dict[str, str]
@@ -136,9 +138,19 @@ def _mean_of_runs(rows: list[Row], keys: Sequence[str], columns: Sequence[str]) 
 
 
 # each picture's file stem -> the kept table (under results/scale/) it is drawn from
+def heat_capacity_plot(figures: Path, directory: Path, stem: str) -> str:
+    """The Heat capacity search's knee, as a campaign's page draws it (plots.py)."""
+    kept = json.loads(figures.read_text())
+    found = {"rate_iops": kept["rate_iops"], "trials": kept["trials"]}
+    drawn = capacity_plot({**found, "search": {"p99_ms": kept["p99_ms"]}}, directory, stem)
+    assert drawn is not None, f"{figures}: no step tried"
+    return drawn
+
+
 SCALE_PLOTS = {
     "k8s-namespaces": ("k8s-namespaces/comparison.csv", k8s_namespaces_plot),
     "rally-sweep": ("rally-sweep/comparison.csv", rally_sweep_plot),
+    "heat-capacity": ("heat-capacity/heat-capacity.json", heat_capacity_plot),
 }
 
 

@@ -22,6 +22,7 @@ SCALE_SECTIONS = {
     "hosts-fleet": "hosts-fleet-*.json",
     "rally-sweep": "rally-sweep/**/comparison-c*.json",
     "heat-vms": "heat-vms/heat-vms-*.json",
+    "heat-capacity": "heat-capacity/heat-capacity.json",
 }
 
 

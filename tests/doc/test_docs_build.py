@@ -58,6 +58,7 @@ PAGE_SECTIONS = {
     "a-fleet-of-64-hosts-through-fio-s-client-server-mode": "hosts-fleet",
     "rally-s-control-plane-at-2-to-120-concurrent-users-against-plain-rally": "rally-sweep",
     "heat-at-20-and-40-vms": "heat-vms",
+    "a-capacity-search-on-the-heat-plane": "heat-capacity",
 }
 
 

@@ -4,12 +4,13 @@ panel is the mean of its tool's runs in the table, by scale (results/scale/)."""
 from __future__ import annotations
 
 import csv
+import json
 import statistics
 from pathlib import Path
 
 import pytest
 
-from harness.report import scale
+from harness.report import plots, scale
 
 KEPT = Path(__file__).parents[3] / "results" / "scale"
 
@@ -47,8 +48,12 @@ def _mean_by_scale(rows: list[dict[str, str]], column: str) -> list[tuple[int, f
 
 
 def test_the_k8s_panels_are_the_mean_of_the_tables_runs(figures, tmp_path):
-    assert scale.draw_scale_plots(KEPT, tmp_path) == ["k8s-namespaces", "rally-sweep"]
-    for stem in ("k8s-namespaces", "rally-sweep"):
+    assert scale.draw_scale_plots(KEPT, tmp_path) == [
+        "k8s-namespaces",
+        "rally-sweep",
+        "heat-capacity",
+    ]
+    for stem in ("k8s-namespaces", "rally-sweep", "heat-capacity"):
         assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
     axes = figures["k8s-namespaces"]
     rows = _table("k8s-namespaces/comparison.csv")
@@ -80,8 +85,30 @@ def test_a_table_not_beside_the_sources_is_said_in_its_place(figures, tmp_path):
     assert scale.draw_scale_plots(tmp_path / "nothing", tmp_path) == [
         "k8s-namespaces",
         "rally-sweep",
+        "heat-capacity",
     ]
     [text] = figures["k8s-namespaces"][""].texts
     assert (
         text.get_text() == "not beside these sources: results/scale/k8s-namespaces/comparison.csv"
     )
+
+
+def test_the_heat_capacity_knee_is_each_step_the_search_kept(monkeypatch, tmp_path):
+    drawn: dict[str, dict[str, object]] = {}
+    real_save = plots.save
+
+    def keep(fig, directory, stem):  # the knee is drawn by the campaign pages' own plot
+        drawn[stem] = {ax.get_title(): ax for ax in fig.axes}
+        return real_save(fig, directory, stem)
+
+    monkeypatch.setattr(plots, "save", keep)
+    scale.draw_scale_plots(KEPT, tmp_path)
+    kept = json.loads((KEPT / "heat-capacity" / "heat-capacity.json").read_text())
+    rate = kept["rate_iops"]
+    for title, key in (
+        ("p99 latency", "p99_ms"),
+        ("rate achieved, all consumers", "achieved_iops"),
+    ):
+        [points] = [c.get_offsets() for c in drawn["heat-capacity"][title].collections]
+        expected = [(t["count"] * rate, t[key]) for t in kept["trials"] if t[key] is not None]
+        assert [tuple(p) for p in points] == pytest.approx(expected)
