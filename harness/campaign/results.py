@@ -29,7 +29,7 @@ from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
 from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
 from harness.records.pace import SHORT_PCT, StepPace, consumer_pace
-from harness.records.phases import HEALTHY, phases, phases_sentence, step_phases
+from harness.records.phases import HEALED, HEALTHY, phases, phases_sentence, step_phases
 from harness.records.repeats import repeat_spreads
 from harness.records.stall_summary import stalls_of
 from harness.records.stalls import Stall
@@ -432,7 +432,7 @@ def _phases(
     by_job = {log.jobname: log for log in logs if since_epoch(log)}
     for read_states in registry.phase_states():
         found = phases(read_states(raw), end, start)
-        if all(p.state == HEALTHY for p in found):
+        if all(p.state in (HEALTHY, HEALED) for p in found):  # healed before the run began
             continue
         consumers = {
             r.context.consumer: (

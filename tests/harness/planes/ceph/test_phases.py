@@ -156,3 +156,19 @@ def test_an_unanswered_sample_has_no_state_and_a_clean_but_scrubbing_cluster_is_
     assert state_of({"t": 1.0, "pgs": {"active+remapped+backfilling": 3}, "osds": out}) == (
         RECOVERING
     )
+
+
+def test_an_outage_healed_before_the_run_began_splits_nothing(tmp_path):
+    campaign = tmp_path / "outage"
+    shutil.copytree(OUTAGE / "campaign", campaign)
+    [health] = campaign.glob("steps/*/raw/ceph-health.jsonl")
+    samples = _samples()
+    healed = [p for p in phases(states(samples), samples[-1]["t"]) if p.state == HEALED][0]
+    start, _ = _run()
+    early = healed.start - start + 1  # the cluster healed 1 s before fio began
+    moved = [{**s, "t": s["t"] - early} for s in samples]
+    health.write_text("".join(json.dumps(s) + "\n" for s in moved))
+    rebuild(CampaignStore(campaign))
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    assert "phases" not in step
+    assert not [w for w in step["warnings"] if w["code"] == "backend-phases"]
