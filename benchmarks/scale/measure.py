@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -88,6 +89,25 @@ def keep_gzipped(path: Path, target: Path, above_bytes: int = 50_000) -> Path:
     """``path`` copied into the folder ``target``, gzipped when larger than ``above_bytes``."""
     target.mkdir(parents=True, exist_ok=True)
     return gzipped(Path(shutil.copy(path, target / path.name)), above_bytes)
+
+
+# the folder each stand-in agent ran fio in, inside its guest's temporary folder under the
+# testbed's state (already <testbed>): a path of one run, kept as <agent-dir>
+AGENT_DIR = re.compile(r"<testbed>/guests/[0-9a-f-]+/tmp/volperf-agent\.[A-Za-z0-9]+")
+
+
+def keep_heat_campaign(campaign: Path, kept: Path, testbed: Path) -> None:
+    """A Heat campaign copied to ``kept`` without the VMs' per-second fio logs (tens of MB
+    at 40 VMs), Heat's events gzipped (0.5 MB a stack); in what Heat and the VMs' fio
+    said (raw/heat/), the paths of this checkout, of this run's temporary testbed and of
+    each agent's folder kept as <checkout>, <testbed> and <agent-dir>, the only change."""
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.copytree(campaign, kept, ignore=shutil.ignore_patterns("*.log", ".lock", "created.json"))
+    for said in kept.glob("steps/*/raw/heat/*/*.json"):
+        text = said.read_text().replace(str(ROOT), "<checkout>").replace(str(testbed), "<testbed>")
+        said.write_text(AGENT_DIR.sub("<agent-dir>", text))
+    for events in kept.glob("steps/*/raw/heat/*/events.json"):
+        gzipped(events)
 
 
 def write_figures(path: Path, figures: dict[str, Any]) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from benchmarks.scale.measure import ROOT, gzipped, run_measured, write_figures
+from benchmarks.scale.measure import ROOT, keep_heat_campaign, run_measured, write_figures
 from harness.testbeds.openstack.testbed import CLOUD
 
 OUT = ROOT / "results" / "scale" / "heat-capacity"
@@ -73,13 +72,7 @@ def test_heat_capacity_search(openstack_cloud, tmp_path):
     )
     campaign = results / NAME
     kept = OUT / NAME
-    shutil.rmtree(kept, ignore_errors=True)
-    shutil.copytree(campaign, kept, ignore=shutil.ignore_patterns("*.log", ".lock", "created.json"))
-    for events in kept.glob("steps/*/raw/heat/*/events.json"):
-        gzipped(events)
-    testbed = str(openstack_cloud.parent)  # as in test_heat_vms.py: <testbed>, not a tmp path
-    for output in kept.glob("steps/*/raw/heat/*/fio-*.json"):
-        output.write_text(output.read_text().replace(testbed, "<testbed>"))
+    keep_heat_campaign(campaign, kept, openstack_cloud.parent)
     summary = json.loads((campaign / "summary.json").read_text())
     [found] = summary["capacity"]
     steps = {step["step"]: step for step in summary["steps"]}

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks.scale.measure import ROOT, gzipped, run_measured, write_figures
+from benchmarks.scale.measure import ROOT, keep_heat_campaign, run_measured, write_figures
 from harness.testbeds.openstack.testbed import CLOUD
 
 OUT = ROOT / "results" / "scale" / "heat-vms"
@@ -74,16 +73,7 @@ def test_heat_at_scale(openstack_cloud, vms, tmp_path):
     )
     campaign = results / f"heat-vms-{vms}"
     kept = OUT / campaign.name
-    shutil.rmtree(kept, ignore_errors=True)
-    # the records without the VMs' per-second fio logs (tens of MB at 40 VMs)
-    shutil.copytree(campaign, kept, ignore=shutil.ignore_patterns("*.log", ".lock", "created.json"))
-    for events in kept.glob("steps/*/raw/heat/*/events.json"):  # Heat's events: 0.5 MB a stack
-        gzipped(events)
-    # the stand-in's fio names its log files under the testbed's state directory, a path of
-    # this run's temporary directory: kept as <testbed>, the only change to fio's output
-    testbed = str(openstack_cloud.parent)
-    for output in kept.glob("steps/*/raw/heat/*/fio-*.json"):
-        output.write_text(output.read_text().replace(testbed, "<testbed>"))
+    keep_heat_campaign(campaign, kept, openstack_cloud.parent)
     [step] = json.loads((campaign / "summary.json").read_text())["steps"]
     with (campaign / "fio.csv").open() as handle:
         rows = list(csv.DictReader(handle))
