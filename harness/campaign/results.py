@@ -403,16 +403,23 @@ def _pace(records: list[FioConsumerRecord], logs: list[JobLogs], asked: float) -
         log = by_job.get(record.jobname)
         if record.error or log is None:
             continue
-        seconds: dict[int, float] = {}
-        for points in log.iops.values():
-            for time_ms, iops in points:
-                seconds[time_ms] = seconds.get(time_ms, 0.0) + iops
+        seconds = _iops_by_second(log)
         achieved = (record.read.iops if record.read else 0) + (
             record.write.iops if record.write else 0
         )
         per_second = [seconds[t] for t in sorted(seconds)]
         consumers.append(consumer_pace(record.jobname, asked, achieved, per_second, SHORT_PCT))
     return StepPace(consumers, SHORT_PCT)
+
+
+def _iops_by_second(log: JobLogs) -> dict[int, float]:
+    """A consumer's IOPS log, its directions summed: the end of each second (ms since the
+    epoch, or its job's start) -> its IOPS."""
+    seconds: dict[int, float] = {}
+    for points in log.iops.values():
+        for time_ms, iops in points:
+            seconds[time_ms] = seconds.get(time_ms, 0.0) + iops
+    return seconds
 
 
 def _phases(
@@ -436,11 +443,7 @@ def _phases(
             continue
         consumers = {
             r.context.consumer: (
-                [
-                    (t / 1000, iops)
-                    for points in by_job[r.jobname].iops.values()
-                    for t, iops in points
-                ],
+                [(t / 1000, iops) for t, iops in _iops_by_second(by_job[r.jobname]).items()],
                 stalls.get(r.jobname, []),
             )
             for r in ran

@@ -20,7 +20,6 @@ HEALTHY = "healthy"
 DEGRADED = "degraded"
 RECOVERING = "recovering"
 HEALED = "healed"
-STATES = (HEALTHY, DEGRADED, RECOVERING, HEALED)
 
 
 @dataclass(frozen=True)
