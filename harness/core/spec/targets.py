@@ -56,6 +56,12 @@ class RbdTarget(_Strict):
     )
     pool: Name = Field("volumes", description="Ceph pool volperf creates its images in")
     health_interval: float = Field(2.0, ge=0.5, le=60, description="seconds between samples")
+    allow_faults: bool = Field(
+        False,
+        description="let the workloads' faults act on this cluster although it is not a "
+        "volperf testbed (through `ceph orch` and `ceph osd`; the commands are printed "
+        "before the campaign starts)",
+    )
 
 
 class HeatSettings(_Strict):

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from harness.core.faults import Fault
 from harness.core.units import size_bytes
 from harness.core.workloads.base import TARGET_TYPES, Name, Size, Tool, _Strict
 from harness.core.workloads.words import join
@@ -109,6 +110,12 @@ class FioWorkload(_Strict):
         default_factory=dict,
         description="any further fio option, as key: value in the measured job's [global]",
     )
+    faults: list[Fault] = Field(
+        default_factory=list,
+        description="faults injected into the backend during each step's measured run "
+        "(the rbd target: its OSDs), each undone at the step's end; the step's figures "
+        "are then split by the states the backend went through",
+    )
 
     @field_validator("rw", mode="before")
     @classmethod
@@ -131,6 +138,12 @@ class FioWorkload(_Strict):
             raise ValueError("steadystate needs mode 'time': runtime is its limit")
         if self.rate_process is not None and self.rate_iops is None:
             raise ValueError("rate_process spaces a rate: give rate_iops too")
+        length = (self.runtime or 0) + self.ramp_time if self.mode == "time" else None
+        late = [f.label for f in self.faults if length is not None and f.last_s >= length]
+        if late:
+            raise ValueError(
+                f"faults {', '.join(late)}: not within the measured run ({length} s with its ramp)"
+            )
         return self
 
 
@@ -167,8 +180,16 @@ def describe(w: dict[str, Any]) -> str:
             {True: "direct I/O", False: "buffered I/O"}.get(w.get("direct"), ""),
             "every block written once before measuring (prefill)" if w.get("prefill") else "",
             f"capped at {w['rate_iops']} IOPS per consumer" if w.get("rate_iops") else "",
+            _faults_text(w.get("faults") or []),
         ]
     )
+
+
+def _faults_text(faults: list[dict[str, Any]]) -> str:
+    if not faults:
+        return ""
+    made = [Fault.model_validate(f).label for f in faults]
+    return f"faults injected in each step: {', '.join(made)}, each undone at the step's end"
 
 
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
@@ -183,6 +204,7 @@ AGENT_FIXED = {
     "steadystate": None,
     "histogram_logs": False,
     "fio_options": {},
+    "faults": [],
 }
 
 
@@ -228,6 +250,11 @@ def fits(target: Any, workloads: list[FioWorkload]) -> None:
             )
     if target.type == "openstack":
         _check_heat(target, workloads)
+    faulted = [w.name for w in workloads if w.faults]
+    if faulted and target.type != "rbd":
+        raise ValueError(
+            f"workloads {', '.join(faulted)}: faults act on Ceph's OSDs: the rbd target only"
+        )
 
 
 TOOL = Tool(

@@ -485,3 +485,68 @@ def test_a_relative_local_dir_is_under_the_current_directory_and_an_absolute_one
     written = validate({**base, "target": {"type": "local", "dir": str(tmp_path / "link")}})
     assert written.target.dir == tmp_path / "link"  # not resolved through the link
     assert validate({**base, "target": {"type": "local"}}).target.dir is None
+
+
+def test_an_rbd_workload_takes_faults_timed_within_its_run_and_says_them():
+    stop = {"action": "stop-osd", "osd": 1, "at": 10}
+    pause = {"action": "pause-osd", "osd": 2, "at": 40, "seconds": 5}
+    base = {
+        "name": "r",
+        "target": {"type": "rbd"},
+        "workloads": [{"name": "w", "rw": "randwrite", "runtime": 60, "faults": [stop, pause]}],
+        "sweep": [1],
+    }
+    spec = validate(base)
+    assert [f.label for f in spec.workloads[0].faults] == [
+        "stop-osd osd.1 at +10 s",
+        "pause-osd osd.2 at +40 s for 5 s",
+    ]
+    assert spec.target.allow_faults is False
+    from harness.core.workloads.fio import describe
+
+    assert "faults injected in each step: stop-osd osd.1 at +10 s, pause-osd osd.2 at +40 s " in (
+        describe(spec.workloads[0].model_dump())
+    )
+
+
+@pytest.mark.parametrize(
+    "fault, target, expected",
+    [
+        (
+            {"action": "stop-osd", "osd": 1, "at": 60},
+            "rbd",
+            "faults stop-osd osd.1 at +60 s: not within the measured run (60 s with its ramp)",
+        ),
+        (
+            {"action": "pause-osd", "osd": 1, "at": 50, "seconds": 10},
+            "rbd",
+            "faults pause-osd osd.1 at +50 s for 10 s: not within the measured run",
+        ),
+        ({"action": "pause-osd", "osd": 1, "at": 5}, "rbd", "pause-osd needs seconds"),
+        (
+            {"action": "stop-osd", "osd": 1, "at": 5, "seconds": 3},
+            "rbd",
+            "stop-osd takes no seconds (pause-osd does)",
+        ),
+        (
+            {"action": "crash-osd", "osd": 1, "at": 5},
+            "rbd",
+            "workloads[0].faults[0].action: Input should be 'stop-osd'",
+        ),
+        (
+            {"action": "stop-osd", "osd": 1, "at": 5},
+            "local",
+            "workloads w: faults act on Ceph's OSDs: the rbd target only",
+        ),
+    ],
+)
+def test_fault_errors_name_the_fault(fault, target, expected):
+    data = {
+        "name": "r",
+        "target": {"type": target, "dir": "/tmp"} if target == "local" else {"type": target},
+        "workloads": [{"name": "w", "rw": "randwrite", "runtime": 60, "faults": [fault]}],
+        "sweep": [1],
+    }
+    with pytest.raises(SpecError) as info:
+        validate(data)
+    assert any(expected in problem for problem in info.value.problems), info.value.problems

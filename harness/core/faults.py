@@ -1,0 +1,61 @@
+"""Faults a workload injects into its backend during each of its steps' measured runs, so
+that the step's figures can be split by the state the backend went through (the planes'
+phases): what, to which part, and when.
+
+A fault's time is in seconds after the step's measured fio run started (its ramp
+included). What a fault did, the plane that gave it undoes at the step's end, and
+``volperf cleanup`` after a run that was killed (created.json notes it first).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from harness.core.workloads.base import _Strict
+
+# Ceph's OSD faults, and what each does; on a cluster that is not a volperf testbed, only
+# when its target says so (allow_faults), through Ceph's orchestrator and monitors
+OSD_ACTIONS = {
+    "stop-osd": "stop the OSD's daemon",
+    "start-osd": "start the OSD's daemon again",
+    "out-osd": "mark the OSD out (Ceph moves its data to the others)",
+    "in-osd": "mark the OSD in again",
+    "pause-osd": "freeze the OSD's daemon (SIGSTOP) for `seconds`, then let it go on "
+    "(SIGCONT): the Ceph testbed only",
+}
+OsdAction = Literal["stop-osd", "start-osd", "out-osd", "in-osd", "pause-osd"]
+
+
+class OsdFault(_Strict):
+    """One fault of a Ceph OSD during a step's measured run."""
+
+    action: OsdAction = Field(description="; ".join(f"{k}: {v}" for k, v in OSD_ACTIONS.items()))
+    osd: int = Field(ge=0, description="the OSD's id (osd.N)")
+    at: float = Field(ge=0, description="seconds after the measured fio run starts")
+    seconds: float | None = Field(
+        None, gt=0, description="pause-osd: how long the daemon stays frozen"
+    )
+
+    @model_validator(mode="after")
+    def _seconds(self) -> OsdFault:
+        if self.action == "pause-osd" and self.seconds is None:
+            raise ValueError("pause-osd needs seconds (how long the OSD stays frozen)")
+        if self.action != "pause-osd" and self.seconds is not None:
+            raise ValueError(f"{self.action} takes no seconds (pause-osd does)")
+        return self
+
+    @property
+    def label(self) -> str:
+        """E.g. 'stop-osd osd.1 at +10 s'."""
+        pause = f" for {self.seconds:g} s" if self.seconds is not None else ""
+        return f"{self.action} osd.{self.osd} at +{self.at:g} s{pause}"
+
+    @property
+    def last_s(self) -> float:
+        """When its last action is due: a pause's end, else its time."""
+        return self.at + (self.seconds or 0.0)
+
+
+Fault = OsdFault
