@@ -382,6 +382,24 @@ class CephTestbed(Testbed):
             self.run(f"ceph-{kind}", "-i", ident, **self._daemon_env(kind))
             say(f"{daemon.name} started (pid {self._wait_pid(daemon)})")
 
+    def osd(self, number: int) -> Daemon:
+        """The daemon of osd.``number``; a TestbedError if the testbed has no such OSD."""
+        if not 0 <= number < self.osds:
+            raise TestbedError(f"osd.{number}: the testbed has osd.0 to osd.{self.osds - 1}")
+        return Daemon(f"osd.{number}", self.state / "run" / f"osd.{number}.pid", str(self.conf))
+
+    def start_osd(self, number: int) -> list[str]:
+        """Start osd.``number`` again on its data as `up` does (a fault's undoing); the
+        command it ran, [] if it was running."""
+        daemon = self.osd(number)
+        if daemon.pid() is not None:
+            return []
+        env = self._daemon_env("osd")
+        self.run("ceph-osd", "-i", str(number), **env)
+        self._wait_pid(daemon)
+        given = " ".join(f"{k}={v}" for k, v in env.items())
+        return [f"{given} ceph-osd -c {self.conf} -i {number}"]
+
     def _daemon_env(self, kind: str) -> dict[str, str]:
         if kind != "osd":
             return {}
