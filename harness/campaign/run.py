@@ -68,6 +68,10 @@ class Display:
     """What the runner tells the user; the CLI gives a rich one, tests a silent one."""
 
     def campaign_started(self, store: CampaignStore, steps: list[Step], todo: int) -> None: ...
+    def announce(self, line: str) -> None:
+        """What the target will do beyond the steps' tools (faults it injects), before
+        any step starts."""
+
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         return lambda elapsed, iops: None
 
@@ -143,6 +147,8 @@ def run_campaign(
         _mark_stale_runs(store, steps)
         todo = [s for s in steps if not store.read_status(s.id).settled]
         display.campaign_started(store, steps, len(todo))
+        for line in getattr(target, "announcements", ()):  # a target may have none
+            display.announce(line)
         ended = sweep_end.ended_sweeps(store, steps)
         try:
             if spec.search is not None:

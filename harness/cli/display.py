@@ -59,6 +59,9 @@ class RichDisplay(Display):
         count = f"{len(steps)} steps" if steps else "a capacity search: it chooses its steps"
         self.console.print(f"[bold]campaign[/] {store.name} → {store.root} ({count}{resumed})")
 
+    def announce(self, line: str) -> None:
+        self.console.print(line, highlight=False, markup=False)
+
     def step_started(self, step: Step, position: int, total: int) -> Tick:
         w = step.workload.model_dump()
         who = (

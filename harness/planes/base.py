@@ -33,6 +33,9 @@ class Target(Protocol):
     # the folder under test on this host, whose file system and device the campaign's
     # environment describes; None where the storage is not a folder here
     path: Path | None
+    # optional, set by prepare: what it will do beyond the steps' tools (the faults it
+    # injects, and their commands), told before any step starts
+    # announcements: list[str]
 
     def tool_versions(self) -> dict[str, str]:
         """The programs it runs beside fio (fio's own is in every environment) and their

@@ -16,6 +16,8 @@ from typing import Any
 
 from harness.records.stalls import Stall
 
+FAULTS_FILE = "faults.json"  # raw/: the faults a plane gave during the step, and when
+
 HEALTHY = "healthy"
 DEGRADED = "degraded"
 RECOVERING = "recovering"
@@ -141,6 +143,12 @@ def step_phases(
         "consumers": {
             name: [asdict(f) for f in phase_figures(found, per_second, own, step_start)]
             for name, (per_second, own) in consumers.items()
+        },
+        # each consumer's IOPS second by second, [end of its second from the step's start,
+        # IOPS]: the phases' picture
+        "per_second": {
+            name: [[round(t - step_start, 3), iops] for t, iops in sorted(per_second)]
+            for name, (per_second, _) in consumers.items()
         },
     }
 

@@ -1,6 +1,6 @@
 """The Ceph plane in the registry: the `rbd` target; the health samples and image notes
-any step on Ceph may hold, and the cluster's state in each sample (a step's phases); its
-RBD images."""
+any step on Ceph may hold, and the cluster's state in each sample (a step's phases); the
+faults a killed run left on its OSDs, and its RBD images."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.host.sampler import read_samples
-from harness.planes.base import LazyTarget, Plane
+from harness.planes.base import Lazy, LazyTarget, Plane
 from harness.planes.ceph import cleanup
 from harness.planes.ceph.osd_perf import osd_loads, osd_perf_problem
 from harness.planes.ceph.phases import states
@@ -44,5 +44,9 @@ PLANE = Plane(
     step_extras=[health_step],
     window_extras=[osd_step],
     phase_states=[health_states],
-    removers=[(lambda kind: kind.startswith("rbd-"), cleanup.remove_noted)],
+    removers=[
+        # faults first: an OSD left stopped is started before the images are removed
+        (lambda kind: kind == "ceph-fault", Lazy("harness.planes.ceph.faults", "undo_noted")),
+        (lambda kind: kind.startswith("rbd-"), cleanup.remove_noted),
+    ],
 )

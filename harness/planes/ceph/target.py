@@ -21,6 +21,7 @@ from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess, CephError, bindings, mon_command, resolve
+from harness.planes.ceph.faults import FaultInjector, OsdSwitch, started_prerun
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.fio_step import finished, log_dir, prefill_note, run_measured, run_prefill
@@ -40,6 +41,9 @@ class RbdFioTarget:
         self.access = CephAccess(options.ceph_conf, options.user, options.pool)
         self.backend = spec.labels.get("backend", f"rbd:{options.pool}")
         self._versions: dict[str, str] = {}
+        self.switch = OsdSwitch(self.access.conf, self.access.user)
+        # what the campaign will do to the cluster, told before it starts
+        self.announcements: list[str] = []
 
     # preparation
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
@@ -53,6 +57,7 @@ class RbdFioTarget:
             raise TargetError(str(exc)) from None
         self._versions = {"ceph cluster": version, "ceph fsid": fsid}
         self._check_space(pools)
+        self._check_faults(spec)
         if "backend" not in spec.labels:
             self.backend = f"rbd:{self.access.pool}:{version.split()[2] if version else '?'}"
         # a standing note: cleanup scans the pool for images tagged with this campaign
@@ -62,6 +67,17 @@ class RbdFioTarget:
             kind="rbd-pool",
             campaign=spec.name,
         )
+
+    def _check_faults(self, spec: CampaignSpec) -> None:
+        faults = [f for w in spec.workloads for f in getattr(w, "faults", [])]
+        if not faults:
+            return
+        self.switch.check(faults, self.options.allow_faults)
+        self.announcements = [
+            f"faults on {self.switch.where}, in each step of their workload, each undone "
+            "at the step's end:",
+            *(f"  {line}" for line in self.switch.plan(faults)),
+        ]
 
     def _note(self) -> dict[str, Any]:
         return {
@@ -174,8 +190,10 @@ class RbdFioTarget:
                     store.record_created(self._key(t), prefilled_bytes=size_bytes(workload.size))
                 notes.append(prefill_note(len(unfilled), workload.size, seconds))
             self._write_images_note(step, targets, store)
-            job = render_job(workload, targets, self._engine(), log_dir(raw))
-            with HostSampler(raw / "host.jsonl", None) as sampler:
+            prerun = started_prerun(raw) if workload.faults else None
+            job = render_job(workload, targets, self._engine(), log_dir(raw), prerun=prerun)
+            faults = FaultInjector(workload.faults, self.switch, store, raw)
+            with HostSampler(raw / "host.jsonl", None) as sampler, faults:
                 failure = run_measured(
                     self.spec, workload, raw, job, stop, tick, env, sampler, len(targets)
                 )
