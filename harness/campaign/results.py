@@ -29,7 +29,15 @@ from harness.records.device_check import GAP_WARNING, compare, host_load
 from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
 from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
 from harness.records.pace import SHORT_PCT, StepPace, consumer_pace
-from harness.records.phases import HEALED, HEALTHY, phases, phases_sentence, step_phases
+from harness.records.phases import (
+    FAULTS_FILE,
+    HEALED,
+    HEALTHY,
+    fault_to_healed_s,
+    phases,
+    phases_sentence,
+    step_phases,
+)
 from harness.records.repeats import repeat_spreads
 from harness.records.stall_summary import stalls_of
 from harness.records.stalls import Stall
@@ -353,6 +361,7 @@ def _fio_summary(
     records, summary["stalls"] = stalled.records, stalled.summary
     if stalled.warning is not None:
         summary["warnings"].append(asdict(stalled.warning))
+    _faults(store.raw_dir(step_id), records, summary)
     if logs:
         _phases(store.raw_dir(step_id), records, logs, stalled.by_job, summary)
     if rate_iops is not None and logs:
@@ -450,6 +459,9 @@ def _phases(
             if r.jobname in by_job
         }
         summary["phases"] = step_phases(found, consumers, start)
+        given = [f["given_t"] for f in summary.get("faults", []) if f["given_t"]]
+        if given:
+            summary["phases"]["fault_to_healed_s"] = fault_to_healed_s(found, min(given))
         summary["warnings"].append(
             asdict(
                 Warning(
@@ -461,6 +473,40 @@ def _phases(
             )
         )
         return
+
+
+def _faults(raw: Path, records: list[FioConsumerRecord], summary: dict[str, Any]) -> None:
+    """The faults a plane gave during the step (raw/faults.json), each at its time from
+    the step's measured start; a warning for each that was not given as asked."""
+    try:
+        given = json.loads((raw / FAULTS_FILE).read_text(encoding="utf-8"))["given"]
+    except (OSError, ValueError, KeyError):
+        return
+    start = min((r.start_ms for r in records), default=0) / 1000
+    summary["faults"] = [
+        {
+            "fault": g["fault"],
+            "action": g["action"],
+            "osd": g.get("osd"),
+            "given_t": g["given_t"],
+            "at_s": None if g["given_t"] is None else round(g["given_t"] - start, 3),
+            "took_s": None if g["done_t"] is None else round(g["done_t"] - g["given_t"], 3),
+            "commands": g["commands"],
+            "error": g["error"],
+        }
+        for g in given
+    ]
+    for g in given:
+        if g["error"]:
+            summary["warnings"].append(
+                asdict(
+                    Warning(
+                        "fault-not-given",
+                        f"fault {g['fault']} ({g['action']}): {g['error']}; the step's "
+                        "figures are not of the faults asked for",
+                    )
+                )
+            )
 
 
 def _window_summary(window: CommonWindow | None) -> dict[str, Any]:

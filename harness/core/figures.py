@@ -75,6 +75,19 @@ TIMES = _named(
 EVENTS = _named(
     Figure("mean_s", "mean s", "s", False), Figure("max_s", "max s", "s", False, noise=FAR_TAIL)
 )
+# a faulted step's phases (records/phases.py: its phases' sum), each phase's own figures
+BACKEND_PHASES = _named(
+    Figure("iops", "IOPS, sum", "IOPS", True),
+    Figure("kept_pct", "IOPS kept % of healthy", "%", True),
+    Figure("longest_stall_s", "longest stall s", "s", False, noise=FAR_TAIL),
+    Figure("seconds", "seconds", "s", False),
+)
+# how long the backend took to heal, and (Ceph) how fast it recovered
+RECOVERY = _named(
+    Figure("fault_to_healed_s", "fault to healed s", "s", False, noise=FAR_TAIL),
+    Figure("seconds", "recovering s", "s", False, noise=FAR_TAIL),
+    Figure("bytes_per_s", "recovered B/s", "B/s", True),
+)
 # a Rally action's response times and its iterations' success
 RALLY = _named(
     Figure("median_s", "median s", "s", False),

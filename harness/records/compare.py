@@ -26,7 +26,17 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.core import figures as catalogue
-from harness.core.figures import DB, EVENTS, FIO, ITERATIONS, RALLY, TIMES, Figure
+from harness.core.figures import (
+    BACKEND_PHASES,
+    DB,
+    EVENTS,
+    FIO,
+    ITERATIONS,
+    RALLY,
+    RECOVERY,
+    TIMES,
+    Figure,
+)
 from harness.core.workloads.registry import tool as by_tag
 from harness.records import noise, stats
 from harness.records.capacity import CapacityChange, compare_capacities
@@ -56,6 +66,8 @@ DB_METRICS = catalogue.pick(
 TIME_METRICS = catalogue.pick(TIMES, *TIMES)
 EVENT_METRICS = catalogue.pick(EVENTS, *EVENTS)
 RALLY_METRICS = catalogue.pick(RALLY, *RALLY)
+PHASE_METRICS = catalogue.pick(BACKEND_PHASES, *BACKEND_PHASES)
+RECOVERY_METRICS = catalogue.pick(RECOVERY, *RECOVERY)
 Metrics = list[Figure]
 
 
@@ -219,7 +231,26 @@ def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]
         for action, figures in (workload.get("actions") or {}).items():
             where = f"{workload['scenario']} at {workload['concurrency']}"
             found.append((f"{where}: {action}", figures, RALLY_METRICS))
+    found += _phase_sections(step)
     return found
+
+
+def _phase_sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]:
+    """A faulted step's phases, all consumers summed, each by its state (the first of a
+    state where it came twice), and how it healed: how long from the fault, and (Ceph)
+    how long and how fast the cluster recovered."""
+    phases = step.get("phases") or {}
+    found: dict[str, dict[str, Any]] = {}
+    for phase in phases.get("sum") or []:
+        found.setdefault(f"phase {phase['state']}", phase)
+    sections = [(name, figures, PHASE_METRICS) for name, figures in found.items()]
+    recovery = {
+        "fault_to_healed_s": phases.get("fault_to_healed_s"),
+        **{k: v for k, v in (step.get("ceph_recovery") or {}).items() if k != "bytes"},
+    }
+    if any(v is not None for v in recovery.values()):
+        sections.append(("recovery", recovery, RECOVERY_METRICS))
+    return sections
 
 
 Key = tuple[int, int, int, int]  # workload position, consumers, threads, repeat

@@ -344,3 +344,34 @@ def test_deltas_of_quoted_figures_are_marked_with_their_workload():
     }
     reads = next(d for d in result.deltas if d.metric == "reads_per_s_total")
     assert (reads.workload, reads.delta, reads.verdict) == ("rnd", pytest.approx(-0.2), "worse")
+
+
+def _faulted(step_figures, kept_degraded, stall_recovering, healed_s, rate):
+    phases = [
+        {"state": "healthy", "iops": 900.0, "kept_pct": 100.0, "longest_stall_s": 0.0},
+        {"state": "degraded", "iops": 9 * kept_degraded, "kept_pct": kept_degraded},
+        {"state": "recovering", "iops": 500.0, "longest_stall_s": stall_recovering},
+    ]
+    return {
+        **step_figures,
+        "phases": {"sum": phases, "fault_to_healed_s": healed_s},
+        "ceph_recovery": {"seconds": 10.0, "bytes": 35e6, "bytes_per_s": rate},
+    }
+
+
+def test_faulted_steps_compare_each_phase_and_how_they_healed():
+    baseline = [_faulted(step(1, 800, 1.0), 147.0, 1.9, 37.0, 3.5e6)]
+    other = [_faulted(step(1, 800, 1.0), 60.0, 4.0, 25.0, 7.0e6)]
+    deltas = {(d.direction, d.metric): d for d in compare(baseline, other).deltas}
+    kept = deltas[("phase degraded", "kept_pct")]
+    assert (kept.baseline, kept.other, kept.verdict) == (147.0, 60.0, "worse")
+    stall = deltas[("phase recovering", "longest_stall_s")]
+    # a single run's stall: no floor is known for maxima on this target
+    assert (stall.baseline, stall.other, stall.verdict) == (1.9, 4.0, "spread unknown")
+    healed = deltas[("recovery", "fault_to_healed_s")]
+    assert (healed.baseline, healed.other, healed.verdict) == (37.0, 25.0, "spread unknown")
+    assert deltas[("recovery", "bytes_per_s")].verdict == "better"
+    assert ("recovery", "bytes") not in deltas
+    # a step without phases on one side: its phases are listed, not judged
+    plain = {(d.direction, d.metric): d for d in compare([step(1, 800, 1.0)], other).deltas}
+    assert plain[("phase degraded", "kept_pct")].verdict == "–"

@@ -108,6 +108,7 @@ def test_a_steps_phases_sum_its_consumers_and_say_so_in_a_sentence():
     assert [p["ios"] for p in summary["consumers"]["c02"]] == [75.0, 50.0, 25.0]
     assert [p["ios"] for p in summary["sum"]] == [275.0, 90.0, 115.0]
     assert [p["longest_stall_s"] for p in summary["sum"]] == [0.0, 1.0, 0.2]
+    assert summary["per_second"]["c02"] == [[1.5, 50.0], [2.5, 50.0], [3.5, 0.0], [4.5, 50.0]]
     assert phases_sentence(summary) == (
         "degraded from +2.0 s for 2.0 s (IOPS kept 33 %), healed at +4.0 s"
     )
