@@ -37,6 +37,16 @@ CAPTIONS = {
     "Ready (dark), and its client's io-pause (hatched); the dashed line: all back",
     "nodes": "Each node's load second by second while the steps ran: CPU busy, and its busiest "
     "disk's IOPS and utilisation (each step's start marked and numbered)",
+    "phases": "Each step the backend was not healthy through, second by second: all consumers' "
+    "IOPS summed (thick) and each consumer's (thin), the backend's phases as bands, the "
+    "faults volperf gave as marks",
+}
+# the phases' bands (records/phases.py's states)
+PHASE_COLOURS = {
+    "healthy": "#d9f0d3",
+    "degraded": "#f4a582",
+    "recovering": "#fddbc7",
+    "healed": "#a6dba0",
 }
 
 
@@ -296,6 +306,57 @@ def pace_plot(
     axes[0][1].set_title("seconds behind its schedule")
     for ax in axes[-1]:
         ax.set_xlabel("second of the step")
+    return save(fig, directory, stem)
+
+
+def phase_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> str | None:
+    """One row per step with phases: its consumers' IOPS second by second, summed and each
+    its own, over bands of the backend's phases, the faults given marked where they were."""
+    rows = [s for s in steps if (s.get("phases") or {}).get("per_second")]
+    if not rows:
+        return None
+    plt = pyplot()
+    fig, axes = plt.subplots(len(rows), 1, figsize=(10, 2.6 * len(rows) + 0.4), squeeze=False)
+    for step, (ax,) in zip(rows, axes, strict=True):
+        found = step["phases"]
+        for phase in found["phases"]:
+            start = phase["start_s"]
+            ax.axvspan(start, start + phase["seconds"], color=PHASE_COLOURS.get(phase["state"]))
+            ax.text(
+                start,
+                1.0,
+                f" {phase['state']}",
+                transform=ax.get_xaxis_transform(),
+                va="top",
+                fontsize=8,
+            )
+        summed: dict[float, float] = {}
+        consumers = found["per_second"]
+        for points in consumers.values():
+            if len(consumers) > 1:
+                ax.plot(*zip(*points, strict=True), linewidth=0.7, alpha=0.6)
+            for t, iops in points:
+                summed[round(t)] = summed.get(round(t), 0.0) + iops
+        xs = sorted(summed)
+        ax.plot(xs, [summed[x] for x in xs], color="black", linewidth=1.6, label="all consumers")
+        for fault in step.get("faults") or []:
+            if fault["at_s"] is None:
+                continue
+            ax.axvline(fault["at_s"], color="#b2182b", linestyle="--", linewidth=1)
+            ax.text(
+                fault["at_s"],
+                0.02,
+                f" {fault['action']} osd.{fault['osd']}",
+                transform=ax.get_xaxis_transform(),
+                rotation=90,
+                fontsize=7,
+                color="#b2182b",
+                va="bottom",
+            )
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel(f"{step['step']}\nIOPS")
+        ax.grid(True, alpha=0.3)
+    axes[-1][0].set_xlabel("seconds from the step's measured start")
     return save(fig, directory, stem)
 
 

@@ -540,6 +540,23 @@ def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
+def fault_lines(steps: list[dict[str, Any]]) -> list[str]:
+    """Each fault volperf gave in a step: when, the commands, or why it was not given."""
+    lines = []
+    for step in steps:
+        for fault in step.get("faults") or []:
+            what = f"{step['step']}: {fault['fault']}"
+            if fault["error"]:
+                lines.append(f"{what}: {fault['action']} NOT given as asked: {fault['error']}")
+                continue
+            commands = "; ".join(fault["commands"]) or "nothing to do"
+            lines.append(
+                f"{what}: {fault['action']} given at +{fault['at_s']:.1f} s "
+                f"({fault['took_s']:.1f} s): {commands}"
+            )
+    return lines
+
+
 def recovery_lines(steps: list[dict[str, Any]]) -> list[str]:
     """What the backend recovered in each step where it did (Ceph: at its manager's
     rate, summed over the step's health samples)."""
