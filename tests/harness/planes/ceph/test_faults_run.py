@@ -1,0 +1,224 @@
+"""Faults given by volperf itself during a measured step, on a real 3-OSD Ceph testbed of
+this module's own: an OSD stopped 10 s into a 60 s fio step and started at 30 s
+(examples/ceph-rbd-outage.yaml), the step
+split into the cluster's phases at Ceph's own times; and volperf killed outright while the
+OSD is stopped, then `volperf cleanup`, which starts it again."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.core.store import CampaignStore
+from harness.records.phases import DEGRADED, HEALED, HEALTHY, RECOVERING
+from harness.report.render import write_report
+from harness.testbeds.ceph import CephTestbed
+from tests.conftest import ceph_daemons
+from tests.harness.helpers import doc_source_copy, volperf
+
+EXAMPLE = Path(__file__).parents[4] / "examples" / "ceph-rbd-outage.yaml"
+MON_PORT = 26000  # its daemons to 26300: apart from the suite's other Ceph testbeds
+
+
+@pytest.fixture(scope="module")
+def three_osds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbed]:
+    work = tmp_path_factory.mktemp("faults")
+    state = work / "ceph3"
+    up = volperf(
+        "testbed",
+        *("up", "ceph", "--osds", "3", "--state", str(state), "--mon-port", str(MON_PORT)),
+        cwd=work,
+        timeout=600,
+    )
+    try:
+        assert up.returncode == 0, up.stderr
+        yield CephTestbed(state)
+    finally:
+        down = volperf("testbed", "down", "ceph", "--purge", "--state", str(state), cwd=work)
+        assert down.returncode == 0, down.stderr
+    assert not ceph_daemons(state / "ceph.conf")
+
+
+def _spec(path: Path, testbed: CephTestbed, name: str, faults: list[dict]) -> Path:
+    spec = {
+        "name": name,
+        "target": {
+            "type": "rbd",
+            "ceph_conf": str(testbed.conf),
+            "pool": "volumes",
+            "health_interval": 1,
+        },
+        "workloads": [
+            {
+                "name": "w",
+                "rw": "randwrite",
+                "bs": "4k",
+                "iodepth": 8,
+                "size": "128M",
+                "runtime": 60,
+                "faults": faults,
+            }
+        ],
+        "sweep": [1],
+    }
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def _osd_tree(testbed: CephTestbed) -> dict[str, tuple[str, float]]:
+    tree = json.loads(testbed.run("ceph", "osd", "tree", "-f", "json"))
+    return {n["name"]: (n["status"], n["reweight"]) for n in tree["nodes"] if n["type"] == "osd"}
+
+
+def _running(text: str) -> bool:
+    """Whether a process whose command line names ``text`` runs."""
+    return subprocess.run(["pgrep", "-f", text], capture_output=True).returncode == 0
+
+
+def _cluster_log_first(testbed: CephTestbed, since: float, *patterns: str) -> float:
+    """When Ceph's cluster log, after ``since``, first said what any of ``patterns``
+    (regular expressions) matches: its monitor's timestamps."""
+    log = json.loads(testbed.run("ceph", "log", "last", "1000", "debug", "cluster", "-f", "json"))
+    for entry in sorted(log, key=lambda e: e["stamp"]):
+        stamp = datetime.fromisoformat(entry["stamp"]).timestamp()
+        if stamp > since and any(re.search(p, entry["message"]) for p in patterns):
+            return stamp
+    raise AssertionError(f"the cluster log never says {patterns} after {since}")
+
+
+# what Ceph's cluster log says of each change: the OSD down, up again; the manager's
+# pgmap with every PG active+clean (its health check said healthy while PGs still peered)
+DOWN = (r"^osd\.1 marked itself down", r"\(OSD_DOWN\)")
+BACK = (r"^osd\.1 \[.*\] boot$", r"Health check cleared: OSD_DOWN")
+CLEAN = (r"^pgmap v\d+: (\d+) pgs: \1 active\+clean;",)
+
+
+def test_an_osd_stopped_at_10_s_and_started_at_30_s_splits_the_step_at_cephs_times(
+    three_osds: CephTestbed, tmp_path: Path
+):
+    # the example as it is, on this testbed: osd.1 stopped at 10 s and started at 30 s
+    spec = yaml.safe_load(EXAMPLE.read_text())
+    assert [f["at"] for f in spec["workloads"][0]["faults"]] == [10, 30]
+    spec["target"]["ceph_conf"] = str(three_osds.conf)
+    (tmp_path / "outage.yaml").write_text(yaml.safe_dump(spec))
+    began = time.time()
+    run = volperf("run", "outage.yaml", "--results", str(tmp_path / "results"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    # the commands, told before the step starts
+    told = run.stderr.index(f"faults on the Ceph testbed in {three_osds.state}")
+    assert run.stderr.index("+10 s: kill -TERM <pid of osd.1>") > told
+    assert f"+30 s: ceph-osd -c {three_osds.conf} -i 1" in run.stderr
+    assert run.stderr.index("+30 s:") < run.stderr.index("001-outage-c001-r1")
+
+    campaign = tmp_path / "results" / "ceph-rbd-outage"
+    [raw] = campaign.glob("steps/*/raw")
+    given = json.loads((raw / "faults.json").read_text())
+    stop, start = given["given"]
+    assert (stop["action"], start["action"]) == ("stop-osd", "start-osd")
+    assert stop["error"] is None and start["error"] is None
+    assert stop["commands"][0].startswith("kill -TERM ") and "-i 1" in start["commands"][0]
+    # on time, from the injector's start just before fio's
+    assert stop["given_t"] - given["started_t"] == pytest.approx(10, abs=0.5)
+    assert start["given_t"] - given["started_t"] == pytest.approx(30, abs=0.5)
+
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    assert [f["action"] for f in step["faults"]] == ["stop-osd", "start-osd"]
+    found = step["phases"]
+    states = [p["state"] for p in found["phases"]]
+    assert states[:3] == [HEALTHY, DEGRADED, RECOVERING], states
+    with (campaign / "fio.csv").open() as handle:
+        [row] = csv.DictReader(handle)
+    measured = datetime.fromisoformat(row["starttime"]).timestamp()
+    at = {p["state"]: measured + p["start_s"] for p in found["phases"]}
+    # each boundary within 2 s of what Ceph's own log says of the same change
+    down = _cluster_log_first(three_osds, began, *DOWN)
+    back = _cluster_log_first(three_osds, began, *BACK)
+    assert at[DEGRADED] == pytest.approx(down, abs=2)
+    assert at[RECOVERING] == pytest.approx(back, abs=2)
+    assert stop["given_t"] < at[DEGRADED] < start["given_t"] < at[RECOVERING]
+    if HEALED in at:
+        clean = _cluster_log_first(three_osds, back, *CLEAN)
+        assert at[HEALED] == pytest.approx(clean, abs=2)
+        assert found["fault_to_healed_s"] == pytest.approx(at[HEALED] - stop["given_t"], abs=0.01)
+
+    # IOPS kept, against an independent reading of fio's completions log: the I/Os each
+    # line counts (its buckets summed: what completed in the 100 ms before it)
+    [completions] = raw.glob("logs/*-completions_clat_hist.1.log")
+    with completions.open() as handle:
+        counted = [(int(r[0]) / 1000, sum(int(c) for c in r[3:])) for r in csv.reader(handle)]
+    rates = []
+    for phase in found["phases"]:
+        begin = measured + phase["start_s"]
+        ios = sum(n for t, n in counted if begin < t <= begin + phase["seconds"])
+        rates.append(ios / phase["seconds"])
+    for summed, rate in zip(found["sum"], rates, strict=True):
+        # the IOPS log's seconds and the completions' 100 ms straddle a boundary: within
+        # a second's worth of I/Os over the phase
+        assert summed["iops"] == pytest.approx(rate, abs=max(rates) / summed["seconds"] + 1)
+        assert summed["kept_pct"] == pytest.approx(100 * rate / rates[0], abs=5)
+    assert any(w["code"] == "backend-phases" for w in step["warnings"])
+    # the page: the IOPS second by second over the phases' bands, the faults marked, and
+    # each fault's commands beside the phases' table
+    page = write_report(CampaignStore(campaign), doc_source_copy(tmp_path))
+    text = page.read_text()
+    assert ".. figure:: phases.png" in text and (page.parent / "phases.svg").exists()
+    assert f"stop-osd given at +{step['faults'][0]['at_s']:.1f} s" in text
+    assert "start-osd given at +" in text and "-i 1" in text
+    # undone and forgotten: every OSD up and in, nothing of the campaign's left noted
+    assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
+    assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph_heals(
+    three_osds: CephTestbed, tmp_path: Path
+):
+    three_osds.wait_ready(300, say=lambda line: None)  # the first test's recovery over
+    faults = [{"action": "stop-osd", "osd": 2, "at": 2}, {"action": "out-osd", "osd": 2, "at": 3}]
+    spec = _spec(tmp_path / "killed.yaml", three_osds, "killed", faults)
+    campaign = tmp_path / "results" / "killed"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", str(spec), "--results", str(campaign.parent)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 120
+        while _osd_tree(three_osds)["osd.2"] != ("down", 0.0):  # stopped and out
+            assert run.poll() is None and time.time() < deadline
+            time.sleep(0.5)
+        noted = json.loads((campaign / "created.json").read_text())
+        [fault] = [n for n in noted.values() if n["kind"] == "ceph-fault"]
+        assert (fault["osd"], fault["stopped"], fault["out"]) == (2, True, True)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+    deadline = time.time() + 30  # fio is told by the kernel that its parent died
+    while _running(f"{campaign}/steps") and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _running(f"{campaign}/steps")
+    assert three_osds.osd(2).pid() is None  # nobody put it back
+
+    cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=120)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert "undone: osd.2 of the Ceph testbed in" in cleaned.stderr
+    assert ": start-osd, in-osd" in cleaned.stderr
+    assert "removed rbd volumes/volperf-killed-c01" in cleaned.stderr
+    assert three_osds.osd(2).pid() is not None
+    assert _osd_tree(three_osds)["osd.2"] == ("up", 1.0)
+    # the cluster heals: HEALTH_OK, every PG clean; nothing of the campaign is left
+    three_osds.wait_ready(300, say=lambda line: None)
+    assert json.loads(three_osds.run("ceph", "health", "-f", "json"))["status"] == "HEALTH_OK"
+    assert "volperf-killed" not in three_osds.run("rbd", "ls", "volumes")
+    assert json.loads((campaign / "created.json").read_text()) == {}
