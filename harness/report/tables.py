@@ -541,18 +541,20 @@ def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def fault_lines(steps: list[dict[str, Any]]) -> list[str]:
-    """Each fault volperf gave in a step: when, the commands, or why it was not given."""
+    """Each fault volperf gave in a step: when, how long it took, the commands, or why it
+    was not given."""
     lines = []
     for step in steps:
         for fault in step.get("faults") or []:
-            what = f"{step['step']}: {fault['fault']}"
+            label, action = fault["fault"], fault["action"]
+            what = f"{step['step']}: {label if label.startswith(action) else f'{label} ({action})'}"
             if fault["error"]:
-                lines.append(f"{what}: {fault['action']} NOT given as asked: {fault['error']}")
+                lines.append(f"{what}: NOT given as asked: {fault['error']}")
                 continue
             commands = "; ".join(fault["commands"]) or "nothing to do"
             lines.append(
-                f"{what}: {fault['action']} given at +{fault['at_s']:.1f} s "
-                f"({fault['took_s']:.1f} s): {commands}"
+                f"{what}: given at +{fault['at_s']:.1f} s, done in {fault['took_s']:.1f} s: "
+                f"{commands}"
             )
     return lines
 

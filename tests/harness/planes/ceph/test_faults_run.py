@@ -173,8 +173,8 @@ def test_an_osd_stopped_at_10_s_and_started_at_30_s_splits_the_step_at_cephs_tim
     page = write_report(CampaignStore(campaign), doc_source_copy(tmp_path))
     text = page.read_text()
     assert ".. figure:: phases.png" in text and (page.parent / "phases.svg").exists()
-    assert f"stop-osd given at +{step['faults'][0]['at_s']:.1f} s" in text
-    assert "start-osd given at +" in text and "-i 1" in text
+    assert f"stop-osd osd.1 at +10 s: given at +{step['faults'][0]['at_s']:.1f} s, done in" in text
+    assert "start-osd osd.1 at +30 s: given at +" in text and "-i 1" in text
     # undone and forgotten: every OSD up and in, nothing of the campaign's left noted
     assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
     assert json.loads((campaign / "created.json").read_text()) == {}

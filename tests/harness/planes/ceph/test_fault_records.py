@@ -1,0 +1,84 @@
+"""A step's records, page and comparison when volperf gave the faults itself
+(fixtures/osd-faults/capture.sh: a real `volperf run` of examples/ceph-rbd-outage.yaml on a
+3-OSD testbed, osd.1 stopped 10 s into fio's run and started at 30 s), set against the
+outage given by hand (fixtures/osd-outage: the same step, the OSD stopped from outside)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.campaign.results import rebuild
+from harness.core.store import CampaignStore
+from harness.records.compare import compare_campaigns
+from harness.records.phases import HEALED
+from harness.report.data import load
+from harness.report.render import write_report
+from tests.harness.helpers import doc_source_copy
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _campaign(tmp_path: Path, name: str) -> CampaignStore:
+    store = CampaignStore(tmp_path / name)
+    shutil.copytree(FIXTURES / name / "campaign", store.root)
+    rebuild(store)
+    return store
+
+
+def _step(store: CampaignStore) -> dict:
+    [step] = json.loads((store.root / "summary.json").read_text())["steps"]
+    return step
+
+
+def test_the_faults_given_are_in_the_steps_records_at_their_times_from_fios_start(tmp_path):
+    step = _step(_campaign(tmp_path, "osd-faults"))
+    [raw] = (tmp_path / "osd-faults" / "steps").glob("*/raw")
+    written = json.loads((raw / "faults.json").read_text())
+    assert written["where"] == "the Ceph testbed in <testbed>"
+    stop, start = step["faults"]
+    assert (stop["fault"], start["fault"]) == (
+        "stop-osd osd.1 at +10 s",
+        "start-osd osd.1 at +30 s",
+    )
+    # given when asked, from fio's own start (its exec_prerun), as the measured start has it
+    assert stop["at_s"] == pytest.approx(10, abs=0.5) and start["at_s"] == pytest.approx(
+        30, abs=0.5
+    )
+    assert stop["commands"][0].startswith("kill -TERM ") and stop["error"] is None
+    assert not [w for w in step["warnings"] if w["code"] == "fault-not-given"]
+    # from the stop to the first sample with every PG clean again
+    found = step["phases"]
+    [healed] = [p for p in found["phases"] if p["state"] == HEALED]
+    assert found["fault_to_healed_s"] == pytest.approx(healed["start_s"] - stop["at_s"], abs=0.01)
+    assert list(found["per_second"]) == ["c01"]
+
+
+def test_the_page_draws_the_phases_and_lists_the_faults_commands(tmp_path):
+    store = _campaign(tmp_path, "osd-faults")
+    page = write_report(store, doc_source_copy(tmp_path))
+    text = page.read_text()
+    assert ".. figure:: phases.png" in text
+    assert (page.parent / "phases.png").stat().st_size > 10_000
+    assert "stop-osd osd.1 at +10 s: given at +" in text
+    assert "start-osd osd.1 at +30 s: given at +" in text and "ceph-osd -c <testbed>" in text
+
+
+def test_the_outage_volperf_gave_compares_phase_by_phase_with_the_one_given_by_hand(tmp_path):
+    by_hand = load(_campaign(tmp_path, "osd-outage")).compared()
+    given = load(_campaign(tmp_path, "osd-faults")).compared()
+    comparison = compare_campaigns(by_hand, given, accept_differences=True)
+    deltas = {(d.direction, d.metric): d for d in comparison.deltas}
+    for state in ("healthy", "degraded", "recovering", "healed"):
+        kept = deltas[(f"phase {state}", "iops")]
+        assert kept.baseline is not None and kept.other is not None
+    healed = deltas[("recovery", "fault_to_healed_s")]
+    assert healed.baseline is None  # given by hand: volperf knew of no fault
+    assert healed.other == _step_of(tmp_path)["phases"]["fault_to_healed_s"]
+
+
+def _step_of(tmp_path: Path) -> dict:
+    return _step(CampaignStore(tmp_path / "osd-faults"))
