@@ -444,20 +444,24 @@ def _phases(
     ran = [r for r in records if not r.error and r.stop_ms > r.start_ms]
     if not ran:
         return
-    start, end = min(r.start_ms for r in ran) / 1000, max(r.stop_ms for r in ran) / 1000
     by_job = {log.jobname: log for log in logs if since_epoch(log)}
+    consumers = {
+        r.context.consumer: (
+            [(t / 1000, iops) for t, iops in _iops_by_second(by_job[r.jobname]).items()],
+            stalls.get(r.jobname, []),
+        )
+        for r in ran
+        if r.jobname in by_job
+    }
+    start, end = min(r.start_ms for r in ran) / 1000, max(r.stop_ms for r in ran) / 1000
+    # fio writes no point for the run's last, partial second: the phases end where the
+    # logs do (else the last phase's IOPS would count that second's time without its I/Os)
+    logged = [t for per_second, _ in consumers.values() for t, _ in per_second]
+    end = min(end, max(logged, default=end))
     for read_states in registry.phase_states():
         found = phases(read_states(raw), end, start)
         if all(p.state in (HEALTHY, HEALED) for p in found):  # healed before the run began
             continue
-        consumers = {
-            r.context.consumer: (
-                [(t / 1000, iops) for t, iops in _iops_by_second(by_job[r.jobname]).items()],
-                stalls.get(r.jobname, []),
-            )
-            for r in ran
-            if r.jobname in by_job
-        }
         summary["phases"] = step_phases(found, consumers, start)
         given = [f["given_t"] for f in summary.get("faults", []) if f["given_t"]]
         if given:

@@ -5,8 +5,10 @@ outage given by hand (fixtures/osd-outage: the same step, the OSD stopped from o
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from harness.records.phases import HEALED
 from harness.report.data import load
 from harness.report.render import write_report
 from tests.harness.helpers import doc_source_copy
+from tests.harness.planes.ceph.fixtures import completed_per_phase
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -82,3 +85,25 @@ def test_the_outage_volperf_gave_compares_phase_by_phase_with_the_one_given_by_h
 
 def _step_of(tmp_path: Path) -> dict:
     return _step(CampaignStore(tmp_path / "osd-faults"))
+
+
+def test_the_last_phase_ends_where_fios_per_second_log_does(tmp_path):
+    """fio writes no point for the run's last, partial second: the last phase ends at the
+    log's last point, or its IOPS would count that second's time without its I/Os."""
+    store = _campaign(tmp_path, "osd-faults")
+    step = _step(store)
+    [raw] = (store.root / "steps").glob("*/raw")
+    [iops_log] = raw.glob("logs/*_iops.1.log")
+    with iops_log.open() as handle:
+        last_point = max(int(row[0]) for row in csv.reader(handle)) / 1000
+    with (store.root / "fio.csv").open() as handle:
+        [row] = csv.DictReader(handle)
+    start = datetime.fromisoformat(row["starttime"]).timestamp()
+    stop = datetime.fromisoformat(row["stoptime"]).timestamp()
+    found = step["phases"]
+    last = found["phases"][-1]
+    assert start + last["start_s"] + last["seconds"] == pytest.approx(last_point, abs=0.002)
+    assert stop - last_point > 0.5  # the second fio left out
+    rates = completed_per_phase(raw, start, found["phases"])
+    for summed, rate in zip(found["sum"], rates, strict=True):
+        assert summed["kept_pct"] == pytest.approx(100 * rate / rates[0], abs=5)
