@@ -28,6 +28,7 @@ from harness.records.phases import (
 )
 from harness.report.render import write_report
 from tests.harness.helpers import doc_source_copy
+from tests.harness.planes.ceph.fixtures import completed_per_phase
 
 OUTAGE = Path(__file__).parent / "fixtures" / "osd-outage"
 [RAW] = (OUTAGE / "campaign" / "steps").glob("*/raw")
@@ -98,16 +99,8 @@ def test_the_steps_records_give_each_phases_iops_kept_as_fios_completions_log_do
     with (campaign / "fio.csv").open() as handle:
         [row] = csv.DictReader(handle)
     start = datetime.fromisoformat(row["starttime"]).timestamp()
-    # independently: the I/Os each line of the completions log counts (its buckets
-    # summed, what completed in the 100 ms before it), for the lines within each phase
-    [completions] = RAW.glob("logs/*-completions_clat_hist.1.log")
-    with completions.open() as handle:
-        counted = [(int(r[0]) / 1000, sum(int(c) for c in r[3:])) for r in csv.reader(handle)]
-    rates = []
-    for phase in found["phases"]:
-        begin = start + phase["start_s"]
-        ios = sum(n for t, n in counted if begin < t <= begin + phase["seconds"])
-        rates.append(ios / phase["seconds"])
+    # independently: from fio's completions log, read with csv alone
+    rates = completed_per_phase(RAW, start, found["phases"])
     [consumer] = found["consumers"].values()
     for summed, own, rate in zip(found["sum"], consumer, rates, strict=True):
         assert summed == own  # one consumer: the sum is its own
