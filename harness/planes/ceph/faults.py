@@ -256,7 +256,8 @@ class FaultInjector:
             if self._over.wait(0.02):
                 return
         self.started = began
-        due = sorted((at, action, f) for f in self.faults for at, action in schedule(f))
+        due = [(at, action, f) for f in self.faults for at, action in schedule(f)]
+        due.sort(key=lambda given: given[0])  # in the spec's order where times are equal
         for at, action, fault in due:
             if self._over.wait(max(0.0, self.started + at - time.time())):
                 return

@@ -60,7 +60,7 @@ def test_faults_are_given_on_time_noted_first_and_what_is_left_undone_at_the_end
     store = CampaignStore(tmp_path / "c")
     store.root.mkdir()
     switch = RecordingSwitch(store)
-    faults = [_fault("stop-osd", 0.2), _fault("out-osd", 0.4), _fault("start-osd", 0.5)]
+    faults = [_fault("stop-osd", 0.2), _fault("start-osd", 0.5), _fault("out-osd", 0.4)]
     with FaultInjector(faults, switch, store, tmp_path) as injector:
         time.sleep(0.3)  # fio connects to the cluster: the faults' clock waits
         began = time.time()
@@ -105,6 +105,18 @@ def test_a_fault_after_the_runs_end_is_written_not_given_and_a_refused_one_stays
     assert by_fault[("undone at the step's end", "in-osd")]["error"] == "in-osd refused"
     [note] = store.created().values()  # cleanup will try again
     assert (note["kind"], note["osd"], note["out"]) == ("ceph-fault", 1, True)
+
+
+def test_faults_due_together_are_given_in_the_specs_order(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+    store.root.mkdir()
+    switch = RecordingSwitch(store)
+    twice = [_fault("out-osd", 0.1), _fault("out-osd", 0.1), _fault("in-osd", 0.1)]
+    with FaultInjector(twice, switch, store, tmp_path):
+        (tmp_path / "c01.prerun.txt").write_text(f"{time.time()}")
+        time.sleep(0.6)
+    assert [a for _, a, _, _ in switch.acted] == ["out-osd", "out-osd", "in-osd"]
+    assert store.created() == {}
 
 
 def test_no_fault_is_given_if_fios_run_never_began(tmp_path):
