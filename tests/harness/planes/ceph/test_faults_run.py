@@ -51,7 +51,9 @@ def three_osds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbed
     assert not ceph_daemons(state / "ceph.conf")
 
 
-def _spec(path: Path, testbed: CephTestbed, name: str, faults: list[dict]) -> Path:
+def _spec(
+    path: Path, testbed: CephTestbed, name: str, faults: list[dict], runtime: int = 60
+) -> Path:
     spec = {
         "name": name,
         "target": {
@@ -67,7 +69,7 @@ def _spec(path: Path, testbed: CephTestbed, name: str, faults: list[dict]) -> Pa
                 "bs": "4k",
                 "iodepth": 8,
                 "size": "128M",
-                "runtime": 60,
+                "runtime": runtime,
                 "faults": faults,
             }
         ],
@@ -216,4 +218,36 @@ def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph
     three_osds.wait_ready(300, say=lambda line: None)
     assert json.loads(three_osds.run("ceph", "health", "-f", "json"))["status"] == "HEALTH_OK"
     assert "volperf-killed" not in three_osds.run("rbd", "ls", "volumes")
+    assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def test_an_osd_frozen_for_8_s_holds_every_write_as_long_and_is_let_go(
+    three_osds: CephTestbed, tmp_path: Path
+):
+    """Every PG of the pool has a copy on each of the 3 OSDs: while one is frozen (and not
+    yet marked down, 20 s of missed heartbeats), every write waits for it."""
+    three_osds.wait_ready(300, say=lambda line: None)
+    faults = [{"action": "pause-osd", "osd": 0, "at": 5, "seconds": 8}]
+    spec = _spec(tmp_path / "frozen.yaml", three_osds, "frozen", faults, runtime=25)
+    run = volperf("run", str(spec), "--results", str(tmp_path / "results"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "+5 s: kill -STOP <pid of osd.0>" in run.stderr
+    assert "+13 s: kill -CONT <pid of osd.0>" in run.stderr
+    campaign = tmp_path / "results" / "frozen"
+    [raw] = campaign.glob("steps/*/raw")
+    given = json.loads((raw / "faults.json").read_text())
+    frozen, let_go = given["given"]
+    pid = three_osds.osd(0).pid()
+    assert (frozen["commands"], let_go["commands"]) == (
+        [f"kill -STOP {pid}"],
+        [f"kill -CONT {pid}"],
+    )
+    assert let_go["given_t"] - frozen["given_t"] == pytest.approx(8, abs=0.5)
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    longest = step["stalls"]["longest"]
+    assert 6 < longest["seconds"] < 10, step["stalls"]
+    assert longest["start_ms"] / 1000 == pytest.approx(frozen["given_t"], abs=1.5)  # epoch ms
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    assert state in ("S", "R")  # let go: not stopped (T)
+    assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
     assert json.loads((campaign / "created.json").read_text()) == {}
