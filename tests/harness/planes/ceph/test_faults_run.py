@@ -251,3 +251,10 @@ def test_an_osd_frozen_for_8_s_holds_every_write_as_long_and_is_let_go(
     assert state in ("S", "R")  # let go: not stopped (T)
     assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
     assert json.loads((campaign / "created.json").read_text()) == {}
+    # healthy all through by Ceph's own state (osd.0 never marked down): no phases, and
+    # the page still says what volperf did
+    assert "phases" not in step
+    text = write_report(CampaignStore(campaign), doc_source_copy(tmp_path)).read_text()
+    assert "the backend stayed healthy all through each" in text
+    assert "pause-osd osd.0 at +5 s for 8 s: given at +" in text
+    assert "pause-osd osd.0 at +5 s for 8 s (resume-osd): given at +" in text
