@@ -7,6 +7,7 @@ the second, so these times are whole seconds. With the start time the VMs were g
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from datetime import datetime
 from pathlib import Path
@@ -41,6 +42,12 @@ CONSOLE_PREFIX = "console-"  # console-CONSUMER.txt: a VM without a result, its 
 CONSOLE_LINES = 20  # kept of such a console; the last CONSOLE_SHOWN go into the VM's error
 CONSOLE_SHOWN = 5
 CONSOLE_WIDTH = 160  # of each line shown, its end (a progress meter makes long lines)
+KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\]")  # "[  170.33] clocksource: ...": the kernel's own
+# what a kernel line says that matters to a VM that gave no result, when it comes after the
+# last line of the guest's own programs (a TCG guest's kernel talks of its clocks for minutes)
+KERNEL_TROUBLE = re.compile(
+    r"panic|Oops|BUG:|Call Trace|Out of memory|\boom|I/O error|blocked for more than|segfault"
+)
 # "ready=S start_at=S started=S kernel=K hypervisor=H": seconds since the epoch, the VM's
 # kernel and the hypervisor it detected ("none" under QEMU's emulated CPU)
 AGENT_LOG = "agent.log"
@@ -269,12 +276,21 @@ def _vm_records(
 
 def console_tail(path: Path) -> list[str]:
     """The last CONSOLE_SHOWN lines with text of a kept console, each cut to the end of
-    its last CONSOLE_WIDTH characters, or []."""
+    its last CONSOLE_WIDTH characters, or []. The kernel's lines after the last line of the
+    guest's own programs are left out unless they tell of trouble (KERNEL_TROUBLE): the
+    guest's agent said last what went wrong, and a TCG guest's kernel goes on about its
+    clocks after it (the CI run of stop 69 showed five such lines and not the agent's)."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    shown = [line.strip() for line in lines if line.strip()][-CONSOLE_SHOWN:]
+    lines = [line.strip() for line in lines if line.strip()]
+    own = [i for i, line in enumerate(lines) if not KERNEL_LINE.match(line)]
+    if own:
+        last = own[-1]
+        later = lines[last + 1 :]
+        lines = lines[: last + 1] + [line for line in later if KERNEL_TROUBLE.search(line)]
+    shown = lines[-CONSOLE_SHOWN:]
     return [line if len(line) <= CONSOLE_WIDTH else "…" + line[-CONSOLE_WIDTH:] for line in shown]
 
 

@@ -246,6 +246,30 @@ def test_a_limit_the_stand_in_bypasses_is_asked_but_not_applied(tmp_path):
     assert [w.code for w in step.warnings if w.code.startswith("qos-")] == ["qos-bypassed"]
 
 
+def test_a_console_tail_leaves_out_the_kernels_chatter_after_the_guests_last_words():
+    # a real TCG guest's console (CI's run of stop 69): its agent failed, then its kernel
+    # spoke of its clocks for two minutes; the agent's lines are what the row needs
+    shown = console_tail(FIXTURES / "consoles" / "console-late-kernel.txt")
+    assert shown[-1] == "volperf guest: user_data exited 2"
+    assert shown[-2] == "volperf agent: Heat refused the SUCCESS signal"
+    assert shown[0].startswith("[    9.522153] EXT4-fs (vda): re-mounted")  # before, kept
+    assert not any("clocksource" in line for line in shown)
+
+
+def test_a_console_tail_keeps_the_kernels_trouble_after_the_guests_last_words(tmp_path):
+    lines = (FIXTURES / "consoles" / "console-late-kernel.txt").read_text().splitlines()
+    oops = "[  171.000001] Out of memory: Killed process 412 (fio) total-vm:1024kB"
+    console = tmp_path / "console-c02.txt"
+    console.write_text("\n".join([*lines, oops, "[  171.2] clocksource: Switched"]) + "\n")
+    assert console_tail(console)[-2:] == ["volperf guest: user_data exited 2", oops]
+
+
+def test_a_console_of_the_kernel_alone_shows_its_last_lines():
+    console = FIXTURES / "guest-panicked" / "randwrite" / "console-c02.txt"
+    shown = console_tail(console)
+    assert len(shown) == 5 and "end Kernel panic - not syncing" in shown[-1]
+
+
 def test_a_real_guests_console_tail_ends_its_rows_error(tmp_path):
     console = FIXTURES / "consoles" / "console-c02.txt"
     shown = console_tail(console)
