@@ -65,6 +65,8 @@ auth allow insecure global id reclaim = false
 run dir = {state}/run
 pid file = {state}/run/$name.pid
 log file = {state}/log/$cluster-$name.log
+# the monitor's cluster and audit logs in its own state too, not Ceph's shared /var/log/ceph
+mon cluster log file = default={state}/log/$cluster.$channel.log cluster={state}/log/$cluster.log
 crash dir = {state}/crash
 osd pool default size = {osds}
 osd pool default min size = 1

@@ -31,6 +31,13 @@ def test_the_suite_testbed_is_ready_with_its_daemons(ceph_testbed: CephTestbedIn
         rf"HEALTH_OK, OSDs 1/1 up, PGs {PGS}/{PGS} active\+clean( \(.*snaptrim.*\))?",
         report["health"],
     ), report["health"]
+    # the monitor's cluster log in the testbed's own state (Ceph's default is the host's
+    # shared /var/log/ceph/ceph.log), beginning with this cluster's creation
+    fsid = json.loads((ceph_testbed.state / "testbed.json").read_text())["fsid"]
+    cluster_log = (ceph_testbed.state / "log" / "ceph.log").read_text()
+    assert cluster_log.startswith(tuple("0123456789")) and f"[INF] mkfs {fsid}" in cluster_log
+    assert "cluster [INF]" in cluster_log and "audit [" not in cluster_log
+    assert (ceph_testbed.state / "log" / "ceph.audit.log").stat().st_size > 0
     # keyrings are the owner's alone
     for keyring in ("keyring", "ceph.client.cinder.keyring", "mon.keyring"):
         assert (ceph_testbed.state / keyring).stat().st_mode & 0o077 == 0, keyring
