@@ -42,6 +42,8 @@ CHANGES_MEANING = frozenset(
         "pods",
         "kills",
         "measured",  # memory or storage
+        # faults given during a step (a step with an outage against one without)
+        "faults",
     }
 )
 RUNTIME_RATIO = 2.0  # runtimes further apart than this change what a figure means

@@ -118,3 +118,12 @@ def test_engine_of_a_stored_workload():
     assert engine_of({"tool": "sysbench-oltp", "engine": "mariadb"}) == "mariadb"
     assert engine_of({"tool": "pgbench"}) == "postgresql"
     assert engine_of({"tool": "sysbench-fileio"}) == "" == engine_of({"name": "fio"})
+
+
+def test_faults_given_in_one_campaign_and_not_the_other_change_the_meaning():
+    spec = profiles.local_spec("quick", Path("/d"), "f").to_dict()
+    spec["workloads"][0] |= {"faults": [{"action": "stop-osd", "osd": 1, "at": 1}]}
+    faulted = step_method(fio_step("randrw-4k"), CampaignMethod.of(spec, "local", {}))
+    found = by_setting(differences(step_method(fio_step("randrw-4k"), quick()), faulted))
+    assert found["faults"][2] is True
+    assert differences(faulted, faulted) == []
