@@ -363,7 +363,7 @@ def _fio_summary(
         summary["warnings"].append(asdict(stalled.warning))
     _faults(store.raw_dir(step_id), records, summary)
     if logs:
-        _phases(store.raw_dir(step_id), records, logs, stalled.by_job, summary)
+        _phases(store.raw_dir(step_id), records, logs, stalled.by_job, summary, latency_ns)
     if rate_iops is not None and logs:
         numjobs = int((_step_plan(store, step_id).get("workload") or {}).get("numjobs") or 1)
         summary["pace"] = _pace(records, logs, rate_iops * numjobs).to_json()
@@ -437,10 +437,12 @@ def _phases(
     logs: list[JobLogs],
     stalls: dict[str, list[Stall]],
     summary: dict[str, Any],
+    latency_ns: float,
 ) -> None:
     """The phases of a step whose backend was not healthy all through its run, as the
-    backend's own samples say (records/phases.py), each consumer's figures in each; and
-    a warning that says so, wherever the step's figures go."""
+    backend's own samples say (records/phases.py), each consumer's figures in each (p99
+    from its per-second histograms, where kept: ``latency_ns`` their unit); and a warning
+    that says so, wherever the step's figures go."""
     ran = [r for r in records if not r.error and r.stop_ms > r.start_ms]
     if not ran:
         return
@@ -453,6 +455,15 @@ def _phases(
         for r in ran
         if r.jobname in by_job
     }
+    histograms = {
+        r.context.consumer: [
+            (t / 1000, bins)
+            for points in by_job[r.jobname].clat_hist.values()
+            for t, bins in points
+        ]
+        for r in ran
+        if r.jobname in by_job
+    }
     start, end = min(r.start_ms for r in ran) / 1000, max(r.stop_ms for r in ran) / 1000
     # fio writes no point for the run's last, partial second: the phases end where the
     # logs do (else the last phase's IOPS would count that second's time without its I/Os)
@@ -462,7 +473,7 @@ def _phases(
         found = phases(read_states(raw), end, start)
         if all(p.state in (HEALTHY, HEALED) for p in found):  # healed before the run began
             continue
-        summary["phases"] = step_phases(found, consumers, start)
+        summary["phases"] = step_phases(found, consumers, start, histograms, latency_ns)
         given = [f["given_t"] for f in summary.get("faults", []) if f["given_t"]]
         if given:
             summary["phases"]["fault_to_healed_s"] = fault_to_healed_s(found, min(given))

@@ -80,6 +80,7 @@ BACKEND_PHASES = _named(
     Figure("iops", "IOPS, sum", "IOPS", True),
     Figure("kept_pct", "IOPS kept % of healthy", "%", True),
     Figure("longest_stall_s", "longest stall s", "s", False, noise=FAR_TAIL),
+    Figure("p99_ms", "p99 ms", "ms", False, noise=FAR_TAIL),
     Figure("seconds", "seconds", "s", False),
 )
 # how long the backend took to heal, and (Ceph) how fast it recovered

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from harness.records import stats
 from harness.records.stalls import Stall
 
 FAULTS_FILE = "faults.json"  # raw/: the faults a plane gave during the step, and when
@@ -70,6 +71,9 @@ class PhaseFigures:
     iops: float | None  # ios / seconds
     kept_pct: float | None  # iops against the healthy phase's (None: no healthy phase)
     longest_stall_s: float  # the longest time within the phase with no I/O completed
+    # of the I/Os completed in the phase, from fio's per-second histogram logs where they
+    # were kept (histogram_logs), each second counted in the phase its middle lies in
+    p99_ms: float | None = None
 
 
 def _overlap(start: float, end: float, phase: Phase) -> float:
@@ -89,13 +93,29 @@ def longest_stall_in(phase: Phase, found: Sequence[Stall]) -> float:
     return round(max(spans, default=0.0), 3)
 
 
+Histograms = Sequence[tuple[float, Mapping[int, int]]]  # (end of its second, fio's bins)
+
+
+def p99_in(phase: Phase, histograms: Histograms, latency_ns: float = 1.0) -> float | None:
+    """The 99th percentile, in ms, of the I/Os of the per-second histograms whose second's
+    middle lies in the phase (fio's own percentile over their merged bins; fio's bins
+    are in its latency unit, ``latency_ns`` ns); None without any."""
+    inside = [bins for t, bins in histograms if phase.start <= t - 0.5 < phase.end]
+    merged = stats.merge_histograms(inside)
+    p99 = stats.histogram_percentile(merged, 99.0) if merged else None
+    return None if p99 is None else round(p99 * latency_ns / 1e6, 3)
+
+
 def phase_figures(
     found: Sequence[Phase],
     per_second: Sequence[tuple[float, float]],
     stalls: Sequence[Stall],
     step_start: float,
+    histograms: Histograms = (),
+    latency_ns: float = 1.0,
 ) -> list[PhaseFigures]:
-    """Each phase's figures for one consumer (its per-second log, its stalls)."""
+    """Each phase's figures for one consumer (its per-second log, its stalls, its
+    per-second histograms if kept)."""
     ios = [ios_in(phase, per_second) for phase in found]
     rates = [n / p.seconds if p.seconds > 0 else None for n, p in zip(ios, found, strict=True)]
     healthy = [r for p, r in zip(found, rates, strict=True) if p.state == HEALTHY]
@@ -109,6 +129,7 @@ def phase_figures(
             iops=None if rate is None else round(rate, 1),
             kept_pct=None if rate is None or not baseline else round(100 * rate / baseline, 1),
             longest_stall_s=longest_stall_in(phase, stalls),
+            p99_ms=p99_in(phase, histograms, latency_ns) if histograms else None,
         )
         for phase, n, rate in zip(found, ios, rates, strict=True)
     ]
@@ -124,12 +145,21 @@ Consumer = tuple[Sequence[tuple[float, float]], Sequence[Stall]]  # per-second I
 
 
 def step_phases(
-    found: Sequence[Phase], consumers: Mapping[str, Consumer], step_start: float
+    found: Sequence[Phase],
+    consumers: Mapping[str, Consumer],
+    step_start: float,
+    histograms: Mapping[str, Histograms] | None = None,
+    latency_ns: float = 1.0,
 ) -> dict[str, Any]:
     """A step's phases with every consumer's figures in each, and all consumers' summed
-    (their I/Os together; the longest stall any of them had)."""
+    (their I/Os together; the longest stall any of them had; the p99 of all their I/Os,
+    where every consumer kept its per-second histograms)."""
+    histograms = histograms or {}
     every = [point for per_second, _ in consumers.values() for point in per_second]
     stalled = [stall for _, found_stalls in consumers.values() for stall in found_stalls]
+    merged = [h for name in consumers for h in histograms.get(name, ())]
+    if any(not histograms.get(name) for name in consumers):
+        merged = []  # a p99 of some consumers' I/Os is not the step's
     return {
         "phases": [
             {
@@ -139,9 +169,16 @@ def step_phases(
             }
             for p in found
         ],
-        "sum": [asdict(f) for f in phase_figures(found, every, stalled, step_start)],
+        "sum": [
+            asdict(f) for f in phase_figures(found, every, stalled, step_start, merged, latency_ns)
+        ],
         "consumers": {
-            name: [asdict(f) for f in phase_figures(found, per_second, own, step_start)]
+            name: [
+                asdict(f)
+                for f in phase_figures(
+                    found, per_second, own, step_start, histograms.get(name, ()), latency_ns
+                )
+            ]
             for name, (per_second, own) in consumers.items()
         },
         # each consumer's IOPS second by second, [end of its second from the step's start,

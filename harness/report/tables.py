@@ -517,6 +517,7 @@ PHASE_HEADER = [
     "IOPS, sum",
     "% of healthy",
     "longest stall s",
+    "p99 ms",
 ]
 
 
@@ -535,6 +536,8 @@ def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
                     "" if phase["iops"] is None else f"{phase['iops']:,.0f}",
                     "" if phase["kept_pct"] is None else f"{phase['kept_pct']:.0f}",
                     f"{phase['longest_stall_s']:.1f}",
+                    # only where fio kept its per-second histograms (histogram_logs)
+                    "" if phase.get("p99_ms") is None else f"{phase['p99_ms']:.2f}",
                 ]
             )
     return rows

@@ -14,6 +14,7 @@ from harness.records.phases import (
     fault_to_healed_s,
     ios_in,
     longest_stall_in,
+    p99_in,
     phase_figures,
     phases,
     phases_sentence,
@@ -112,3 +113,32 @@ def test_a_steps_phases_sum_its_consumers_and_say_so_in_a_sentence():
     assert phases_sentence(summary) == (
         "degraded from +2.0 s for 2.0 s (IOPS kept 33 %), healed at +4.0 s"
     )
+
+
+def test_a_phases_p99_is_over_the_histograms_whose_second_lies_in_it():
+    phase = Phase(DEGRADED, 10.0, 12.0)
+    # seconds ending at 10.5 (middle 10.0: in), 11.0, 12.0 (middle 11.5: in), 12.6 (out)
+    per_second = [
+        (10.5, {1_000_000: 98, 9_000_000: 2}),
+        (11.0, {1_000_000: 100}),
+        (12.0, {2_000_000: 99, 30_000_000: 1}),
+        (12.6, {500_000_000: 50}),
+    ]
+    # 198 I/Os at 1 ms, 99 at 2 ms, 3 slower: the 297th of 300 (99 %) at 2 ms; bins in ns
+    assert p99_in(phase, per_second) == 2.0
+    assert p99_in(phase, per_second[3:]) is None
+    assert p99_in(phase, [(11.0, {2_000: 1})], latency_ns=1000.0) == 2.0  # fio 2: µs
+
+
+def test_the_steps_p99_in_a_phase_is_of_every_consumers_ios_or_none():
+    found = [Phase(HEALTHY, 0.0, 2.0), Phase(DEGRADED, 2.0, 4.0)]
+    a = [(1.0, 10.0), (2.0, 10.0), (3.0, 10.0), (4.0, 10.0)]
+    slow = [(1.0, {1_000_000: 10}), (2.0, {1_000_000: 10}), (3.0, {50_000_000: 10})]
+    fast = [(1.0, {1_000_000: 10}), (2.0, {1_000_000: 10}), (3.0, {1_000_000: 90})]
+    both = step_phases(found, {"c01": (a, []), "c02": (a, [])}, 0.0, {"c01": slow, "c02": fast})
+    assert [p["p99_ms"] for p in both["consumers"]["c01"]] == [1.0, 50.0]
+    assert [p["p99_ms"] for p in both["consumers"]["c02"]] == [1.0, 1.0]
+    # degraded: 100 I/Os of both, 10 of them at 50 ms: the 99th at 50 ms
+    assert [p["p99_ms"] for p in both["sum"]] == [1.0, 50.0]
+    one = step_phases(found, {"c01": (a, []), "c02": (a, [])}, 0.0, {"c01": slow})
+    assert [p["p99_ms"] for p in one["sum"]] == [None, None]  # c02 kept none

@@ -1,13 +1,14 @@
 """Faults given by volperf itself during a measured step, on a real 3-OSD Ceph testbed of
 this module's own: an OSD stopped 10 s into a 60 s fio step and started at 30 s
-(examples/ceph-rbd-outage.yaml), the step
-split into the cluster's phases at Ceph's own times; and volperf killed outright while the
-OSD is stopped, then `volperf cleanup`, which starts it again."""
+(examples/ceph-rbd-outage.yaml), the step split into the cluster's phases at Ceph's own
+times; volperf killed outright while an OSD is stopped, then `volperf cleanup`, which
+starts it again; an OSD frozen for 8 s; and each phase's p99 from fio's histogram logs."""
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from harness.core.store import CampaignStore
 from harness.records.phases import DEGRADED, HEALED, HEALTHY, RECOVERING
 from harness.report.render import write_report
 from harness.testbeds.ceph import CephTestbed
+from harness.tools.fio.logs import parse_hist_log
 from tests.conftest import ceph_daemons
 from tests.harness.helpers import doc_source_copy, volperf
 from tests.harness.planes.ceph.fixtures import completed_per_phase
@@ -266,3 +268,45 @@ def test_an_osd_frozen_for_8_s_holds_every_write_as_long_and_is_let_go(
     assert "the backend stayed healthy all through each" in text
     assert "pause-osd osd.0 at +5 s for 8 s: given at +" in text
     assert "pause-osd osd.0 at +5 s for 8 s (resume-osd): given at +" in text
+
+
+def test_with_histogram_logs_each_phase_has_the_p99_of_its_own_ios(
+    three_osds: CephTestbed, tmp_path: Path
+):
+    three_osds.wait_ready(300, say=lambda line: None)
+    faults = [
+        {"action": "stop-osd", "osd": 1, "at": 5},
+        {"action": "start-osd", "osd": 1, "at": 15},
+    ]
+    spec = _spec(tmp_path / "tails.yaml", three_osds, "tails", faults, runtime=30)
+    document = yaml.safe_load(spec.read_text())
+    document["workloads"][0]["histogram_logs"] = True
+    spec.write_text(yaml.safe_dump(document))
+    run = volperf("run", str(spec), "--results", str(tmp_path / "results"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    campaign = tmp_path / "results" / "tails"
+    [raw] = campaign.glob("steps/*/raw")
+    [step] = json.loads((campaign / "summary.json").read_text())["steps"]
+    found = step["phases"]
+    with (campaign / "fio.csv").open() as handle:
+        [row] = csv.DictReader(handle)
+    measured = datetime.fromisoformat(row["starttime"]).timestamp()
+    # independently: every I/O of the per-second histogram lines whose second's middle
+    # lies in the phase, each at its bucket's latency, sorted; the one at 99 %
+    [log] = raw.glob("logs/*_clat_hist.1.log")
+    seconds = parse_hist_log(log.read_text())
+    for phase in found["sum"]:
+        begin = measured + phase["start_s"]
+        latencies = sorted(
+            value
+            for point in seconds
+            if begin <= point.time_ms / 1000 - 0.5 < begin + phase["seconds"]
+            for value, count in point.bins.items()
+            for _ in range(count)
+        )
+        if not latencies:
+            assert phase["p99_ms"] is None
+            continue
+        at_99 = latencies[math.ceil(0.99 * len(latencies)) - 1]
+        assert phase["p99_ms"] == pytest.approx(at_99 / 1e6, abs=0.001), phase
+    assert all(p["p99_ms"] for p in found["sum"][:3])  # healthy, degraded, recovering
