@@ -81,7 +81,8 @@ BACKEND_PHASES = _named(
     Figure("kept_pct", "IOPS kept % of healthy", "%", True),
     Figure("longest_stall_s", "longest stall s", "s", False, noise=FAR_TAIL),
     Figure("p99_ms", "p99 ms", "ms", False, noise=FAR_TAIL),
-    Figure("seconds", "seconds", "s", False),
+    # how long the backend stayed in a state: like the time it took to heal
+    Figure("seconds", "seconds", "s", False, noise=FAR_TAIL),
 )
 # how long the backend took to heal, and (Ceph) how fast it recovered
 RECOVERY = _named(

@@ -13,6 +13,8 @@ CATALOGUES = {
     "events": figures.EVENTS,
     "rally": figures.RALLY,
     "iterations": figures.ITERATIONS,
+    "backend phases": figures.BACKEND_PHASES,
+    "recovery": figures.RECOVERY,
 }
 
 
@@ -33,6 +35,8 @@ def test_comparison_history_and_repeats_use_the_catalogues_words():
         *compare.TIME_METRICS,
         *compare.EVENT_METRICS,
         *compare.RALLY_METRICS,
+        *compare.PHASE_METRICS,
+        *compare.RECOVERY_METRICS,
     ]
     used = [
         *((f.name, f.label, f.higher_is_better) for f in compared),
