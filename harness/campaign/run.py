@@ -143,6 +143,9 @@ def run_campaign(
         if not store.exists():
             environment = snapshot(target.path, spec.fio)
             environment["tools"].update(target.tool_versions())
+            settings = getattr(target, "backend_settings", None)  # a target may have none
+            if settings:
+                environment["backend_settings"] = settings
             store.write_campaign(redact(spec.to_dict()), environment, target.backend)
         _mark_stale_runs(store, steps)
         todo = [s for s in steps if not store.read_status(s.id).settled]

@@ -36,6 +36,9 @@ class Target(Protocol):
     # optional, set by prepare: what it will do beyond the steps' tools (the faults it
     # injects, and their commands), told before any step starts
     # announcements: list[str]
+    # optional, set by prepare: the backend's own settings that shape its figures, as it
+    # said them at the campaign's start (Ceph's OSD scheduler and mClock profile)
+    # backend_settings: dict[str, str]
 
     def tool_versions(self) -> dict[str, str]:
         """The programs it runs beside fio (fio's own is in every environment) and their

@@ -62,6 +62,9 @@ class CampaignMethod:
     tools: dict[str, str]
     databases: dict[str, Any] = field(default_factory=dict)
     volume_gib: int | None = None  # Heat: every VM's Cinder volume, when the spec sets it
+    # the backend's own settings at the campaign's start (Ceph's OSD scheduler and mClock
+    # profile): what a study of recovery varies, so a difference does not change meaning
+    backend_settings: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: dict[str, Any], backend: str, environment: dict[str, Any]) -> CampaignMethod:
@@ -73,6 +76,9 @@ class CampaignMethod:
             tools={str(k): str(v) for k, v in (environment.get("tools") or {}).items()},
             databases=spec.get("databases") or {},
             volume_gib=(target.get("heat") or {}).get("volume_size"),
+            backend_settings={
+                str(k): str(v) for k, v in (environment.get("backend_settings") or {}).items()
+            },
         )
 
 
@@ -113,6 +119,7 @@ def step_method(step: dict[str, Any], campaign: CampaignMethod) -> dict[str, Any
         method["target type"] = campaign.target_type
     if campaign.backend:
         method["backend"] = campaign.backend
+    method.update(campaign.backend_settings)
     tools = dict(campaign.tools)
     if step.get("fio_version"):
         tools["fio"] = step["fio_version"]

@@ -182,6 +182,13 @@ def method_lines(data: CampaignData) -> list[str]:
             "generated there beforehand (untimed); the host's CPU, memory and the device's "
             "counters are sampled once a second." + _setups(applications, "local")
         )
+    settings = data.environment.get("backend_settings") or {}
+    if settings:
+        lines.append(
+            "The backend's settings, as it said at the campaign's start: "
+            + ", ".join(f"{name} {value}" for name, value in settings.items())
+            + "."
+        )
     lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
     if spec.get("labels"):
         lines.append("Labels: " + ", ".join(f"{k}={v}" for k, v in spec["labels"].items()))

@@ -154,14 +154,29 @@ def mon_command(cluster: Any, prefix: str, timeout_s: float = MON_TIMEOUT_S, **a
     return json.loads(out)
 
 
-def osd_perf_dump(cluster: Any, osd: int, timeout_s: float = MON_TIMEOUT_S) -> dict[str, Any]:
-    """An OSD's own perf counters of its `osd` logger (`ceph tell osd.N perf dump osd`)."""
-    command = json.dumps({"prefix": "perf dump", "logger": "osd", "format": "json"})
+def _tell(cluster: Any, osd: int, what: str, timeout_s: float, **command: Any) -> Any:
+    """An OSD's JSON answer to ``ceph tell osd.N <what>`` (``command`` its arguments)."""
     count_api_call("ceph")
-    ret, out, said = cluster.osd_command(osd, command, b"", timeout=int(timeout_s))
+    asked = json.dumps({**command, "format": "json"})
+    ret, out, said = cluster.osd_command(osd, asked, b"", timeout=int(timeout_s))
     if ret != 0:
         why = f"{os.strerror(-ret)} ({ret}){f': {said}' if said else ''}"
         if ret == -errno.EACCES:
             why += f"; the user's caps do not let it ask the OSDs (`ceph tell osd.{osd}`)"
-        raise CephError(f"ceph tell osd.{osd} perf dump failed: {why}")
+        raise CephError(f"ceph tell osd.{osd} {what} failed: {why}")
     return json.loads(out)
+
+
+def osd_perf_dump(cluster: Any, osd: int, timeout_s: float = MON_TIMEOUT_S) -> dict[str, Any]:
+    """An OSD's own perf counters of its `osd` logger (`ceph tell osd.N perf dump osd`)."""
+    found: dict[str, Any] = _tell(
+        cluster, osd, "perf dump", timeout_s, prefix="perf dump", logger="osd"
+    )
+    return found
+
+
+def osd_config_get(cluster: Any, osd: int, name: str, timeout_s: float = MON_TIMEOUT_S) -> str:
+    """The value an OSD runs with of one setting, wherever it was set (its ceph.conf, the
+    monitors' configuration, its command line): `ceph tell osd.N config get NAME`."""
+    answer = _tell(cluster, osd, f"config get {name}", timeout_s, prefix="config get", var=name)
+    return str(answer[name])

@@ -23,6 +23,7 @@ from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess, CephError, bindings, mon_command, resolve
 from harness.planes.ceph.faults import FaultInjector, OsdSwitch, started_prerun
 from harness.planes.ceph.health_sampler import CephHealthSampler
+from harness.planes.ceph.osd_settings import osd_settings
 from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.fio_step import finished, log_dir, prefill_note, run_measured, run_prefill
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
@@ -44,6 +45,8 @@ class RbdFioTarget:
         self.switch = OsdSwitch(self.access.conf, self.access.user)
         # what the campaign will do to the cluster, told before it starts
         self.announcements: list[str] = []
+        # how the OSDs share themselves between client I/O and recovery, as they said
+        self.backend_settings: dict[str, str] = {}
 
     # preparation
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
@@ -53,6 +56,7 @@ class RbdFioTarget:
                 pools = mon_command(cluster, "df", detail="detail").get("pools", [])
                 version = mon_command(cluster, "version").get("version", "")
                 fsid = cluster.get_fsid()
+                self.backend_settings = osd_settings(cluster)
         except CephError as exc:
             raise TargetError(str(exc)) from None
         self._versions = {"ceph cluster": version, "ceph fsid": fsid}

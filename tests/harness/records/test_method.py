@@ -127,3 +127,31 @@ def test_faults_given_in_one_campaign_and_not_the_other_change_the_meaning():
     found = by_setting(differences(step_method(fio_step("randrw-4k"), quick()), faulted))
     assert found["faults"][2] is True
     assert differences(faulted, faulted) == []
+
+
+def test_the_backends_own_settings_are_a_difference_that_keeps_the_meaning():
+    spec = profiles.local_spec("quick", Path("/srv/data"), "quick").to_dict()
+
+    def with_settings(settings: dict[str, str] | None) -> CampaignMethod:
+        environment = {**QUICK_ENVIRONMENT}
+        if settings is not None:
+            environment["backend_settings"] = settings
+        return CampaignMethod.of(spec, "rbd:volumes:16.2.15", environment)
+
+    client = with_settings(
+        {"osd_op_queue": "mclock_scheduler", "osd_mclock_profile": "high_client_ops"}
+    )
+    recovery = with_settings(
+        {"osd_op_queue": "mclock_scheduler", "osd_mclock_profile": "high_recovery_ops"}
+    )
+    step = fio_step("randrw-4k", fio_version="fio-3.33")
+    found = by_setting(differences(step_method(step, client), step_method(step, recovery)))
+    assert found == {"osd_mclock_profile": ("high_client_ops", "high_recovery_ops", False)}
+    # a campaign kept before volperf asked the OSDs: not stated, not a change of meaning
+    found = by_setting(
+        differences(step_method(step, client), step_method(step, with_settings(None)))
+    )
+    assert found == {
+        "osd_op_queue": ("mclock_scheduler", "not stated", False),
+        "osd_mclock_profile": ("high_client_ops", "not stated", False),
+    }
