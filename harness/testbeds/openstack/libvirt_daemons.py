@@ -137,7 +137,10 @@ def start(state: Path, log: Path) -> None:
     deadline = time.monotonic() + READY_S
     while not _answers(state):
         if process.poll() is not None:
-            stop(state)  # the virtlogd started beside it
+            # the virtlogd started beside it, even one its shell had forked and not yet
+            # exec'd (its command line not yet naming the state), as on a loaded machine
+            _kill_group(process.pid)
+            stop(state)
             raise TestbedError(f"libvirtd exited {process.returncode}: {_reason(state, log)}")
         if time.monotonic() > deadline:
             stop(state)
@@ -145,6 +148,25 @@ def start(state: Path, log: Path) -> None:
                 f"libvirtd did not answer within {READY_S:.0f} s: {_reason(state, log)}"
             )
         time.sleep(0.2)
+
+
+def _kill_group(group: int, timeout_s: float = 5.0) -> None:
+    """SIGKILL to every process of a process group, then wait until none is left running
+    (a killed one is a zombie until its new parent reaps it)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+    deadline = time.monotonic() + timeout_s
+    while _running_in_group(group) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _running_in_group(group: int) -> bool:
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[2]) == group:
+                return True
+    return False
 
 
 def daemon_logs(state: Path) -> list[Path]:
