@@ -167,13 +167,19 @@ def test_an_osd_stopped_at_10_s_and_started_at_30_s_splits_the_step_at_cephs_tim
 
     # IOPS kept, against an independent reading of fio's completions log
     rates = completed_per_phase(raw, measured, found["phases"])
-    for summed, rate in zip(found["sum"], rates, strict=True):
+    healthy = found["sum"][0]
+    slack = [max(rates) / summed["seconds"] + 1 for summed in found["sum"]]
+    for summed, rate, within in zip(found["sum"], rates, slack, strict=True):
         # the IOPS log's seconds and the completions' 100 ms straddle a boundary: within
-        # a second's worth of I/Os over the phase; IOPS kept within 5 points (the last
-        # phase was 7 below when it counted the run's last second, which fio logs no
-        # point for)
-        assert summed["iops"] == pytest.approx(rate, abs=max(rates) / summed["seconds"] + 1)
-        assert summed["kept_pct"] == pytest.approx(100 * rate / rates[0], abs=5)
+        # a second's worth of I/Os over the phase
+        assert summed["iops"] == pytest.approx(rate, abs=within)
+        # IOPS kept: the phase's IOPS over the healthy one's, and so within what both
+        # IOPS are known to of the independent reading's ratio (a healthy phase of 11 s
+        # at 325 IOPS with a 1 s stall in it, on a cold suite run, gave 172 % against
+        # 182 %: its IOPS 18 above the completions' reading, 30 allowed)
+        assert summed["kept_pct"] == pytest.approx(100 * summed["iops"] / healthy["iops"], abs=0.1)
+        ratio_slack = 100 * (within / rates[0] + rate * slack[0] / rates[0] ** 2)
+        assert summed["kept_pct"] == pytest.approx(100 * rate / rates[0], abs=ratio_slack)
     assert any(w["code"] == "backend-phases" for w in step["warnings"])
     # the page: the IOPS second by second over the phases' bands, the faults marked, and
     # each fault's commands beside the phases' table
@@ -182,6 +188,13 @@ def test_an_osd_stopped_at_10_s_and_started_at_30_s_splits_the_step_at_cephs_tim
     assert ".. figure:: phases.png" in text and (page.parent / "phases.svg").exists()
     assert f"stop-osd osd.1 at +10 s: given at +{step['faults'][0]['at_s']:.1f} s, done in" in text
     assert "start-osd osd.1 at +30 s: given at +" in text and "-i 1" in text
+    # the OSDs' own scheduler and profile, as they said them at the start (pacific's
+    # defaults on the testbed), kept and told in the method (RST escapes the underscores)
+    environment = yaml.safe_load((campaign / "campaign.yaml").read_text())["environment"]
+    settings = {"osd_op_queue": "wpq", "osd_mclock_profile": "high_client_ops"}
+    assert environment["backend_settings"] == settings
+    told = r"as it said at the campaign's start: osd\_op\_queue wpq, osd\_mclock\_profile"
+    assert told + r" high\_client\_ops." in text
     # undone and forgotten: every OSD up and in, nothing of the campaign's left noted
     assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
     assert json.loads((campaign / "created.json").read_text()) == {}
