@@ -111,3 +111,10 @@ def test_docs_build_without_warnings(tmp_path):
     study = html_dir / "test_results" / "compare-bare-host-vs-k8s-local-static-k8s-ceph-fs"
     page = _text(study / "index.html")
     assert "The figures in short" in page and "k8s-ceph-fs against bare-host" in page
+    # issue 52's study kept in results/ceph-recovery/: an OSD's outage under two mClock
+    # profiles, phase by phase, the profile a difference of method that keeps the meaning
+    study = html_dir / "test_results" / "compare-high-client-ops-vs-high-recovery-ops"
+    page = _text(study / "index.html")
+    assert "high-recovery-ops against high-client-ops" in page
+    assert "osd_mclock_profile" in page and "high_recovery_ops" in page
+    assert "phase degraded" in page and "fault to healed" in page

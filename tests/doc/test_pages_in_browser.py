@@ -38,6 +38,7 @@ CAMPAIGNS = {
     "campaign, heat": "scale/heat-vms/heat-vms-20",
     "campaign, rally": "scale/rally-sweep/rally-sweep-c2-volperf-first",
     "campaign, rbd": "samples/rbd-testbed",
+    "campaign, rbd through an OSD outage": "ceph-recovery/high-client-ops",
     "campaign, hosts": "samples/hosts-localhost",
 }
 HISTORY = ("storage-types/k8s-local-static", "storage-types/k8s-ceph-fs")
@@ -46,6 +47,7 @@ PAGES = {
     **{kind: f"test_results/{Path(kept).name}/index.html" for kind, kept in CAMPAIGNS.items()},
     "reference campaign": "test_results/performance-docs-cinder-ceph/index.html",
     "comparison": "test_results/compare-bare-host-vs-k8s-local-static-k8s-ceph-fs/index.html",
+    "comparison of phases": "test_results/compare-high-client-ops-vs-high-recovery-ops/index.html",
     "history": "test_results/history-k8s/index.html",
     "scale": "scale.html",
     "spec reference": "reference/spec.html",
