@@ -111,6 +111,16 @@ def _alive(pid: int) -> bool:
     return fields[0] != "Z"
 
 
+def group_running(group: int) -> bool:
+    """Whether any process of the process group ``group`` runs (a zombie does not)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[2]) == group:
+                return True
+    return False
+
+
 def running(daemons: Iterable[Daemon]) -> set[str]:
     """Names of the daemons running now."""
     return {d.name for d in daemons if d.pid() is not None}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.host.process import command_line, log_tail, pids_naming
 from harness.testbeds import TestbedError
-from harness.testbeds.daemons import Daemon
+from harness.testbeds.daemons import Daemon, group_running
 
 LIBVIRTD = "libvirtd"
 READY_S = 60.0
@@ -156,17 +156,8 @@ def _kill_group(group: int, timeout_s: float = 5.0) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
     deadline = time.monotonic() + timeout_s
-    while _running_in_group(group) and time.monotonic() < deadline:
+    while group_running(group) and time.monotonic() < deadline:
         time.sleep(0.05)
-
-
-def _running_in_group(group: int) -> bool:
-    for entry in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            fields = entry.read_text().rsplit(")", 1)[1].split()
-            if fields[0] != "Z" and int(fields[2]) == group:
-                return True
-    return False
 
 
 def daemon_logs(state: Path) -> list[Path]:
