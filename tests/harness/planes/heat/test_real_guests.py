@@ -203,7 +203,9 @@ def test_each_guests_own_fio_result_comes_back_through_heat_into_fio_csv(campaig
         assert "their CPU is emulated" in run.stdout + run.stderr
 
 
-def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
+def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(
+    campaigns, tmp_path_factory, real_guests_testbed
+):
     """QEMU held the limited campaign's VMs to the limit: in fio's own per-second log of
     each, the typical (median) second within HELD of it, and no run of consecutive seconds
     above it by more than a second's worth (after a stall of the guest's emulated CPU, the
@@ -212,7 +214,11 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
     run above it. The default type's VMs on the same testbed above it; volperf kept each
     volume's limit beside its figures. The median, not the mean: on a busy machine the
     emulated CPU stalls and the seconds it stalls run below the limit (a CI run's reader:
-    65 39 66 58 17 78 55 … IOPS, median 59.5, 55.7 in the window)."""
+    65 39 66 58 17 78 55 … IOPS, median 59.5, 55.7 in the window). A VM held below the
+    limit in most seconds and never above it (starved: a CI run's 15 17 23 9 7 7 …, median
+    10.5, beside the other campaign's VMs and the suite's other groups) shows the CPU's
+    limit, not QEMU's: that campaign runs again alone and is judged, whole, by the same
+    checks."""
     ran, _ = campaigns
     folder, run = ran[LIMITED]
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -220,14 +226,22 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
         limited = list(csv.DictReader(handle))
     with (ran[NAME][0] / "fio.csv").open() as handle:
         unlimited = list(csv.DictReader(handle))
+    for row in unlimited:
+        assert float(row[f"{_direction(row)}_iops"]) > LIMIT + HELD, row
+    starved = [row["consumer"] for row in limited if _starved(_per_second_iops(folder, row))]
+    if starved:  # the emulated CPU, not the limit, set their rate: measured again, alone
+        first = {row["consumer"]: _per_second_iops(folder, row) for row in limited}
+        folder, run = _limited_alone(tmp_path_factory, real_guests_testbed)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        with (folder / "fio.csv").open() as handle:
+            limited = list(csv.DictReader(handle))
+        print(f"starved beside the unlimited campaign: {starved} {first}; measured alone")
     for row in limited:
         direction = _direction(row)
         seconds = _per_second_iops(folder, row)
         assert statistics.median(seconds) == pytest.approx(LIMIT, abs=HELD), seconds
         assert _most_over_any_run(seconds, LIMIT) <= LIMIT, seconds
         assert float(row[f"{direction}_iops"]) <= LIMIT + HELD, row
-    for row in unlimited:
-        assert float(row[f"{_direction(row)}_iops"]) > LIMIT + HELD, row
     (step,) = json.loads((folder / "summary.json").read_text())["steps"]
     for row in limited:
         kept = step["heat"]["qos"][row["consumer"]]
@@ -240,6 +254,35 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(campaigns):
     assert not [w for w in step["warnings"] if w["code"].startswith("qos-")]
     assert "volume QoS, measured/limit: c01 total_iops_sec" in run.stderr
     assert "not held" not in run.stderr
+
+
+def _starved(seconds: list[float]) -> bool:
+    """Below the limit in the typical second, and never held above it: the guest's CPU, not
+    QEMU's throttle, set the rate."""
+    return statistics.median(seconds) < LIMIT - HELD and _most_over_any_run(seconds, LIMIT) <= LIMIT
+
+
+def _limited_alone(tmp_path_factory, testbed) -> tuple[Path, subprocess.CompletedProcess]:
+    """The limited campaign once more, on its own, on the same testbed."""
+    work = tmp_path_factory.mktemp("real-guests-limited-alone")
+    spec = _spec(work, LIMITED, testbed.clouds_yaml, LIMITED_RUNTIME, volume_type=LIMITED)
+    with limited_type(testbed.connection(), LIMITED, {"total_iops_sec": str(LIMIT)}):
+        run = subprocess.Popen(
+            [sys.executable, "-m", "harness.cli", "run", "heat", str(spec)]
+            + ["--results", str(work / "results")],
+            cwd=work,
+            stdout=(work / f"{LIMITED}.out").open("w"),
+            stderr=(work / f"{LIMITED}.err").open("w"),
+            text=True,
+        )
+        _wait_or_clean_up({LIMITED: run}, work, deadline=time.monotonic() + RUNS_TIMEOUT_S)
+    done = subprocess.CompletedProcess(
+        run.args,
+        run.returncode,
+        (work / f"{LIMITED}.out").read_text(),
+        (work / f"{LIMITED}.err").read_text(),
+    )
+    return work / "results" / LIMITED, done
 
 
 def _per_second_iops(folder: Path, row: dict[str, str]) -> list[float]:
