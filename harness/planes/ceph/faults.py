@@ -201,6 +201,67 @@ def run_began(raw: Path) -> float | None:
 
 
 @dataclass
+class OsdLedger:
+    """Gives actions to one cluster's OSDs: what each will leave changed of its OSD noted in
+    created.json before it is done (none without a store), and every action's entry kept,
+    with its commands, when it was given and when it came back. An OSD's state starts as
+    a note left before says (an earlier Rally hook's firing: the same campaign's)."""
+
+    switch: OsdSwitch
+    store: CampaignStore | None
+    given: list[dict[str, Any]] = field(default_factory=list)
+    states: dict[int, OsdState] = field(default_factory=dict)
+
+    def state(self, osd: int) -> OsdState:
+        if osd not in self.states:
+            note = {} if self.store is None else self.store.created().get(self._key(osd), {})
+            self.states[osd] = OsdState(
+                *(bool(note.get(name)) for name in ("stopped", "out", "paused"))
+            )
+        return self.states[osd]
+
+    def give(self, action: str, osd: int, label: str, due: float | None) -> dict[str, Any]:
+        before = self.state(osd)
+        after = before.after(action)
+        self._note(osd, before.either(after))  # noted before it is done
+        entry = {**_entry(label, action, osd, due), "given_t": time.time()}
+        try:
+            entry["commands"] = self.switch.act(action, osd)
+        except Exception as exc:  # recorded, and warned of: the step's other faults go on
+            entry["error"] = str(exc) if isinstance(exc, TestbedError) else repr(exc)
+            after = before.either(after)  # not known to be undone: cleanup tries again
+        entry["done_t"] = time.time()
+        self.given.append(entry)
+        self.states[osd] = after
+        self._note(osd, after)
+        return entry
+
+    def undo(self, label: str) -> None:
+        """Put back what the actions given left changed."""
+        for osd, state in sorted(self.states.items()):
+            for action in state.undoing():
+                self.give(action, osd, label, None)
+
+    def _key(self, osd: int) -> str:
+        return note_key(self.switch.conf, osd)
+
+    def _note(self, osd: int, state: OsdState) -> None:
+        if self.store is None:
+            return
+        if not state.changed:
+            self.store.forget_created(self._key(osd))
+            return
+        self.store.record_created(
+            self._key(osd),
+            kind=NOTE_KIND,
+            conf=str(self.switch.conf),
+            user=self.switch.user,
+            osd=osd,
+            **asdict(state),
+        )
+
+
+@dataclass
 class FaultInjector:
     """Gives a step's faults on time from the start of fio's run (its jobs' exec_prerun,
     started_prerun; ``with``: around fio), then undoes what they left changed and writes
@@ -210,13 +271,16 @@ class FaultInjector:
     switch: OsdSwitch
     store: CampaignStore
     raw: Path
-    given: list[dict[str, Any]] = field(default_factory=list)
-    states: dict[int, OsdState] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.started = 0.0
+        self.ledger = OsdLedger(self.switch, self.store)
         self._over = threading.Event()
         self._thread = threading.Thread(target=self._give_all, name="faults", daemon=True)
+
+    @property
+    def given(self) -> list[dict[str, Any]]:
+        return self.ledger.given
 
     def __enter__(self) -> FaultInjector:
         if self.faults:
@@ -228,9 +292,7 @@ class FaultInjector:
         self._over.set()
         if self._thread.is_alive():
             self._thread.join()
-        for osd, state in sorted(self.states.items()):
-            for action in state.undoing():
-                self._give(action, osd, "undone at the step's end", None)
+        self.ledger.undo("undone at the step's end")
         for fault in self.faults:
             for due, action in schedule(fault):
                 if not any(g["fault"] == fault.label and g["action"] == action for g in self.given):
@@ -261,36 +323,7 @@ class FaultInjector:
         for at, action, fault in due:
             if self._over.wait(max(0.0, self.started + at - time.time())):
                 return
-            self._give(action, fault.osd, fault.label, at)
-
-    def _give(self, action: str, osd: int, label: str, due: float | None) -> None:
-        before = self.states.get(osd, OsdState())
-        after = before.after(action)
-        key = note_key(self.switch.conf, osd)
-        self._note(key, osd, before.either(after))  # noted before it is done
-        entry = {**_entry(label, action, osd, due), "given_t": time.time()}
-        try:
-            entry["commands"] = self.switch.act(action, osd)
-        except Exception as exc:  # recorded, and warned of: the step's other faults go on
-            entry["error"] = str(exc) if isinstance(exc, TestbedError) else repr(exc)
-            after = before.either(after)  # not known to be undone: cleanup tries again
-        entry["done_t"] = time.time()
-        self.given.append(entry)
-        self.states[osd] = after
-        self._note(key, osd, after)
-
-    def _note(self, key: str, osd: int, state: OsdState) -> None:
-        if not state.changed:
-            self.store.forget_created(key)
-            return
-        self.store.record_created(
-            key,
-            kind=NOTE_KIND,
-            conf=str(self.switch.conf),
-            user=self.switch.user,
-            osd=osd,
-            **asdict(state),
-        )
+            self.ledger.give(action, fault.osd, fault.label, at)
 
 
 def _entry(label: str, action: str, osd: int, due: float | None) -> dict[str, Any]:
