@@ -133,6 +133,7 @@ def test_rally_lists_volperfs_plugins(venv):
     listed = _run(venv / "rally", "plugin", "list", cwd=venv.parents[1] / "work")
     plugins = (
         "volperf_ceph_health",
+        "volperf_ceph_fault",
         "volperf_action_percentile",
         "volperf_regression",
         "volperf_data_plane_args",

@@ -13,9 +13,8 @@ from rally.task import hook
 
 from harness.planes.ceph.access import CephAccess, CephError, default_conf, mon_command
 from harness.planes.ceph.health import sample_of
-
-SAMPLE_TITLE = "volperf Ceph health sample"
-SAMPLE_PREFIX = "sample "  # the line that carries the sample itself, as JSON
+from harness.planes.rally.phases import HEALTH_PREFIX as SAMPLE_PREFIX
+from harness.planes.rally.phases import HEALTH_TITLE as SAMPLE_TITLE
 
 
 @hook.configure(name="volperf_ceph_health")

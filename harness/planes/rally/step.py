@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.host.sampler import read_samples
+from harness.planes.ceph.step import HEALTH_FILE
+from harness.planes.rally.phases import workload_phases
 from harness.planes.rally.records import (
     RallyActionRecord,
     RallyResultError,
@@ -20,6 +23,7 @@ from harness.planes.rally.records import (
 )
 from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.records.aggregate import Warning
+from harness.records.phases import HEALED, HEALTHY
 
 
 @dataclass
@@ -38,6 +42,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
     except RallyResultError as exc:
         return RallyStepResult(warnings=[Warning("unparseable-output", str(exc))])
     result = RallyStepResult(records=records_of(document, step_id))
+    health = read_samples(raw / HEALTH_FILE)  # the plane's own samples, where it took them
     tasks, summaries = [], []
     for task, workload in workloads(document):
         if task.get("uuid") not in tasks:
@@ -82,6 +87,10 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
                 "actions": actions,  # Rally's top-level actions and total, for compare
             }
         )
+        faulted = workload_phases(workload, health)
+        if faulted is not None:
+            summaries[-1]["phases"] = faulted
+            result.warnings += _phase_warnings(scenario, faulted)
         if failed:
             errors = sorted({_error(i) for i in workload.get("data", []) if i.get("error")})
             message = f"{scenario}: {failed} of {total} iterations failed: {'; '.join(errors[:3])}"
@@ -109,6 +118,33 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         )
         result.warnings.append(Warning("rally-task", message))
     return result
+
+
+def _phase_warnings(scenario: str, faulted: dict[str, Any]) -> list[Warning]:
+    """A fault not given as asked; a cluster not healthy all through the workload."""
+    found = [
+        Warning("fault-not-given", f"{scenario}: fault {f['fault']} ({f['action']}): {f['error']}")
+        for f in faulted["faults"]
+        if f["error"]
+    ]
+    unhealthy = [p for p in faulted["phases"] if p["state"] not in (HEALTHY, HEALED)]
+    if unhealthy:
+        said = ", ".join(
+            f"{p['state']} from +{p['start_s']:.1f} s for {p['seconds']:.1f} s "
+            f"({p['iterations']} iterations, {p['failed']} failed, median "
+            + ("-" if p["median_s"] is None else f"{p['median_s']:.2f} s")
+            + ")"
+            for p in unhealthy
+        )
+        found.append(
+            Warning(
+                "backend-phases",
+                f"{scenario}: the Ceph cluster was not healthy all through the workload, by "
+                f"its own state: {said}; the workload's figures mix its phases (each phase's "
+                "own: summary.json, rally, workloads, phases)",
+            )
+        )
+    return found
 
 
 def _runner_error(noted: Path) -> str:
