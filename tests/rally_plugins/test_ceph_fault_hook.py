@@ -2,8 +2,9 @@
 Dummy.dummy scenario: no cloud needed) on a 1-OSD Ceph testbed of this module's own: an
 OSD stopped 2 s into the workload and started at 6 s, the workload's phases from the
 volperf_ceph_health hook's samples beside it; Rally killed outright while the OSD is
-stopped, then `volperf cleanup`, which starts it again; and a cluster that is not a
-testbed refused without allow_faults."""
+stopped, then `volperf cleanup`, which starts it again; a Rally workload's faults given
+by the hooks the Rally plane adds to its task, what they left undone at the step's end;
+and a cluster that is not a testbed refused without allow_faults."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,12 +21,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.core.plan import plan_steps
+from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.ceph.faults import NOTE_KIND
 from harness.planes.rally.phases import workload_phases
 from harness.planes.rally.runner import JSON_REPORT, rally_config
 from harness.planes.rally.step import rally_step
-from harness.records.phases import DEGRADED, HEALTHY
+from harness.planes.rally.target import RallyTarget
+from harness.records.phases import DEGRADED, FAULTS_FILE, HEALTHY
 from harness.testbeds.ceph import CephTestbed
 from rally_plugins.hooks.ceph_fault import CephFaultHook
 from tests.conftest import ceph_daemons
@@ -208,6 +213,83 @@ def test_rally_killed_while_the_osd_is_stopped_then_volperf_cleanup_starts_it(
     assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
     assert "undone: osd.0 of the Ceph testbed" in cleaned.stdout + cleaned.stderr
     assert campaign.created() == {}
+    deadline = time.monotonic() + 60
+    while not _osd0(one_osd)["up"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _osd0(one_osd)["up"] == 1 and _osd0(one_osd)["in"] == 1
+    assert _wait_healthy(one_osd).startswith("HEALTH_OK")
+
+
+DUMMY_TASK = """\
+version: 2
+title: dummy
+subtasks:
+  - title: dummy
+    scenario: {Dummy.dummy: {sleep: 0.5}}
+    runner: {constant: {times: {{ times }}, concurrency: {{ concurrency }}}}
+"""
+
+
+def test_a_rally_workloads_faults_are_given_by_hooks_the_plane_adds_and_undone_at_its_end(
+    one_osd, rally, tmp_path
+):
+    """`volperf run rally`'s target, on the Dummy environment: the workload's stop of
+    osd.0 at +2 s given by a hook it added to the task, its start at +600 s never (the
+    workload ends first): warned of, and the OSD started at the step's end."""
+    (tmp_path / "dummy.yaml").write_text(DUMMY_TASK)
+    spec = validate(
+        {
+            "name": "rally-faults",
+            "sweep": [2],
+            "target": {"type": "openstack", "ceph_conf": str(one_osd.conf), "health_interval": 1},
+            "workloads": [
+                {
+                    "name": "dummy",
+                    "tool": "rally",
+                    "task": str(tmp_path / "dummy.yaml"),
+                    "times": 24,
+                    "faults": [
+                        {"action": "stop-osd", "osd": 0, "at": STOP_AT},
+                        {"action": "start-osd", "osd": 0, "at": 600},
+                    ],
+                }
+            ],
+        }
+    )
+    target = RallyTarget(spec, rally_dir=rally.parent)
+    target.env = "dummy"  # prepare's is of a cloud: this one is Rally's empty environment
+    target.check_faults(spec)
+    assert any("kill -TERM <pid of osd.0>" in line for line in target.announcements)
+    store = _campaign(tmp_path / "campaign")
+    [step] = plan_steps(spec)
+    outcome = target.run_step(step, store, threading.Event(), lambda elapsed, done: None)
+    assert outcome.state == "done", outcome
+    raw = store.raw_dir(step.id)
+    [config] = json.loads((raw / "rally-task-config.json").read_text())["subtasks"]
+    assert [h["description"] for h in config["hooks"]] == [
+        "volperf fault stop-osd osd.0 at +2 s",
+        "volperf fault start-osd osd.0 at +600 s",
+    ]
+    faults = json.loads((raw / FAULTS_FILE).read_text())
+    assert [(a["action"], a["due_s"]) for a in faults["asked"]] == [
+        ("stop-osd", STOP_AT),
+        ("start-osd", 600),
+    ]
+    [undone] = faults["undone"]
+    assert undone["action"] == "start-osd" and undone["fault"] == "undone at the step's end"
+    assert "ceph-osd -c" in undone["commands"][0] and undone["error"] is None
+    result = rally_step(raw, step.id)
+    [summarised] = result.summary["rally"]["workloads"]
+    [stop] = summarised["phases"]["faults"]
+    assert stop["action"] == "stop-osd" and STOP_AT <= stop["at_s"] < STOP_AT + 1
+    assert DEGRADED in [p["state"] for p in summarised["phases"]["phases"]]
+    not_given = [w.message for w in result.warnings if w.code == "fault-not-given"]
+    assert not_given == [
+        "Dummy.dummy: fault start-osd osd.0 at +600 s (start-osd): not given, the workload "
+        "ended before +600 s; its figures are not of the faults asked for"
+    ]
+    assert [w for w in result.warnings if w.code == "backend-phases"]
+    assert not [n for n in store.created().values() if n["kind"] == NOTE_KIND]
     deadline = time.monotonic() + 60
     while not _osd0(one_osd)["up"] and time.monotonic() < deadline:
         time.sleep(0.5)

@@ -118,6 +118,12 @@ class OpenStackTarget(_Strict):
     health_interval: float = Field(
         2.0, ge=0.5, le=60, description="seconds between Ceph health samples"
     )
+    allow_faults: bool = Field(
+        False,
+        description="let Rally workloads' faults act on ceph_conf's cluster although it is "
+        "not a volperf testbed (through `ceph orch` and `ceph osd`; the commands are "
+        "printed before the campaign starts)",
+    )
     heat: HeatSettings | None = Field(None, description="needed by fio workloads")
 
 

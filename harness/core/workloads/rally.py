@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from harness.core.faults import Fault
 from harness.core.workloads.base import Name, Tool, _Strict
 from harness.core.workloads.words import join, open_ended
 
@@ -36,6 +37,13 @@ class RallyWorkload(_Strict):
         "available, a server active …): an action's time is rounded up to them; default "
         "rally-openstack's own, 1 to 4 s. Fewer seconds: finer times, more API requests",
     )
+    faults: list[Fault] = Field(
+        default_factory=list,
+        description="faults given to the Ceph cluster of the target's ceph_conf during each "
+        "of the task's workloads, ``at`` seconds after the workload starts (Rally's time "
+        "trigger: a volperf_ceph_fault hook each), those left at the step's end undone; "
+        "the workload's iterations split by the cluster's own states",
+    )
 
     def times_at(self, concurrency: int) -> int:
         return self.times or self.times_per_user * concurrency
@@ -63,8 +71,35 @@ def describe(w: dict[str, Any]) -> str:
             if w.get("poll_interval")
             else "Rally checked what it waited for at rally-openstack's default intervals "
             "(1 to 4 s: an action's time is rounded up to them)",
+            _faults_text(w.get("faults") or []),
         ]
     )
+
+
+def _faults_text(faults: list[dict[str, Any]]) -> str:
+    if not faults:
+        return ""
+    made = [Fault.model_validate(f).label for f in faults]
+    return (
+        f"faults given in each of the task's workloads (seconds after it starts): "
+        f"{', '.join(made)}, those left at the step's end undone"
+    )
+
+
+def fits(target: Any, workloads: list[RallyWorkload]) -> None:
+    """Faults act on the Ceph cluster whose health the target samples."""
+    faulted = [w.name for w in workloads if w.faults]
+    if faulted and target.ceph_conf is None:
+        raise ValueError(
+            f"workloads {', '.join(faulted)}: faults act on Ceph's OSDs: the openstack "
+            "target needs ceph_conf (the cluster under Cinder, its health sampled too)"
+        )
+    fractional = [f.label for w in workloads for f in w.faults if f.at != int(f.at)]
+    if fractional:
+        raise ValueError(
+            f"faults {', '.join(fractional)}: Rally's time trigger fires on whole seconds "
+            "of the workload: give at in whole seconds"
+        )
 
 
 TOOL = Tool(
@@ -76,4 +111,5 @@ TOOL = Tool(
     open_ended,  # as long as the cloud takes
     step_line,
     "Rally workloads need the openstack target (type: openstack, cloud: NAME)",
+    fits=fits,
 )

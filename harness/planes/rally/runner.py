@@ -3,14 +3,15 @@ starts it per step, so Rally's global state (oslo.config, its DB engine, its log
 stays out of volperf's process and a hung task can be stopped with a signal.
 
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
-        --args JSON --out RAW [--poll-interval S]
+        --args JSON --out RAW [--poll-interval S] [--hooks JSON]
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
         --validate-only [--args JSON ...]
     python -m harness.planes.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
-task file with its args (a data-plane workload keeps its VMs' answers in RAW/data-plane/),
+task file with its args (a data-plane workload keeps its VMs' answers in RAW/data-plane/;
+hooks given, such as a workload's faults, go on every workload of the task),
 writes the Rally configuration it runs with to RAW/rally.conf (how often Rally polls),
 creates the task and writes its uuid to RAW/rally-task.json
 before it starts (so cleanup can find what a killed task left), runs it, exports Rally's
@@ -175,6 +176,14 @@ def keep_data_plane_raw(config: dict[str, Any], out: Path) -> None:
                 args["keep_raw"] = str(out / DATA_PLANE_DIR / folder)
 
 
+def add_hooks(config: dict[str, Any], hooks: list[dict[str, Any]]) -> None:
+    """Put ``hooks`` on every workload of a rendered task (format 2: a subtask is a
+    workload, or holds several in ``workloads``)."""
+    for subtask in config.get("subtasks") or []:
+        for workload in subtask.get("workloads") or [subtask]:
+            workload["hooks"] = [*(workload.get("hooks") or []), *json.loads(json.dumps(hooks))]
+
+
 def owner_uuids(task: dict[str, Any]) -> list[str]:
     """The uuids Rally put in the names of what a task made: its workloads' (Rally names a
     workload's users, projects, servers and volumes after the workload), then the task's
@@ -201,11 +210,13 @@ def run(
     out: Path,
     tags: list[str],
     poll_interval: float | None = None,
+    hooks: list[dict[str, Any]] | None = None,
 ) -> int:
     # the step's own copy of Rally's configuration: how it polled is part of the record
     rally_conf = rally_config(rally_dir, poll_interval, where=out)
     api, config = prepared(rally_dir, env, task_file, args, rally_conf)
     keep_data_plane_raw(config, out)
+    add_hooks(config, hooks or [])  # the workload's faults, on every workload of the task
     (out / "rally-task-config.json").write_text(json.dumps(config, indent=2))
     (out / POLLING_FILE).write_text(
         json.dumps(polling_in_effect(), indent=2, sort_keys=True) + "\n"
@@ -260,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tag", action="append", default=[])
     parser.add_argument("--poll-interval", type=float, help="seconds between Rally's status checks")
     parser.add_argument(
+        "--hooks", type=json.loads, help="hooks (a JSON list) added to every workload of the task"
+    )
+    parser.add_argument(
         "--validate-only",
         action="store_true",
         help="render and validate the task, print it, run nothing",
@@ -289,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         options.out,
         options.tag,
         options.poll_interval,
+        options.hooks,
     )
 
 

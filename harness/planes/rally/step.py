@@ -11,6 +11,7 @@ from typing import Any
 
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
+from harness.planes.rally.faults import asked
 from harness.planes.rally.phases import workload_phases
 from harness.planes.rally.records import (
     RallyActionRecord,
@@ -43,6 +44,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         return RallyStepResult(warnings=[Warning("unparseable-output", str(exc))])
     result = RallyStepResult(records=records_of(document, step_id))
     health = read_samples(raw / HEALTH_FILE)  # the plane's own samples, where it took them
+    asked_of_each = asked(raw)  # the faults the plane's hooks were to give each workload
     tasks, summaries = [], []
     for task, workload in workloads(document):
         if task.get("uuid") not in tasks:
@@ -91,6 +93,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         if faulted is not None:
             summaries[-1]["phases"] = faulted
             result.warnings += _phase_warnings(scenario, faulted)
+        result.warnings += _not_given(scenario, asked_of_each, faulted)
         if failed:
             errors = sorted({_error(i) for i in workload.get("data", []) if i.get("error")})
             message = f"{scenario}: {failed} of {total} iterations failed: {'; '.join(errors[:3])}"
@@ -145,6 +148,23 @@ def _phase_warnings(scenario: str, faulted: dict[str, Any]) -> list[Warning]:
             )
         )
     return found
+
+
+def _not_given(
+    scenario: str, asked_of_each: list[dict[str, Any]], faulted: dict[str, Any] | None
+) -> list[Warning]:
+    """A fault the plane asked for that the workload's hooks never gave (Rally fires a
+    time trigger only while the workload runs)."""
+    given = {(f["fault"], f["action"]) for f in (faulted or {}).get("faults", [])}
+    return [
+        Warning(
+            "fault-not-given",
+            f"{scenario}: fault {a['fault']} ({a['action']}): not given, the workload ended "
+            f"before +{a['due_s']:g} s; its figures are not of the faults asked for",
+        )
+        for a in asked_of_each
+        if (a["fault"], a["action"]) not in given
+    ]
 
 
 def _runner_error(noted: Path) -> str:

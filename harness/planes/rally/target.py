@@ -7,7 +7,9 @@ Rally works as the cloud's admin (credentials from clouds.yaml, handed to the ru
 in created.json as soon as the runner has it, so `volperf cleanup` can remove what a task
 left even when volperf was killed mid-step, and its owner uuids (its workloads' and its
 own: the owners in the names of what it made) once the task has ended. Ceph health is
-sampled during every step when the target names a ceph_conf.
+sampled during every step when the target names a ceph_conf, and a workload's faults are
+given to that cluster by volperf_ceph_fault hooks added to its task (planes/rally/faults.py),
+what they left undone at the step's end.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from harness.core.workloads.registry import family_of
 from harness.host.process import Command, ProcessResult, log_tail, run_processes
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.ceph.access import CephAccess
+from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.cloud import cloud_region, clouds_yaml, connect
+from harness.planes.rally.faults import fault_hooks, undo_left
 from harness.planes.rally.runner import JSON_REPORT, TASK_FILE
 from harness.testbeds import state_root
 
@@ -87,6 +91,7 @@ class RallyTarget:
         self.rally_dir = rally_dir or rally_state_dir()
         self.env = f"volperf-{spec.name}"  # and the credentials' digest, once known
         self.backend = spec.labels.get("backend", f"openstack:{self.options.cloud}")
+        self.announcements: list[str] = []
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         region = cloud_region(self.options)
@@ -94,6 +99,7 @@ class RallyTarget:
         for workload in spec.workloads:
             assert family_of(workload) == "rally"
             task_file(workload.task)
+        self.check_faults(spec)
         self.rally_dir.mkdir(parents=True, exist_ok=True)
         self.rally_dir.chmod(0o700)
         env_spec = json.dumps(rally_env_spec(region), sort_keys=True)
@@ -104,6 +110,23 @@ class RallyTarget:
         env_file = self.rally_dir / f"{self.env}.env.json"
         env_file.touch(mode=0o600)
         env_file.write_text(env_spec)
+
+    def _switch(self) -> OsdSwitch:
+        assert self.options.ceph_conf is not None  # the spec's check: faults need it
+        return OsdSwitch(self.options.ceph_conf.expanduser(), self.options.ceph_user)
+
+    def check_faults(self, spec: CampaignSpec) -> None:
+        """Refuse faults the cluster may not be given; else say what they will run."""
+        faults = [f for w in spec.workloads for f in getattr(w, "faults", [])]
+        if not faults:
+            return
+        switch = self._switch()
+        switch.check(faults, self.options.allow_faults)
+        self.announcements = [
+            f"faults on {switch.where}, in each workload of their Rally task (seconds after "
+            "it starts), those left at the step's end undone:",
+            *(f"  {line}" for line in switch.plan(faults)),
+        ]
 
     def tool_versions(self) -> dict[str, str]:
         versions = {}
@@ -142,18 +165,24 @@ class RallyTarget:
         assert family_of(workload) == "rally"
         raw = store.raw_dir(step.id)
         raw.mkdir(parents=True, exist_ok=True)
-        command = self._task_command(workload, step.concurrency, raw)
+        command = self._task_command(workload, step.concurrency, raw, store)
 
         def on_tick(elapsed: float) -> None:
             self._note_task(store, raw)
             tick(elapsed, None)
 
-        with self._health_sampler(raw):
-            [result] = run_processes([command], workload.timeout, stop, on_tick)
+        try:
+            with self._health_sampler(raw):
+                [result] = run_processes([command], workload.timeout, stop, on_tick)
+        finally:
+            if workload.faults:  # what the hooks left changed, put back
+                undo_left(workload.faults, self._switch(), store, raw)
         self._note_task(store, raw)
         return _outcome(workload, result, raw, stop)
 
-    def _task_command(self, workload: RallyWorkload, concurrency: int, raw: Path) -> Command:
+    def _task_command(
+        self, workload: RallyWorkload, concurrency: int, raw: Path, store: CampaignStore
+    ) -> Command:
         args = {
             **workload.args,
             "times": workload.times_at(concurrency),
@@ -180,6 +209,11 @@ class RallyTarget:
         ]
         if workload.poll_interval is not None:
             argv += ["--poll-interval", str(workload.poll_interval)]
+        if workload.faults:
+            hooks = fault_hooks(
+                workload.faults, self._switch(), self.options.allow_faults, store.root
+            )
+            argv += ["--hooks", json.dumps(hooks)]
         return Command(argv, raw / "runner.out", raw / "runner.err")
 
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:

@@ -550,3 +550,37 @@ def test_fault_errors_name_the_fault(fault, target, expected):
     with pytest.raises(SpecError) as info:
         validate(data)
     assert any(expected in problem for problem in info.value.problems), info.value.problems
+
+
+def test_a_rally_workloads_faults_need_the_cluster_the_target_samples(tmp_path):
+    stop = {"action": "stop-osd", "osd": 0, "at": 10}
+    base = {
+        "name": "r",
+        "sweep": [2],
+        "workloads": [{"name": "cp", "tool": "rally", "faults": [stop]}],
+    }
+    with pytest.raises(SpecError) as info:
+        validate({**base, "target": {"type": "openstack"}})
+    assert any(
+        "workloads cp: faults act on Ceph's OSDs: the openstack target needs ceph_conf" in problem
+        for problem in info.value.problems
+    ), info.value.problems
+    conf = str(tmp_path / "ceph.conf")
+    spec = validate({**base, "target": {"type": "openstack", "ceph_conf": conf}})
+    assert [f.label for f in spec.workloads[0].faults] == ["stop-osd osd.0 at +10 s"]
+    assert spec.target.allow_faults is False
+    late = {**stop, "at": 2.5}
+    target = {"type": "openstack", "ceph_conf": conf}
+    with pytest.raises(SpecError) as info:
+        validate(
+            {**base, "target": target, "workloads": [{**base["workloads"][0], "faults": [late]}]}
+        )
+    assert any(
+        "faults stop-osd osd.0 at +2.5 s: Rally's time trigger fires on whole seconds" in problem
+        for problem in info.value.problems
+    ), info.value.problems
+    from harness.core.workloads.rally import describe
+
+    assert "faults given in each of the task's workloads (seconds after it starts): stop-osd " in (
+        describe(spec.workloads[0].model_dump())
+    )
