@@ -543,6 +543,74 @@ def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
+RALLY_PHASE_HEADER = [
+    "step",
+    "scenario",
+    "phase",
+    "from s",
+    "seconds",
+    "iterations",
+    "failed",
+    "median s",
+    "max s",
+]
+
+
+def _rally_faulted(steps: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(step, workload) of each Rally workload that was given faults."""
+    return [
+        (step["step"], workload)
+        for step in steps
+        for workload in (step.get("rally") or {}).get("workloads") or []
+        if workload.get("phases")
+    ]
+
+
+def rally_phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:
+    """Each phase of the Rally workloads given faults (planes/rally/phases.py): the
+    iterations that started in it and Rally's durations of them."""
+    return [
+        [
+            step,
+            workload["scenario"],
+            phase["state"],
+            f"{phase['start_s']:.1f}",
+            f"{phase['seconds']:.1f}",
+            str(phase["iterations"]),
+            str(phase["failed"]),
+            "" if phase["median_s"] is None else f"{phase['median_s']:.2f}",
+            "" if phase["max_s"] is None else f"{phase['max_s']:.2f}",
+        ]
+        for step, workload in _rally_faulted(steps)
+        for phase in workload["phases"]["phases"]
+    ]
+
+
+def rally_fault_lines(steps: list[dict[str, Any]]) -> list[str]:
+    """Each fault a Rally workload's hooks gave: when, the commands, or why it failed; and
+    the time from the first to healed."""
+    lines = []
+    for step, workload in _rally_faulted(steps):
+        faulted = workload["phases"]
+        for fault in faulted["faults"]:
+            what = f"{step}, {workload['scenario']}: {fault['fault']} ({fault['action']})"
+            if fault["error"]:
+                lines.append(f"{what}: NOT given as asked: {fault['error']}")
+                continue
+            at = "" if fault["at_s"] is None else f" at +{fault['at_s']:.1f} s"
+            lines.append(f"{what}: given{at}: {'; '.join(fault['commands']) or 'nothing to do'}")
+        healed = faulted.get("fault_to_healed_s")
+        lines.append(
+            f"{step}, {workload['scenario']}: "
+            + (
+                "not healed by the workload's end"
+                if healed is None
+                else f"healed {healed:.1f} s after the first fault"
+            )
+        )
+    return lines
+
+
 def fault_lines(steps: list[dict[str, Any]]) -> list[str]:
     """Each fault volperf gave in a step: when, how long it took, the commands, or why it
     was not given."""

@@ -179,6 +179,22 @@ def test_an_osd_stopped_and_started_by_the_hook_splits_the_workload_by_cephs_sta
     assert summarised["phases"] == faulted
     [warning] = [w for w in result.warnings if w.code == "backend-phases"]
     assert f"degraded from +{degraded['start_s']:.1f} s" in warning.message
+    # the task exported as a campaign, and its page: the phases' table, the faults given
+    exported = tmp_path / "exported"
+    rally_cli(rally, "task", "export", uuid, "--type", "volperf", "--to", str(exported))
+    (tmp_path / "doc").mkdir()
+    (tmp_path / "doc" / "conf.py").write_text("")
+    page = volperf("report", str(exported), "--doc-source", str(tmp_path / "doc"), cwd=tmp_path)
+    assert page.returncode == 0, page.stderr
+    text = " ".join((tmp_path / "doc/test_results/exported/index.rst").read_text().split())
+    assert "Each phase of the Rally workloads given faults" in text
+    assert (
+        f"- {DEGRADED} - {degraded['start_s']:.1f} - {degraded['seconds']:.1f} - "
+        + (f"{degraded['iterations']} - 0 - {degraded['median_s']:.2f}")
+        in text
+    )
+    assert f"Dummy.dummy: stop-osd osd.0 at +{STOP_AT} s (stop-osd): given at +" in text
+    assert "the Ceph cluster was not healthy all through the workload" in text  # warnings
     # the OSD runs again and is in; nothing of the faults is left noted
     assert _osd0(one_osd)["up"] == 1 and _osd0(one_osd)["in"] == 1
     assert not [n for n in campaign.created().values() if n["kind"] == NOTE_KIND]

@@ -180,3 +180,37 @@ def test_qos_rows_give_each_vms_limits_beside_its_measured_rates():
             "exceeded: total_iops_sec",
         ],
     ]
+
+
+def _rally_step(faults, healed):
+    phase = {
+        "state": "degraded",
+        "start_s": 3.0,
+        "seconds": 7.0,
+        "iterations": 26,
+        "failed": 1,
+        "median_s": 0.5,
+        "max_s": None,
+    }
+    workload = {
+        "scenario": "Dummy.dummy",
+        "phases": {"phases": [phase], "faults": faults, "fault_to_healed_s": healed},
+    }
+    return {"step": "001-task", "rally": {"workloads": [workload, {"scenario": "Other"}]}}
+
+
+def test_rally_phase_rows_and_fault_lines_of_the_workloads_given_faults_only():
+    given = {"fault": "stop-osd osd.0", "action": "stop-osd", "at_s": 2.0, "commands": ["kill"]}
+    failed = {"fault": "out osd.9", "action": "out", "at_s": None, "commands": [], "error": "no"}
+    steps = [_rally_step([given | {"error": None}, failed], 12.5), {"step": "002-fio"}]
+    assert tables.rally_phase_rows(steps) == [
+        ["001-task", "Dummy.dummy", "degraded", "3.0", "7.0", "26", "1", "0.50", ""]
+    ]
+    assert tables.rally_fault_lines(steps) == [
+        "001-task, Dummy.dummy: stop-osd osd.0 (stop-osd): given at +2.0 s: kill",
+        "001-task, Dummy.dummy: out osd.9 (out): NOT given as asked: no",
+        "001-task, Dummy.dummy: healed 12.5 s after the first fault",
+    ]
+    assert tables.rally_fault_lines([_rally_step([], None)])[-1].endswith(
+        "not healed by the workload's end"
+    )
