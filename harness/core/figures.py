@@ -90,6 +90,13 @@ RECOVERY = _named(
     Figure("seconds", "recovering s", "s", False, noise=FAR_TAIL),
     Figure("bytes_per_s", "recovered B/s", "B/s", True),
 )
+# a Rally workload's iterations in one phase of its backend (planes/rally/phases.py)
+RALLY_PHASES = _named(
+    Figure("median_s", "median s", "s", False),
+    Figure("max_s", "slowest s", "s", False, noise=FAR_TAIL),
+    Figure("failed", "failed iterations", "iterations", False, noise=COUNT),
+    Figure("seconds", "seconds", "s", False, noise=FAR_TAIL),
+)
 # a Rally action's response times and its iterations' success
 RALLY = _named(
     Figure("median_s", "median s", "s", False),

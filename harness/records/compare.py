@@ -33,6 +33,7 @@ from harness.core.figures import (
     FIO,
     ITERATIONS,
     RALLY,
+    RALLY_PHASES,
     RECOVERY,
     TIMES,
     Figure,
@@ -67,6 +68,7 @@ TIME_METRICS = catalogue.pick(TIMES, *TIMES)
 EVENT_METRICS = catalogue.pick(EVENTS, *EVENTS)
 RALLY_METRICS = catalogue.pick(RALLY, *RALLY)
 PHASE_METRICS = catalogue.pick(BACKEND_PHASES, *BACKEND_PHASES)
+RALLY_PHASE_METRICS = catalogue.pick(RALLY_PHASES, *RALLY_PHASES)
 RECOVERY_METRICS = catalogue.pick(RECOVERY, *RECOVERY)
 Metrics = list[Figure]
 
@@ -228,9 +230,10 @@ def _sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Metrics]]
     for kind, figures in sorted((step.get("events") or {}).items()):
         found.append((kind, figures, EVENT_METRICS))
     for workload in (step.get("rally") or {}).get("workloads") or []:
+        where = f"{workload['scenario']} at {workload['concurrency']}"
         for action, figures in (workload.get("actions") or {}).items():
-            where = f"{workload['scenario']} at {workload['concurrency']}"
             found.append((f"{where}: {action}", figures, RALLY_METRICS))
+        found += _rally_phase_sections(workload.get("phases") or {}, where)
     found += _phase_sections(step)
     return found
 
@@ -250,6 +253,21 @@ def _phase_sections(step: dict[str, Any]) -> list[tuple[str, dict[str, Any], Met
     }
     if any(v is not None for v in recovery.values()):
         sections.append(("recovery", recovery, RECOVERY_METRICS))
+    return sections
+
+
+def _rally_phase_sections(
+    phased: dict[str, Any], where: str
+) -> list[tuple[str, dict[str, Any], Metrics]]:
+    """A Rally workload given faults: its iterations in each phase, by its state (the
+    first of a state where it came twice), and how long from the fault to healed."""
+    found: dict[str, dict[str, Any]] = {}
+    for phase in phased.get("phases") or []:
+        found.setdefault(f"{where}: phase {phase['state']}", phase)
+    sections = [(name, figures, RALLY_PHASE_METRICS) for name, figures in found.items()]
+    if phased.get("fault_to_healed_s") is not None:
+        healed = {"fault_to_healed_s": phased["fault_to_healed_s"]}
+        sections.append((f"{where}: recovery", healed, RECOVERY_METRICS))
     return sections
 
 

@@ -14,6 +14,7 @@ CATALOGUES = {
     "rally": figures.RALLY,
     "iterations": figures.ITERATIONS,
     "backend phases": figures.BACKEND_PHASES,
+    "rally phases": figures.RALLY_PHASES,
     "recovery": figures.RECOVERY,
 }
 
@@ -36,6 +37,7 @@ def test_comparison_history_and_repeats_use_the_catalogues_words():
         *compare.EVENT_METRICS,
         *compare.RALLY_METRICS,
         *compare.PHASE_METRICS,
+        *compare.RALLY_PHASE_METRICS,
         *compare.RECOVERY_METRICS,
     ]
     used = [

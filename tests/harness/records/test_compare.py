@@ -375,3 +375,39 @@ def test_faulted_steps_compare_each_phase_and_how_they_healed():
     # a step without phases on one side: its phases are listed, not judged
     plain = {(d.direction, d.metric): d for d in compare([step(1, 800, 1.0)], other).deltas}
     assert plain[("phase degraded", "kept_pct")].verdict == "–"
+
+
+def _rally_faulted(degraded_median_s, failed, healed_s):
+    phases = [
+        {"state": "healthy", "seconds": 2.0, "iterations": 8, "failed": 0, "median_s": 0.5},
+        {
+            "state": "degraded",
+            "seconds": 7.0,
+            "iterations": 20,
+            "failed": failed,
+            "median_s": degraded_median_s,
+            "max_s": 3.0,
+        },
+    ]
+    workload = {
+        "scenario": "CinderVolumes.create_and_delete_volume",
+        "concurrency": 2,
+        "actions": {},
+        "phases": {"phases": phases, "faults": [], "fault_to_healed_s": healed_s},
+    }
+    return {"step": "001", "workload": "cp", "concurrency": 2, "rally": {"workloads": [workload]}}
+
+
+def test_rally_workloads_given_faults_compare_each_phase_and_how_they_healed():
+    baseline = [_rally_faulted(0.5, 0, 12.0)]
+    other = [_rally_faulted(0.9, 4, 20.0)]
+    deltas = {(d.direction, d.metric): d for d in compare(baseline, other).deltas}
+    where = "CinderVolumes.create_and_delete_volume at 2"
+    median = deltas[(f"{where}: phase degraded", "median_s")]
+    assert (median.baseline, median.other) == (0.5, 0.9)
+    failed = deltas[(f"{where}: phase degraded", "failed")]
+    # none failed before: a change from zero has no ratio, and is shown, not judged
+    assert (failed.baseline, failed.other, failed.note) == (0, 4, "baseline is zero")
+    healed = deltas[(f"{where}: recovery", "fault_to_healed_s")]
+    assert (healed.baseline, healed.other) == (12.0, 20.0)
+    assert (f"{where}: phase healthy", "max_s") not in deltas  # neither side has it
