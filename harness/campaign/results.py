@@ -469,11 +469,12 @@ def _phases(
     # logs do (else the last phase's IOPS would count that second's time without its I/Os)
     logged = [t for per_second, _ in consumers.values() for t, _ in per_second]
     end = min(end, max(logged, default=end))
-    for read_states in registry.phase_states():
-        found = phases(read_states(raw), end, start)
+    for source in registry.phase_sources():
+        found = phases(source.read(raw), end, start)
         if all(p.state in (HEALTHY, HEALED) for p in found):  # healed before the run began
             continue
         summary["phases"] = step_phases(found, consumers, start, histograms, latency_ns)
+        summary["phases"]["states_from"] = source.words
         given = [f["given_t"] for f in summary.get("faults", []) if f["given_t"]]
         if given:
             summary["phases"]["fault_to_healed_s"] = fault_to_healed_s(found, min(given))
@@ -497,12 +498,15 @@ def _faults(raw: Path, records: list[FioConsumerRecord], summary: dict[str, Any]
         given = json.loads((raw / FAULTS_FILE).read_text(encoding="utf-8"))["given"]
     except (OSError, ValueError, KeyError):
         return
-    start = min((r.start_ms for r in records), default=0) / 1000
+    # the measured start: a consumer that failed has none (a lost pod's row starts at
+    # its pod's creation)
+    start = min((r.start_ms for r in records if not r.error), default=0) / 1000
     summary["faults"] = [
         {
             "fault": g["fault"],
             "action": g["action"],
             "osd": g.get("osd"),
+            "on": g.get("on") or f"osd.{g.get('osd')}",  # a campaign kept before nodes had none
             "given_t": g["given_t"],
             "at_s": None if g["given_t"] is None else round(g["given_t"] - start, 3),
             "took_s": None if g["done_t"] is None else round(g["done_t"] - g["given_t"], 3),

@@ -9,9 +9,9 @@ included). What a fault did, the plane that gave it undoes at the step's end, an
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, TypeAdapter, model_validator
 
 from harness.core.workloads.base import _Strict
 
@@ -26,6 +26,7 @@ OSD_ACTIONS = {
     "(SIGCONT): the Ceph testbed only",
 }
 OsdAction = Literal["stop-osd", "start-osd", "out-osd", "in-osd", "pause-osd"]
+RESUME = "resume-osd"  # a pause's end: the action that lets a frozen OSD go on
 
 
 class OsdFault(_Strict):
@@ -57,5 +58,74 @@ class OsdFault(_Strict):
         """When its last action is due: a pause's end, else its time."""
         return self.at + (self.seconds or 0.0)
 
+    @property
+    def subject(self) -> int:
+        """What it acts on, as its plane's switch names it: the OSD's id."""
+        return self.osd
 
-Fault = OsdFault
+    @property
+    def on(self) -> str:
+        return f"osd.{self.osd}"
+
+    @property
+    def schedule(self) -> list[tuple[float, str]]:
+        """(seconds into the run, action): a pause is frozen at its time, let go after."""
+        if self.action == "pause-osd":
+            return [(self.at, "pause-osd"), (self.last_s, RESUME)]
+        return [(self.at, self.action)]
+
+
+# Kubernetes' node faults, and what each does; a node of the volperf k8s testbed crashes
+# and comes back as `volperf testbed crash-node` and `up` do; on any other cluster only
+# drain and uncordon, and only when its target says so (allow_faults)
+NODE_ACTIONS = {
+    "crash-node": "kill the node's kubelet, container runtime and pods at once, as a power "
+    "loss would: the k8s testbed only",
+    "restore-node": "start the crashed node again, as `volperf testbed up` does",
+    "drain-node": "cordon the node and evict the step's pods on it, as `kubectl drain` does",
+    "uncordon-node": "make the node schedulable again",
+}
+NodeAction = Literal["crash-node", "restore-node", "drain-node", "uncordon-node"]
+
+
+class NodeFault(_Strict):
+    """One fault of a Kubernetes node during a step's measured run."""
+
+    action: NodeAction = Field(description="; ".join(f"{k}: {v}" for k, v in NODE_ACTIONS.items()))
+    node: str = Field(min_length=1, description="the node's name")
+    at: float = Field(ge=0, description="seconds after the measured fio run starts")
+
+    @property
+    def label(self) -> str:
+        """E.g. 'crash-node volperf-node-2 at +10 s'."""
+        return f"{self.action} {self.node} at +{self.at:g} s"
+
+    @property
+    def last_s(self) -> float:
+        return self.at
+
+    @property
+    def subject(self) -> str:
+        return self.node
+
+    @property
+    def on(self) -> str:
+        return f"node {self.node}"
+
+    @property
+    def schedule(self) -> list[tuple[float, str]]:
+        return [(self.at, self.action)]
+
+
+Fault = Annotated[OsdFault | NodeFault, Field(discriminator="action")]
+FAULT = TypeAdapter(Fault)
+
+
+def fault_of(document: dict[str, Any]) -> OsdFault | NodeFault:
+    """A fault from its spec entry."""
+    return FAULT.validate_python(document)
+
+
+def fault_kinds(faults: list[OsdFault | NodeFault]) -> set[str]:
+    """Which parts of a backend the faults act on: 'osd', 'node'."""
+    return {"osd" if isinstance(f, OsdFault) else "node" for f in faults}

@@ -109,6 +109,14 @@ PhaseStates = Callable[[Path], list[tuple[float, str | None]]]
 
 
 @dataclass(frozen=True)
+class PhaseSource:
+    """Where a plane reads its backend's state through a step (its phases)."""
+
+    read: PhaseStates
+    words: str  # what each state means there, and how it is sampled: for the page
+
+
+@dataclass(frozen=True)
 class Plane:
     """Everything the spine needs of one plane, so that it carries no per-plane code."""
 
@@ -124,8 +132,9 @@ class Plane:
     # figures over a step's measured window (its fio runs, else None) from raw files any
     # step may have beside its tool's (the Ceph OSDs' perf counters): summary entries
     window_extras: Sequence[WindowExtra] = ()
-    # the backend's own state through a step, where the plane samples it (Ceph's PGs)
-    phase_states: Sequence[PhaseStates] = ()
+    # the backend's own state through a step, where the plane samples it (Ceph's PGs,
+    # Kubernetes' nodes)
+    phase_sources: Sequence[PhaseSource] = ()
     # the plane's own CSV file -> how its rows (StepParts.rows) are written
     csv_files: Mapping[str, Callable[[list[Any]], str]] = field(default_factory=dict)
     # created.json kinds -> how what a campaign noted of them is removed, in this order

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.spec import CampaignSpec
-from harness.planes.base import PhaseStates, Plane, Remover, StepBuilder, Target, WindowExtra
+from harness.planes.base import PhaseSource, Plane, Remover, StepBuilder, Target, WindowExtra
 
 # each plane's module, whose PLANE is its entry, imported when first asked for: a local
 # campaign's first step does not wait for the cloud planes' modules. Removers run in this
@@ -67,8 +67,8 @@ def window_extras() -> list[WindowExtra]:
     return [extra for plane in planes() for extra in plane.window_extras]
 
 
-def phase_states() -> list[PhaseStates]:
-    return [states for plane in planes() for states in plane.phase_states]
+def phase_sources() -> list[PhaseSource]:
+    return [source for plane in planes() for source in plane.phase_sources]
 
 
 def csv_files() -> dict[str, Callable[[list[Any]], str]]:

@@ -346,7 +346,7 @@ def phase_plot(steps: Sequence[dict[str, Any]], directory: Path, stem: str) -> s
             ax.text(
                 fault["at_s"],
                 0.02,
-                f" {fault['action']} osd.{fault['osd']}",
+                f" {fault['action']} {fault.get('on') or 'osd.' + str(fault['osd'])}",
                 transform=ax.get_xaxis_transform(),
                 rotation=90,
                 fontsize=7,

@@ -417,6 +417,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             capacity_header=tables.CAPACITY_HEADER,
             phase_header=tables.PHASE_HEADER,
             phases=tables.phase_rows(data.steps),
+            phase_sources=tables.phase_sources(data.steps),
             phase_plot=plots.phase_plot(data.steps, out, "phases"),
             faults=tables.fault_lines(data.steps),
             recoveries=tables.recovery_lines(data.steps),

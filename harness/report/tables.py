@@ -7,6 +7,7 @@ from typing import Any
 from harness.core.workloads.columns import cell, figure
 from harness.core.workloads.registry import TOOLS
 from harness.core.workloads.registry import tool as by_tag
+from harness.planes import registry
 from harness.records.repeats import CV_FLAG, repeat_spreads
 
 DIRECTIONS = ("read", "write")
@@ -519,6 +520,14 @@ PHASE_HEADER = [
     "longest stall s",
     "p99 ms",
 ]
+
+
+def phase_sources(steps: list[dict[str, Any]]) -> list[str]:
+    """How each backend whose steps were split said its state (its plane's words); a
+    step kept before they were stored, as Ceph's."""
+    [ceph] = [p.phase_sources[0].words for p in registry.planes() if p.name == "ceph"]
+    said = [(s.get("phases") or {}).get("states_from") or ceph for s in steps if s.get("phases")]
+    return sorted(set(said))
 
 
 def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:

@@ -25,7 +25,8 @@ from harness.core.faults import OSD_ACTIONS, OsdFault
 from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
 from harness.planes.ceph.access import default_conf
-from harness.planes.ceph.faults import OsdLedger, OsdSwitch, schedule
+from harness.planes.ceph.faults import OsdSwitch
+from harness.planes.faults import FaultLedger
 from harness.planes.rally.phases import FAULT_PREFIX, FAULT_TITLE
 
 
@@ -75,8 +76,8 @@ class CephFaultHook(hook.HookAction):
         except (TargetError, ValueError) as exc:
             self.set_error(type(exc).__name__, "the fault cannot be given", str(exc))
             return
-        ledger = OsdLedger(switch, store)
-        for due, action in schedule(fault):
+        ledger = FaultLedger(switch, store)
+        for due, action in fault.schedule:
             time.sleep(max(0.0, due - fault.at))  # a pause's end, after its seconds
             ledger.give(action, fault.osd, fault.label, due)
         failed = [g for g in ledger.given if g["error"]]

@@ -166,6 +166,12 @@ class K8sTarget(_Strict):
         description="fio workloads: pods prefill, then wait until every pod is ready and "
         "start their measured run together on volperf's signal",
     )
+    allow_faults: bool = Field(
+        False,
+        description="let fio workloads' drain-node and uncordon-node act on this cluster "
+        "although it is not the volperf k8s testbed (the commands are printed before the "
+        "campaign starts); crash-node and restore-node act on the testbed only",
+    )
     node_load: bool = Field(
         True,
         description="sample every node's CPU, memory, disks and network once a second "

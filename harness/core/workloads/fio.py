@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from harness.core.faults import Fault
+from harness.core.faults import Fault, fault_kinds, fault_of
 from harness.core.units import size_bytes
 from harness.core.workloads.base import TARGET_TYPES, Name, Size, Tool, _Strict
 from harness.core.workloads.words import join
@@ -113,8 +113,8 @@ class FioWorkload(_Strict):
     faults: list[Fault] = Field(
         default_factory=list,
         description="faults injected into the backend during each step's measured run "
-        "(the rbd target: its OSDs), each undone at the step's end; the step's figures "
-        "are then split by the states the backend went through",
+        "(the rbd target: its OSDs; the k8s target: its nodes), each undone at the step's "
+        "end; the step's figures are then split by the states the backend went through",
     )
 
     @field_validator("rw", mode="before")
@@ -188,7 +188,7 @@ def describe(w: dict[str, Any]) -> str:
 def _faults_text(faults: list[dict[str, Any]]) -> str:
     if not faults:
         return ""
-    made = [Fault.model_validate(f).label for f in faults]
+    made = [fault_of(f).label for f in faults]
     return f"faults injected in each step: {', '.join(made)}, each undone at the step's end"
 
 
@@ -250,11 +250,14 @@ def fits(target: Any, workloads: list[FioWorkload]) -> None:
             )
     if target.type == "openstack":
         _check_heat(target, workloads)
-    faulted = [w.name for w in workloads if w.faults]
-    if faulted and target.type != "rbd":
-        raise ValueError(
-            f"workloads {', '.join(faulted)}: faults act on Ceph's OSDs: the rbd target only"
-        )
+    where = {"osd": ("rbd", "Ceph's OSDs"), "node": ("k8s", "Kubernetes' nodes")}
+    for kind, (target_type, parts) in where.items():
+        faulted = [w.name for w in workloads if kind in fault_kinds(w.faults)]
+        if faulted and target.type != target_type:
+            raise ValueError(
+                f"workloads {', '.join(faulted)}: faults act on {parts}: the {target_type} "
+                "target only"
+            )
 
 
 TOOL = Tool(

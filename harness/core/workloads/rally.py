@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from harness.core.faults import Fault
+from harness.core.faults import OsdFault
 from harness.core.workloads.base import Name, Tool, _Strict
 from harness.core.workloads.words import join, open_ended
 
@@ -37,7 +37,7 @@ class RallyWorkload(_Strict):
         "available, a server active …): an action's time is rounded up to them; default "
         "rally-openstack's own, 1 to 4 s. Fewer seconds: finer times, more API requests",
     )
-    faults: list[Fault] = Field(
+    faults: list[OsdFault] = Field(
         default_factory=list,
         description="faults given to the Ceph cluster of the target's ceph_conf during each "
         "of the task's workloads, ``at`` seconds after the workload starts (Rally's time "
@@ -79,7 +79,7 @@ def describe(w: dict[str, Any]) -> str:
 def _faults_text(faults: list[dict[str, Any]]) -> str:
     if not faults:
         return ""
-    made = [Fault.model_validate(f).label for f in faults]
+    made = [OsdFault.model_validate(f).label for f in faults]
     return (
         f"faults given in each of the task's workloads (seconds after it starts): "
         f"{', '.join(made)}, those left at the step's end undone"

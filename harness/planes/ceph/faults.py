@@ -19,61 +19,45 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import threading
-import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from harness.core.faults import Fault
-from harness.core.store import CampaignStore, atomic_write_json
+from harness.core.faults import RESUME, OsdFault
+from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
-from harness.records.phases import FAULTS_FILE
+from harness.planes.faults import UNDONE, FaultInjector, FaultLedger, PartState
 from harness.testbeds import TestbedError
 from harness.testbeds.ceph import MARKER, CephTestbed
 
 COMMAND_TIMEOUT_S = 60
 NOTE_KIND = "ceph-fault"
-RESUME = "resume-osd"  # a pause's end
-UNDONE = "undone:"  # how `volperf cleanup` tells a fault it undid from what it removed
 
 
 @dataclass(frozen=True)
-class OsdState:
+class OsdState(PartState):
     """What faults have left changed of one OSD."""
+
+    CHANGES: ClassVar[dict[str, dict[str, bool]]] = {
+        "stop-osd": {"stopped": True},
+        "start-osd": {"stopped": False, "paused": False},
+        "out-osd": {"out": True},
+        "in-osd": {"out": False},
+        "pause-osd": {"paused": True},
+        RESUME: {"paused": False},
+    }
+    # let it go, start it, mark it in
+    UNDO = (("paused", RESUME), ("stopped", "start-osd"), ("out", "in-osd"))
 
     stopped: bool = False
     out: bool = False
     paused: bool = False
 
-    def after(self, action: str) -> OsdState:
-        changes = {
-            "stop-osd": {"stopped": True},
-            "start-osd": {"stopped": False, "paused": False},
-            "out-osd": {"out": True},
-            "in-osd": {"out": False},
-            "pause-osd": {"paused": True},
-            RESUME: {"paused": False},
-        }
-        return replace(self, **changes[action])
-
-    def either(self, other: OsdState) -> OsdState:
-        return OsdState(
-            self.stopped or other.stopped, self.out or other.out, self.paused or other.paused
-        )
-
-    def undoing(self) -> list[str]:
-        """The actions that put the OSD back: let it go, start it, mark it in."""
-        wanted = [(self.paused, RESUME), (self.stopped, "start-osd"), (self.out, "in-osd")]
-        return [action for changed, action in wanted if changed]
-
-    @property
-    def changed(self) -> bool:
-        return any(asdict(self).values())
-
 
 class OsdSwitch:
     """How faults act on one cluster's OSDs: its testbed's daemons, or Ceph's commands."""
+
+    note_kind = NOTE_KIND
 
     def __init__(self, conf: Path, user: str):
         self.conf, self.user = conf, user
@@ -86,7 +70,7 @@ class OsdSwitch:
             return f"the Ceph testbed in {self.testbed.state}"
         return f"the Ceph cluster of {self.conf}"
 
-    def check(self, faults: list[Fault], allowed: bool) -> None:
+    def check(self, faults: list[OsdFault], allowed: bool) -> None:
         """Refuse faults this cluster may not be given, naming them."""
         if self.testbed is None:
             if not allowed:
@@ -108,12 +92,12 @@ class OsdSwitch:
             except TestbedError as exc:
                 raise TargetError(f"fault {fault.label}: {exc}") from None
 
-    def plan(self, faults: list[Fault]) -> list[str]:
+    def plan(self, faults: list[OsdFault]) -> list[str]:
         """Each fault and the commands it will run, for the user to read first."""
         return [
             f"+{due:g} s: {' && '.join(self.commands(action, fault.osd))}"
             for fault in faults
-            for due, action in schedule(fault)
+            for due, action in fault.schedule
         ]
 
     def commands(self, action: str, osd: int) -> list[str]:
@@ -151,6 +135,18 @@ class OsdSwitch:
         os.kill(pid, sent)
         return [f"kill -{sent.name.removeprefix('SIG')} {pid}"]
 
+    def on(self, osd: int) -> str:
+        return f"osd.{osd}"
+
+    def key(self, osd: int) -> str:
+        return note_key(self.conf, osd)
+
+    def identity(self, osd: int) -> dict[str, Any]:
+        return {"conf": str(self.conf), "user": self.user, "osd": osd}
+
+    def state_of(self, note: dict[str, Any]) -> OsdState:
+        return OsdState(*(bool(note.get(name)) for name in ("stopped", "out", "paused")))
+
     def _ceph(self, *argv: str) -> list[str]:
         return ["ceph", "-c", str(self.conf), "--id", self.user, "--connect-timeout", "10", *argv]
 
@@ -164,13 +160,6 @@ class OsdSwitch:
         if done.returncode != 0:
             said = (done.stderr.strip() or done.stdout.strip()).splitlines()[-2:]
             raise TestbedError(f"`{' '.join(argv)}` exited {done.returncode}: {' / '.join(said)}")
-
-
-def schedule(fault: Fault) -> list[tuple[float, str]]:
-    """(seconds into the run, action): a pause is frozen at its time, let go after."""
-    if fault.action == "pause-osd":
-        return [(fault.at, "pause-osd"), (fault.last_s, RESUME)]
-    return [(fault.at, fault.action)]
 
 
 def note_key(conf: Path, osd: int) -> str:
@@ -200,143 +189,12 @@ def run_began(raw: Path) -> float | None:
     return min(times, default=None)
 
 
-@dataclass
-class OsdLedger:
-    """Gives actions to one cluster's OSDs: what each will leave changed of its OSD noted in
-    created.json before it is done (none without a store), and every action's entry kept,
-    with its commands, when it was given and when it came back. An OSD's state starts as
-    a note left before says (an earlier Rally hook's firing: the same campaign's)."""
-
-    switch: OsdSwitch
-    store: CampaignStore | None
-    given: list[dict[str, Any]] = field(default_factory=list)
-    states: dict[int, OsdState] = field(default_factory=dict)
-
-    def state(self, osd: int) -> OsdState:
-        if osd not in self.states:
-            note = {} if self.store is None else self.store.created().get(self._key(osd), {})
-            self.states[osd] = OsdState(
-                *(bool(note.get(name)) for name in ("stopped", "out", "paused"))
-            )
-        return self.states[osd]
-
-    def give(self, action: str, osd: int, label: str, due: float | None) -> dict[str, Any]:
-        before = self.state(osd)
-        after = before.after(action)
-        self._note(osd, before.either(after))  # noted before it is done
-        entry = {**_entry(label, action, osd, due), "given_t": time.time()}
-        try:
-            entry["commands"] = self.switch.act(action, osd)
-        except Exception as exc:  # recorded, and warned of: the step's other faults go on
-            entry["error"] = str(exc) if isinstance(exc, TestbedError) else repr(exc)
-            after = before.either(after)  # not known to be undone: cleanup tries again
-        entry["done_t"] = time.time()
-        self.given.append(entry)
-        self.states[osd] = after
-        self._note(osd, after)
-        return entry
-
-    def undo(self, label: str) -> None:
-        """Put back what the actions given left changed."""
-        for osd, state in sorted(self.states.items()):
-            for action in state.undoing():
-                self.give(action, osd, label, None)
-
-    def _key(self, osd: int) -> str:
-        return note_key(self.switch.conf, osd)
-
-    def _note(self, osd: int, state: OsdState) -> None:
-        if self.store is None:
-            return
-        if not state.changed:
-            self.store.forget_created(self._key(osd))
-            return
-        self.store.record_created(
-            self._key(osd),
-            kind=NOTE_KIND,
-            conf=str(self.switch.conf),
-            user=self.switch.user,
-            osd=osd,
-            **asdict(state),
-        )
-
-
-@dataclass
-class FaultInjector:
-    """Gives a step's faults on time from the start of fio's run (its jobs' exec_prerun,
-    started_prerun; ``with``: around fio), then undoes what they left changed and writes
-    raw/faults.json."""
-
-    faults: list[Fault]
-    switch: OsdSwitch
-    store: CampaignStore
-    raw: Path
-
-    def __post_init__(self) -> None:
-        self.started = 0.0
-        self.ledger = OsdLedger(self.switch, self.store)
-        self._over = threading.Event()
-        self._thread = threading.Thread(target=self._give_all, name="faults", daemon=True)
-
-    @property
-    def given(self) -> list[dict[str, Any]]:
-        return self.ledger.given
-
-    def __enter__(self) -> FaultInjector:
-        if self.faults:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        ended = time.time()
-        self._over.set()
-        if self._thread.is_alive():
-            self._thread.join()
-        self.ledger.undo("undone at the step's end")
-        for fault in self.faults:
-            for due, action in schedule(fault):
-                if not any(g["fault"] == fault.label and g["action"] == action for g in self.given):
-                    self.given.append(
-                        {
-                            **_entry(fault.label, action, fault.osd, due),
-                            "error": self._ended(ended),
-                        }
-                    )
-        if self.faults:
-            atomic_write_json(
-                self.raw / FAULTS_FILE,
-                {"where": self.switch.where, "started_t": self.started, "given": self.given},
-            )
-
-    def _ended(self, ended: float) -> str:
-        if not self.started:
-            return "not given: fio's run never began"
-        return f"not given: the run ended at +{ended - self.started:.1f} s"
-
-    def _give_all(self) -> None:
-        while (began := run_began(self.raw)) is None:
-            if self._over.wait(0.02):
-                return
-        self.started = began
-        due = [(at, action, f) for f in self.faults for at, action in schedule(f)]
-        due.sort(key=lambda given: given[0])  # in the spec's order where times are equal
-        for at, action, fault in due:
-            if self._over.wait(max(0.0, self.started + at - time.time())):
-                return
-            self.ledger.give(action, fault.osd, fault.label, at)
-
-
-def _entry(label: str, action: str, osd: int, due: float | None) -> dict[str, Any]:
-    return {
-        "fault": label,
-        "action": action,
-        "osd": osd,
-        "due_s": due,
-        "given_t": None,
-        "done_t": None,
-        "commands": [],
-        "error": None,
-    }
+def osd_faults(
+    faults: list[OsdFault], switch: OsdSwitch, store: CampaignStore, raw: Path
+) -> FaultInjector:
+    """A step's OSD faults, given on time from the start of fio's run (its jobs'
+    exec_prerun, started_prerun; ``with``: around fio)."""
+    return FaultInjector(faults, FaultLedger(switch, store), lambda: run_began(raw), raw)
 
 
 def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[str]:
@@ -345,7 +203,7 @@ def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[s
     lines = []
     for key, note in sorted(notes.items()):
         switch = OsdSwitch(Path(note["conf"]), note["user"])
-        state = OsdState(bool(note["stopped"]), bool(note["out"]), bool(note["paused"]))
+        state = switch.state_of(note)
         done: list[str] = []
         try:
             for action in state.undoing():

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from harness.core.faults import OsdFault
 from harness.core.plan import Step
 from harness.core.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
 from harness.core.store import CampaignStore, atomic_write_json
@@ -21,7 +22,7 @@ from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess, CephError, bindings, mon_command, resolve
-from harness.planes.ceph.faults import FaultInjector, OsdSwitch, started_prerun
+from harness.planes.ceph.faults import OsdSwitch, osd_faults, started_prerun
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.ceph.osd_settings import osd_settings
 from harness.planes.ceph.step import HEALTH_FILE
@@ -196,7 +197,8 @@ class RbdFioTarget:
             self._write_images_note(step, targets, store)
             prerun = started_prerun(raw) if workload.faults else None
             job = render_job(workload, targets, self._engine(), log_dir(raw), prerun=prerun)
-            faults = FaultInjector(workload.faults, self.switch, store, raw)
+            given = [f for f in workload.faults if isinstance(f, OsdFault)]  # the spec's check
+            faults = osd_faults(given, self.switch, store, raw)
             with HostSampler(raw / "host.jsonl", None) as sampler, faults:
                 failure = run_measured(
                     self.spec, workload, raw, job, stop, tick, env, sampler, len(targets)

@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.core.faults import Fault
+from harness.core.faults import OsdFault
 from harness.core.store import CampaignStore, atomic_write_json
-from harness.planes.ceph.faults import OsdLedger, OsdSwitch, schedule
+from harness.planes.ceph.faults import OsdSwitch
+from harness.planes.faults import FaultLedger
 from harness.records.phases import FAULTS_FILE
 
 HOOK = "volperf_ceph_fault"
@@ -21,7 +22,7 @@ UNDONE_LABEL = "undone at the step's end"
 
 
 def fault_hooks(
-    faults: list[Fault], switch: OsdSwitch, allow_faults: bool, campaign: Path
+    faults: list[OsdFault], switch: OsdSwitch, allow_faults: bool, campaign: Path
 ) -> list[dict[str, Any]]:
     """Rally's hook entries (task format 2) that give ``faults``."""
     hooks = []
@@ -47,18 +48,18 @@ def fault_hooks(
 
 
 def undo_left(
-    faults: list[Fault], switch: OsdSwitch, store: CampaignStore, raw: Path
+    faults: list[OsdFault], switch: OsdSwitch, store: CampaignStore, raw: Path
 ) -> list[dict[str, Any]]:
     """Put back what the hooks left changed of the faults' OSDs (as their notes say) and
     write raw/faults.json: the actions asked of each workload, and those undone."""
-    ledger = OsdLedger(switch, store)
+    ledger = FaultLedger(switch, store)
     for osd in sorted({f.osd for f in faults}):
         ledger.state(osd)
     ledger.undo(UNDONE_LABEL)
     asked = [
-        {"fault": f.label, "action": action, "osd": f.osd, "due_s": due}
+        {"fault": f.label, "action": action, "osd": f.osd, "on": f.on, "due_s": due}
         for f in faults
-        for due, action in schedule(f)
+        for due, action in f.schedule
     ]
     atomic_write_json(
         raw / FAULTS_FILE, {"where": switch.where, "asked": asked, "undone": ledger.given}

@@ -531,19 +531,36 @@ def test_an_rbd_workload_takes_faults_timed_within_its_run_and_says_them():
         (
             {"action": "crash-osd", "osd": 1, "at": 5},
             "rbd",
-            "workloads[0].faults[0].action: Input should be 'stop-osd'",
+            "workloads[0].faults[0]: Input tag 'crash-osd' found using 'action' does not match "
+            "any of the expected tags: 'stop-osd'",
         ),
         (
             {"action": "stop-osd", "osd": 1, "at": 5},
             "local",
             "workloads w: faults act on Ceph's OSDs: the rbd target only",
         ),
+        (
+            {"action": "crash-node", "node": "n2", "at": 5},
+            "rbd",
+            "workloads w: faults act on Kubernetes' nodes: the k8s target only",
+        ),
+        (
+            {"action": "crash-node", "node": "n2", "at": 5, "seconds": 3},
+            "k8s",
+            "workloads[0].faults[0].crash-node.seconds: Extra inputs are not permitted",
+        ),
+        (
+            {"action": "drain-node", "node": "", "at": 5},
+            "k8s",
+            "workloads[0].faults[0].drain-node.node: String should have at least 1 character",
+        ),
     ],
 )
 def test_fault_errors_name_the_fault(fault, target, expected):
+    options = {"local": {"dir": "/tmp"}, "k8s": {"storage_class": "sc"}}
     data = {
         "name": "r",
-        "target": {"type": target, "dir": "/tmp"} if target == "local" else {"type": target},
+        "target": {"type": target, **options.get(target, {})},
         "workloads": [{"name": "w", "rw": "randwrite", "runtime": 60, "faults": [fault]}],
         "sweep": [1],
     }

@@ -17,9 +17,9 @@ from harness.planes.base import TargetError
 from harness.planes.ceph.faults import (
     PRERUN,
     RESUME,
-    FaultInjector,
     OsdState,
     OsdSwitch,
+    osd_faults,
     run_began,
     started_prerun,
     undo_noted,
@@ -61,7 +61,7 @@ def test_faults_are_given_on_time_noted_first_and_what_is_left_undone_at_the_end
     store.root.mkdir()
     switch = RecordingSwitch(store)
     faults = [_fault("stop-osd", 0.2), _fault("start-osd", 0.5), _fault("out-osd", 0.4)]
-    with FaultInjector(faults, switch, store, tmp_path) as injector:
+    with osd_faults(faults, switch, store, tmp_path) as injector:
         time.sleep(0.3)  # fio connects to the cluster: the faults' clock waits
         began = time.time()
         (tmp_path / "c01.prerun.txt").write_text(f"{began:.6f}\n")  # as its exec_prerun
@@ -93,7 +93,7 @@ def test_a_fault_after_the_runs_end_is_written_not_given_and_a_refused_one_stays
     store = CampaignStore(tmp_path / "c")
     store.root.mkdir()
     switch = RecordingSwitch(store, fail="in-osd")
-    with FaultInjector([_fault("out-osd", 0.0), _fault("in-osd", 30)], switch, store, tmp_path):
+    with osd_faults([_fault("out-osd", 0.0), _fault("in-osd", 30)], switch, store, tmp_path):
         (tmp_path / "c01.prerun.txt").write_text(f"{time.time()}")
         time.sleep(0.2)
     given = json.loads((tmp_path / "faults.json").read_text())["given"]
@@ -112,7 +112,7 @@ def test_faults_due_together_are_given_in_the_specs_order(tmp_path):
     store.root.mkdir()
     switch = RecordingSwitch(store)
     twice = [_fault("out-osd", 0.1), _fault("out-osd", 0.1), _fault("in-osd", 0.1)]
-    with FaultInjector(twice, switch, store, tmp_path):
+    with osd_faults(twice, switch, store, tmp_path):
         (tmp_path / "c01.prerun.txt").write_text(f"{time.time()}")
         time.sleep(0.6)
     assert [a for _, a, _, _ in switch.acted] == ["out-osd", "out-osd", "in-osd"]
@@ -123,11 +123,11 @@ def test_no_fault_is_given_if_fios_run_never_began(tmp_path):
     store = CampaignStore(tmp_path / "c")
     store.root.mkdir()
     switch = RecordingSwitch(store)
-    with FaultInjector([_fault("stop-osd", 0.0)], switch, store, tmp_path):
+    with osd_faults([_fault("stop-osd", 0.0)], switch, store, tmp_path):
         time.sleep(0.2)  # fio failed to connect: no job wrote its exec_prerun's time
     assert switch.acted == [] and store.created() == {}
     [given] = json.loads((tmp_path / "faults.json").read_text())["given"]
-    assert given["error"] == "not given: fio's run never began"
+    assert given["error"] == "not given: the measured run never began"
 
 
 def test_fios_jobs_write_when_their_run_began_and_the_first_is_the_runs(tmp_path):
