@@ -20,12 +20,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.core.faults import NodeFault
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec, FioWorkload, K8sTarget
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
 from harness.core.workloads.registry import family_of
 from harness.planes.base import StepOutcome, TargetError, Tick
+from harness.planes.faults import FaultInjector, FaultLedger
 from harness.planes.fio_step import step_timeout
 from harness.planes.k8s.cluster import (
     LABEL,
@@ -38,6 +40,8 @@ from harness.planes.k8s.cluster import (
     waiting_reason,
 )
 from harness.planes.k8s.json_api import STORAGE_CLASSES, VERSION, JsonApi
+from harness.planes.k8s.node_faults import NodeSwitch
+from harness.planes.k8s.node_states import NodeStateSampler
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
@@ -68,6 +72,8 @@ class K8sFioTarget:
         self.kubeconfig = kubeconfig_path(self.options.kubeconfig)
         self.backend = spec.labels.get("backend", f"k8s:{self.options.storage_class}")
         self._api: Any = None
+        self._switch: NodeSwitch | None = None
+        self.announcements: list[str] = []
 
     @property
     def api(self) -> Any:
@@ -81,6 +87,13 @@ class K8sFioTarget:
         from kubernetes import client
 
         return client.CoreV1Api(self.api)
+
+    @property
+    def switch(self) -> NodeSwitch:
+        """How the workloads' node faults act on the cluster, made once."""
+        if self._switch is None:
+            self._switch = NodeSwitch(self.kubeconfig, self.core)
+        return self._switch
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         if not self.kubeconfig.exists():
@@ -100,6 +113,23 @@ class K8sFioTarget:
                 f"StorageClass {self.options.storage_class!r} does not exist "
                 f"in the cluster (it has: {', '.join(names) or 'none'})"
             )
+        self._check_faults(spec)
+
+    def _check_faults(self, spec: CampaignSpec) -> None:
+        faults = [f for w in spec.workloads for f in _node_faults(w)]
+        if not faults:
+            return
+        if not self.options.start_together:
+            raise TargetError(
+                f"faults {', '.join(f.label for f in faults)}: their times are from the "
+                "pods' shared start: the target needs start_together: true"
+            )
+        self.switch.check(faults, self.options.allow_faults)
+        self.announcements = [
+            f"faults on {self.switch.where}, in each step of their workload, each undone "
+            "at the step's end; the step's pods spread over the nodes:",
+            *(f"  {line}" for line in self.switch.plan(faults)),
+        ]
 
     def tool_versions(self) -> dict[str, str]:
         with contextlib.suppress(Exception):
@@ -137,13 +167,40 @@ class K8sFioTarget:
             make_namespace(self.core, store, kubeconfig, namespace, self.spec.name, labels)
             made = True
             self._create(step, workload, namespace, raw, seen)
-            outcome = self._wait(step, workload, namespace, seen, stop, tick)
-            self._collect(step, namespace, seen, raw)
+            faults = self._faults(workload, store, raw, namespace, seen)
+            states = (  # the cluster's own state through a faulted step: its phases
+                NodeStateSampler(raw, self.api, namespace, faults.began)
+                if faults.faults
+                else contextlib.nullcontext()
+            )
+            with faults, states:
+                outcome = self._wait(step, workload, namespace, seen, stop, tick, faults)
+                self._collect(step, namespace, seen, raw)
         except NotOurs as exc:
             return StepOutcome("failed", str(exc))
         finally:
             self._delete(raw, namespace, record, made)
         return self._outcome(step, store, outcome)
+
+    def _faults(
+        self,
+        workload: FioWorkload,
+        store: CampaignStore,
+        raw: Path,
+        namespace: str,
+        seen: dict[str, dict[str, Any]],
+    ) -> FaultInjector:
+        """The step's node faults, given on time from the pods' shared start (none: an
+        injector that gives nothing)."""
+
+        def began() -> float | None:
+            starts = [entry["start_at"] for entry in seen.values() if "start_at" in entry]
+            return float(min(starts)) if starts else None
+
+        faults = _node_faults(workload)
+        if faults:
+            self.switch.namespace = namespace
+        return FaultInjector(faults, FaultLedger(self.switch, store), began, raw)
 
     def _delete(self, raw: Path, namespace: str, record: dict[str, Any], made: bool) -> None:
         """raw/pods.json written, then the namespace deleted if volperf made it: the step
@@ -236,6 +293,7 @@ class K8sFioTarget:
                 {
                     "metadata": {"name": consumer.name, "labels": labels},
                     "spec": {
+                        **(_spread(labels) if _node_faults(workload) else {}),
                         "restartPolicy": "Never",
                         "terminationGracePeriodSeconds": 5,
                         "containers": [
@@ -270,8 +328,11 @@ class K8sFioTarget:
         seen: dict[str, dict[str, Any]],
         stop: threading.Event,
         tick: Tick,
+        faults: FaultInjector,
     ) -> str:
-        """Poll PVCs and pods until every pod ended: 'done', 'interrupted' or 'timed out'."""
+        """Poll PVCs and pods until every pod ended, or every one left ran on a node the
+        faults acted on (lost to them: 'lost' in its entry): 'done', 'interrupted' or
+        'timed out'."""
         core = self.core
         started = time.monotonic()
         limit = self.options.pod_timeout + step_timeout(self.spec, workload)
@@ -294,6 +355,8 @@ class K8sFioTarget:
                     continue
                 entry.setdefault("created_ms", _ms(pod.metadata.creation_timestamp))
                 entry["phase"] = pod.status.phase
+                if pod.spec.node_name:
+                    entry["node"] = pod.spec.node_name
                 if pod.status.phase in ("Running", "Succeeded", "Failed"):
                     entry.setdefault("running_ms", now_ms)
                 if pod.status.phase in ("Succeeded", "Failed"):
@@ -315,6 +378,12 @@ class K8sFioTarget:
                 for name in pods:
                     seen[name]["start_at"] = at
                 signal_start(core, pods, "fio", START, seen, stop, dict.fromkeys(pods, str(at)))
+            faulted = faults.given_on()
+            lost = {n for n in pending if f"node {seen[n].get('node')}" in faulted}
+            if signalled and pending and pending <= lost:
+                for name in lost:
+                    seen[name]["lost"] = f"its node {seen[name]['node']} was given faults"
+                return "done"
             if time.monotonic() - started > limit:
                 for name in pending:
                     seen[name]["error"] = (
@@ -348,7 +417,12 @@ class K8sFioTarget:
     def _outcome(self, step: Step, store: CampaignStore, waited: str) -> StepOutcome:
         plan = json.loads((store.step_dir(step.id) / "step.json").read_text())
         k8s = k8s_step(store.raw_dir(step.id), step.id, plan, self.backend)
-        failed = [f"{r.context.consumer} ({r.error})" for r in k8s.records if r.error]
+        lost = set(k8s.summary.get("pods_lost") or [])  # to the faults: not a failure
+        failed = [
+            f"{r.context.consumer} ({r.error})"
+            for r in k8s.records
+            if r.error and (r.context.consumer not in lost or len(lost) == len(k8s.records))
+        ]
         notes = [
             f"{k8s.summary['pods']} pods on StorageClass {self.options.storage_class}; "
             f"slowest PVC bound in {k8s.summary['pvc_bound_s_max']} s"
@@ -367,3 +441,22 @@ class K8sFioTarget:
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return []  # what it made is noted in created.json: the campaign removes it
+
+
+def _node_faults(workload: Any) -> list[NodeFault]:
+    return [f for f in getattr(workload, "faults", []) if isinstance(f, NodeFault)]
+
+
+def _spread(labels: dict[str, str]) -> dict[str, Any]:
+    """A faulted step's pods spread over the nodes, one more on a node at most: the
+    faults of one node then leave the others' pods running."""
+    return {
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "kubernetes.io/hostname",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": labels},
+            }
+        ]
+    }

@@ -110,7 +110,7 @@ class NodeFailure:
         """Make the node fail; '' or why it could not (what was done is still undone)."""
         if self.how == "drain":
             self._doing("cordoned")
-            _cordon(self.core, self.node, True)
+            cordon(self.core, self.node, True)
             return self._evict(namespace, pods)
         assert self.crash_command is not None
         self._doing("crashed")
@@ -143,7 +143,7 @@ class NodeFailure:
         if "tainted" in self.done:
             _taint(self.core, self.node, False)
         if "cordoned" in self.done:
-            _cordon(self.core, self.node, False)
+            cordon(self.core, self.node, False)
         if not problems:
             self.store.forget_created(self.key)
         self.done = []
@@ -158,7 +158,7 @@ class NodeFailure:
         return False
 
 
-def _cordon(core: Any, node: str, on: bool) -> None:
+def cordon(core: Any, node: str, on: bool) -> None:
     core.patch_node(node, {"spec": {"unschedulable": on}})
 
 
@@ -186,7 +186,7 @@ def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[s
             if "tainted" in done:
                 _taint(core, node, False)
             if "cordoned" in done:
-                _cordon(core, node, False)
+                cordon(core, node, False)
             down = "crashed" in done and not ready(core.read_node(node))
         except Exception as exc:
             said.append(f"NOT removed: node {node}'s {', '.join(done)} ({type(exc).__name__})")

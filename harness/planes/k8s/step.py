@@ -17,6 +17,7 @@ from harness.records.consumer_fio import (
     own_output_records,
 )
 from harness.records.db import EventRecord
+from harness.records.phases import FAULTS_FILE
 from harness.tools.fio.logs import LogPlace
 
 PODS_FILE = "pods.json"
@@ -33,6 +34,8 @@ def is_k8s_step(raw: Path) -> bool:
 def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> OwnOutputsStep:
     result = OwnOutputsStep()
     pods = json.loads((raw / PODS_FILE).read_text())
+    faulted = faulted_nodes(raw)
+    lost = []
     for index, consumer in enumerate(plan.get("consumers", []), start=1):
         seen = pods["consumers"].get(consumer["name"], {})
         context = consumer_context(step_id, plan, consumer, backend)
@@ -80,6 +83,10 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                     result.log_dirs[consumer["jobname"]] = LogPlace(logs, consumer["jobname"])
                 continue
         why = problem or "the pod left no output"
+        node = seen.get("node")
+        if node in faulted:
+            lost.append(consumer["name"])
+            why = f"lost to the fault {faulted[node]} (it ran on {node}): {why}"
         result.records.append(
             failed_record(created, consumer["jobname"], context, f"pod {consumer['name']}: {why}")
         )
@@ -90,7 +97,18 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
         "pods": len(result.records),
         "pods_failed": sum(1 for r in result.records if r.error),
         "pvc_bound_s_max": max(bound) if bound else None,
+        "pods_lost": lost,
     }
+    if lost:
+        kept = len(result.records) - len(lost)
+        result.warnings.append(
+            Warning(
+                "pods-lost",
+                f"{'pods' if len(lost) > 1 else 'pod'} {', '.join(lost)} ran on nodes the "
+                "faults acted on and gave no result: the step's figures are of the "
+                f"{kept} other {'pod' if kept == 1 else 'pods'}",
+            )
+        )
     if pods.get("namespace_left"):
         result.warnings.append(
             Warning(
@@ -100,6 +118,21 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
             )
         )
     return result
+
+
+def faulted_nodes(raw: Path) -> dict[str, str]:
+    """Each node a fault was given to during the step (raw/faults.json), and the first
+    fault given to it."""
+    try:
+        given = json.loads((raw / FAULTS_FILE).read_text())["given"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    nodes: dict[str, str] = {}
+    for g in given:
+        on = g.get("on") or ""
+        if on.startswith("node ") and g["given_t"] and not g["error"]:
+            nodes.setdefault(on.removeprefix("node "), g["fault"])
+    return nodes
 
 
 def _late_s(seen: dict[str, Any]) -> float:

@@ -77,6 +77,11 @@ class KubernetesTarget:
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         self.fio.prepare(spec, store)
 
+    @property
+    def announcements(self) -> list[str]:
+        """The node faults the fio workloads will give, and their commands."""
+        return self.fio.announcements
+
     def tool_versions(self) -> dict[str, str]:
         versions = self.fio.tool_versions()
         o = self.fio.options

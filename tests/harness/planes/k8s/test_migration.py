@@ -34,21 +34,11 @@ from tests.harness.helpers import (
     doc_source_copy,
     k8s_scenarios_argv,
     k8s_status,
-    k8s_up,
 )
 
 FIRST, SECOND = NODES
 TABLES, TABLE_SIZE = 2, 2000  # k8s_scenarios' small scale
 EVERY_ROW = {"before": TABLES * TABLE_SIZE, "after": TABLES * TABLE_SIZE}  # of a database
-
-
-@pytest.fixture(scope="module")
-def two_nodes(k8s_testbed_alone):
-    """A second node added, once nothing else runs on the cluster (its pods could land
-    there), removed at the end."""
-    k8s_up(k8s_testbed_alone, "--nodes", "2")
-    yield k8s_testbed_alone
-    k8s_up(k8s_testbed_alone, "--nodes", "1")
 
 
 def _core(k8s_testbed):

@@ -61,3 +61,22 @@ def test_a_pod_signalled_after_the_shared_start_time_is_named_late(tmp_path):
     (folder / "raw" / "pods.json").write_text(json.dumps(pods))
     [late] = k8s_step(folder / "raw", "002", _plan(folder), "b").warnings
     assert late.code == "late-start" and "pod c02" in late.message and "2.5 s" in late.message
+
+
+CRASH = Path(__file__).parent / "fixtures" / "node-crash"  # capture.sh: a real node crash
+
+
+def test_a_pod_on_a_node_the_faults_crashed_is_lost_to_them_and_said_so():
+    step = k8s_step(CRASH / "step" / "raw", "001", _plan(CRASH / "step"), "k8s:local-path")
+    pods = json.loads((CRASH / "step" / "raw" / "pods.json").read_text())["consumers"]
+    [lost] = [name for name, seen in pods.items() if seen["node"] == "volperf-node-2"]
+    [kept] = [name for name, seen in pods.items() if seen["node"] == "volperf-node"]
+    rows = {r.context.consumer: r for r in step.records}
+    assert rows[lost].error == (
+        f"pod {lost}: lost to the fault crash-node volperf-node-2 at +5 s (it ran on "
+        f"volperf-node-2): {pods[lost]['error']}"
+    )
+    assert not rows[kept].error and rows[kept].write.iops > 0
+    assert step.summary["pods_lost"] == [lost]
+    [warning] = [w for w in step.warnings if w.code == "pods-lost"]
+    assert warning.message.startswith(f"pod {lost} ran on nodes the faults acted on")
