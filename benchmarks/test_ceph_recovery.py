@@ -8,10 +8,10 @@ profile sets it and restarts the OSDs (the testbed down and up, its data kept), 
 examples/ceph-rbd-outage.yaml as shipped: 60 s of 4k random writes, osd.1 stopped at 10 s
 and started at 30 s. Each campaign names the OSDs' scheduler and profile as they said them
 at its start. Writes results/ceph-recovery/: the two campaigns, their testbed's and this
-checkout's paths written <testbed> and <checkout>, and comparison.yaml, from which every
-documentation build writes the comparison page
-(test_results/compare-high-client-ops-vs-high-recovery-ops/). Purges the testbed at the
-end. About 4 minutes on 2 cores. Run alone on the machine:
+checkout's paths written <testbed> and <checkout>, comparison.yaml and pages.yaml, from
+which every documentation build writes the comparison page
+(test_results/compare-high-client-ops-vs-high-recovery-ops/) and each campaign's page.
+Purges the testbed at the end. About 4 minutes on 2 cores. Run alone on the machine:
 
     .venv/bin/python -m pytest benchmarks/test_ceph_recovery.py -s
 """
@@ -27,8 +27,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks.scale.measure import ROOT, volperf
+from benchmarks.scale.measure import ROOT, keep_campaign, volperf
 from harness.report.comparison import KEPT
+from harness.report.render import KEPT_PAGES
 
 OUT = ROOT / "results" / "ceph-recovery"
 EXAMPLE = ROOT / "examples" / "ceph-rbd-outage.yaml"
@@ -72,25 +73,6 @@ def restart_osds(state: Path) -> None:
     volperf("testbed", "up", "ceph", "--state", str(state))
 
 
-def keep(campaign: Path, state: Path) -> None:
-    """The campaign as run, its lock and notes of what it made left out; in every file of
-    text, the paths of the run's campaign folder, its testbed and this checkout written
-    <campaign>, <testbed> and <checkout>, the only change."""
-    ignored = shutil.ignore_patterns(".lock", "created.json")
-    shutil.copytree(campaign, OUT / campaign.name, ignore=ignored)
-    for path in (OUT / campaign.name).rglob("*"):
-        if not path.is_file():
-            continue
-        try:
-            text = path.read_text()
-        except UnicodeDecodeError:
-            continue  # a plot's binary
-        kept = text.replace(str(campaign), "<campaign>").replace(str(state), "<testbed>")
-        kept = kept.replace(str(ROOT), "<checkout>")
-        if kept != text:
-            path.write_text(kept)
-
-
 def test_ceph_recovery(testbed: Path, tmp_path: Path) -> None:
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -108,10 +90,11 @@ def test_ceph_recovery(testbed: Path, tmp_path: Path) -> None:
         environment = yaml.safe_load((campaign / "campaign.yaml").read_text())["environment"]
         said = environment["backend_settings"]
         assert said == {"osd_op_queue": "mclock_scheduler", "osd_mclock_profile": profile}
-        keep(campaign, testbed)
+        keep_campaign(campaign, OUT / campaign.name, testbed)
     baseline, other = (campaign_name(p) for p in PROFILES)
-    # the page is written anew from the campaigns by every documentation build
+    # the pages are written anew from the campaigns by every documentation build
     (OUT / KEPT).write_text(yaml.safe_dump({"baseline": baseline, "others": [other]}))
+    (OUT / KEPT_PAGES).write_text(yaml.safe_dump({"campaigns": [baseline, other]}))
     compared = volperf("compare", str(OUT / baseline), str(OUT / other), "--json")
     comparison = json.loads(compared.stdout)[other]
     # the profile is a difference of method that does not change what the figures mean

@@ -110,6 +110,25 @@ def keep_heat_campaign(campaign: Path, kept: Path, testbed: Path) -> None:
         gzipped(events)
 
 
+def keep_campaign(campaign: Path, kept: Path, testbed: Path) -> None:
+    """A campaign as run copied to ``kept``, its lock and notes of what it made left out;
+    in every file of text, the paths of the run's campaign folder, its testbed and this
+    checkout written <campaign>, <testbed> and <checkout>, the only change."""
+    ignored = shutil.ignore_patterns(".lock", "created.json")
+    shutil.copytree(campaign, kept, ignore=ignored)
+    for path in kept.rglob("*"):
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue  # a plot's binary
+        said = text.replace(str(campaign), "<campaign>").replace(str(testbed), "<testbed>")
+        said = said.replace(str(ROOT), "<checkout>")
+        if said != text:
+            path.write_text(said)
+
+
 def write_figures(path: Path, figures: dict[str, Any]) -> None:
     """A figure file of the Scale page, with the stamp of the code that measured it."""
     stamped = {**figures, STAMP_KEY: current_stamp(ROOT).to_json()}

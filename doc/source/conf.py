@@ -1,7 +1,8 @@
 """Sphinx configuration of the volperf documentation.
 
-Every build regenerates the pages of the reference campaigns kept in results/reference/
-and of the comparisons kept in results/<study>/comparison.yaml (results/storage-types/),
+Every build regenerates the pages of the reference campaigns kept in results/reference/,
+of the campaigns a study names in results/<study>/pages.yaml and of the comparisons kept
+in results/<study>/comparison.yaml (results/storage-types/),
 so their tables always come from their data, never from hand-edited RST, and copies the
 scale benchmarks' tables from results/scale/ into _scale/ for the Scale page (where the
 sources are built away from the checkout, the page says those files are not there), with
@@ -15,7 +16,7 @@ from pathlib import Path
 import harness
 from harness.core.store import CampaignStore
 from harness.report.comparison import KEPT, write_kept_comparison
-from harness.report.render import write_report
+from harness.report.render import KEPT_PAGES, write_kept_pages, write_report
 from harness.report.scale import draw_scale_plots
 from harness.report.scale_provenance import write_scale_provenance
 
@@ -31,6 +32,8 @@ exclude_patterns = ["_build"]
 # furo, a maintained theme: a wide table scrolls inside itself (furo wraps each table in a
 # container that scrolls sideways) rather than being cut off at the body's edge
 html_theme = "furo"
+# quotes and ellipses made typographic, not dashes: a command's --option stays as typed
+smartquotes_action = "qe"
 html_title = f"volperf {release}"
 
 _source = Path(__file__).parent
@@ -59,5 +62,7 @@ else:
     (_scale / "hosts-fleet-64.json").write_text('{"not beside these sources": true}\n')
 for _campaign in sorted((_source.parents[1] / "results" / "reference").glob("*/campaign.yaml")):
     write_report(CampaignStore(_campaign.parent), _source)
+for _kept in sorted((_source.parents[1] / "results").glob(f"*/{KEPT_PAGES}")):
+    write_kept_pages(_kept.parent, _source)
 for _kept in sorted((_source.parents[1] / "results").glob(f"*/{KEPT}")):
     write_kept_comparison(_kept.parent, _source)

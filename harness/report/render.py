@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from harness import __version__
@@ -428,6 +429,16 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
     index = out / "index.rst"
     atomic_write_text(index, text)
     return index
+
+
+KEPT_PAGES = "pages.yaml"  # in a study kept under results/: the campaigns it shows
+
+
+def write_kept_pages(study: Path, doc_source: Path) -> list[Path]:
+    """The pages of the campaigns a study kept under results/ names in its pages.yaml
+    (``campaigns: [name, …]``, folders beside it), as `volperf report` writes them."""
+    kept = yaml.safe_load((study / KEPT_PAGES).read_text(encoding="utf-8")) or {}
+    return [write_report(CampaignStore(study / name), doc_source) for name in kept["campaigns"]]
 
 
 def build_html(doc_source: Path, build_dir: Path) -> subprocess.CompletedProcess[str]:

@@ -118,3 +118,14 @@ def test_docs_build_without_warnings(tmp_path):
     assert "high-recovery-ops against high-client-ops" in page
     assert "osd_mclock_profile" in page and "high_recovery_ops" in page
     assert "phase degraded" in page and "fault to healed" in page
+    # and each of its campaigns' pages (results/ceph-recovery/pages.yaml), the phases as
+    # bands on IOPS per second and Ceph's words for them
+    for campaign in ("high-client-ops", "high-recovery-ops"):
+        page = _text(html_dir / "test_results" / campaign / "index.html")
+        assert "Phases of the backend" in page and "OSD map and PG states" in page
+    # the node crash kept in results/k8s-node-crash/: Kubernetes' words for its phases
+    page = _text(html_dir / "test_results" / "k8s-node-crash" / "index.html")
+    assert "Phases of the backend" in page and "crash-node volperf-node-2" in page
+    assert "Ready condition and cordon" in page
+    # a command's option as typed, not made a dash
+    assert "volperf testbed crash-node k8s volperf-node-2 --state <testbed>" in page

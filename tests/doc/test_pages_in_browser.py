@@ -39,6 +39,7 @@ CAMPAIGNS = {
     "campaign, rally": "scale/rally-sweep/rally-sweep-c2-volperf-first",
     "campaign, rbd": "samples/rbd-testbed",
     "campaign, rbd through an OSD outage": "ceph-recovery/high-client-ops",
+    "campaign, k8s through a node crash": "k8s-node-crash/k8s-node-crash",
     "campaign, hosts": "samples/hosts-localhost",
 }
 HISTORY = ("storage-types/k8s-local-static", "storage-types/k8s-ceph-fs")

@@ -411,8 +411,10 @@ class K8sFioTarget:
                 with contextlib.suppress(Exception):
                     pod = self.core.read_namespaced_pod(consumer.name, namespace)
                     state = pod.status.container_statuses[0].state.terminated
-                    log = (raw / PODS_DIR / f"{consumer.name}.out").read_text()
-                    entry["error"] = f"fio exited {state.exit_code}: {log[-300:]}"
+                    said = (raw / PODS_DIR / f"{consumer.name}.out").read_text()[-300:]
+                    entry["error"] = f"fio exited {state.exit_code}" + (
+                        f": {said}" if said.strip() else " and wrote nothing"
+                    )
 
     def _outcome(self, step: Step, store: CampaignStore, waited: str) -> StepOutcome:
         plan = json.loads((store.step_dir(step.id) / "step.json").read_text())

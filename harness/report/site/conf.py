@@ -7,3 +7,5 @@ extensions: list[str] = []
 exclude_patterns = ["_build"]
 # the docs' own theme (doc/source/conf.py): wide tables scroll inside themselves
 html_theme = "furo"
+# quotes and ellipses made typographic, not dashes: a command's --option stays as typed
+smartquotes_action = "qe"

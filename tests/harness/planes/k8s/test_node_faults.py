@@ -156,10 +156,13 @@ def test_a_crashed_node_s_pod_is_lost_and_the_step_splits_at_kubernetes_own_time
         begin = start + figures["start_s"]
         own = _ios_between(log, begin, begin + figures["seconds"]) / figures["seconds"]
         assert figures["iops"] == pytest.approx(own, abs=RATE * 1.5 / figures["seconds"] + 0.5)
-    kept_pct = [p["kept_pct"] for p in phases["sum"]]
-    healthy_iops = phases["sum"][0]["iops"]
-    for figures, pct in zip(phases["sum"], kept_pct, strict=True):
-        assert pct == pytest.approx(100 * figures["iops"] / healthy_iops, abs=0.1)
+    # each phase's share of the healthy phase's IOPS, from the I/Os and seconds (the IOPS
+    # themselves are rounded to 0.1: a share of two of them can be 0.2 % off)
+    healthy = phases["sum"][0]
+    for figures in phases["sum"]:
+        iops = figures["ios"] / figures["seconds"]
+        share = 100 * iops / (healthy["ios"] / healthy["seconds"])
+        assert figures["kept_pct"] == pytest.approx(share, abs=0.1)
     assert "backend-phases" in warnings
     # the node is back, Ready and schedulable; nothing of the campaign's is left
     _node_back(core, SECOND.name)
