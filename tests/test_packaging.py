@@ -134,6 +134,7 @@ def test_rally_lists_volperfs_plugins(venv):
     plugins = (
         "volperf_ceph_health",
         "volperf_ceph_fault",
+        "volperf_service_fault",
         "volperf_action_percentile",
         "volperf_regression",
         "volperf_data_plane_args",

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -231,6 +232,20 @@ def down(name: str, state: Path | None, purge: bool) -> None:
     say(f"{len(stopped)} daemon(s) stopped")
 
 
+def _fault(name: str, state: Path | None, give: Callable[[Any], None]) -> None:
+    """A fault given to the testbed that is there (crash-node, stop-service), its
+    refusal said as an error."""
+    bed = _testbed(name, state)
+    if not bed.marker.exists():
+        console().print(f"[red]error:[/] no {name} testbed in {bed.state}", highlight=False)
+        sys.exit(1)
+    try:
+        give(bed)
+    except TestbedError as exc:
+        console().print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(1)
+
+
 @testbed.command("crash-node")
 @click.argument("name", type=click.Choice(["k8s"]))
 @click.argument("node")
@@ -239,15 +254,18 @@ def crash_node(name: str, node: str, state: Path | None) -> None:
     """Crash NODE of the k8s testbed, as a power loss would: its kubelet, container
     runtime and pods killed at once (for the migration workload's failure: crash).
     `volperf testbed up k8s` brings it back."""
-    bed = _testbed(name, state)
-    if not bed.marker.exists():
-        console().print(f"[red]error:[/] no Kubernetes testbed in {bed.state}", highlight=False)
-        sys.exit(1)
-    try:
-        bed.crash_node(node, say)
-    except TestbedError as exc:
-        console().print(f"[red]error:[/] {exc}", highlight=False)
-        sys.exit(1)
+    _fault(name, state, lambda bed: bed.crash_node(node, say))
+
+
+@testbed.command("stop-service")
+@click.argument("name", type=click.Choice(["openstack"]))
+@click.argument("service")
+@state_option
+def stop_service(name: str, service: str, state: Path | None) -> None:
+    """Stop SERVICE of the OpenStack testbed (cinder-volume, cinder-scheduler,
+    cinder-backup) as `systemctl stop` would, for a fault during a step. `volperf
+    testbed up openstack` starts it again."""
+    _fault(name, state, lambda bed: bed.stop_service(service, say))
 
 
 @testbed.command("guest-runner")

@@ -3,12 +3,14 @@ that the step's figures can be split by the state the backend went through (the 
 phases): what, to which part, and when.
 
 A fault's time is in seconds after the step's measured fio run started (its ramp
-included). What a fault did, the plane that gave it undoes at the step's end, and
-``volperf cleanup`` after a run that was killed (created.json notes it first).
+included), or, in a Rally workload, after the workload started. What a fault did, the
+plane that gave it undoes at the step's end, and ``volperf cleanup`` after a run that was
+killed (created.json notes it first).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, model_validator
@@ -117,15 +119,66 @@ class NodeFault(_Strict):
         return [(self.at, self.action)]
 
 
-Fault = Annotated[OsdFault | NodeFault, Field(discriminator="action")]
+# OpenStack's services, and what each fault does to one; the volperf OpenStack testbed's
+# only, as `volperf testbed stop-service` and `up` do
+SERVICE_ACTIONS = {
+    "stop-service": "stop the service's daemon as `systemctl stop` would: the OpenStack "
+    "testbed only",
+    "start-service": "start it again, as `volperf testbed up` does",
+}
+ServiceAction = Literal["stop-service", "start-service"]
+Service = Literal["cinder-volume", "cinder-scheduler", "cinder-backup"]
+
+
+class ServiceFault(_Strict):
+    """One fault of an OpenStack service during a Rally workload."""
+
+    action: ServiceAction = Field(
+        description="; ".join(f"{k}: {v}" for k, v in SERVICE_ACTIONS.items())
+    )
+    service: Service = Field(description="the service's binary")
+    at: float = Field(ge=0, description="seconds after the workload starts")
+
+    @property
+    def label(self) -> str:
+        """E.g. 'stop-service cinder-volume at +10 s'."""
+        return f"{self.action} {self.service} at +{self.at:g} s"
+
+    @property
+    def last_s(self) -> float:
+        return self.at
+
+    @property
+    def subject(self) -> str:
+        return self.service
+
+    @property
+    def on(self) -> str:
+        return f"service {self.service}"
+
+    @property
+    def schedule(self) -> list[tuple[float, str]]:
+        return [(self.at, self.action)]
+
+
+AnyFault = OsdFault | NodeFault | ServiceFault
+Fault = Annotated[OsdFault | NodeFault, Field(discriminator="action")]  # a fio step's
 FAULT = TypeAdapter(Fault)
+RallyFault = Annotated[OsdFault | ServiceFault, Field(discriminator="action")]  # Rally's
+RALLY_FAULT = TypeAdapter(RallyFault)
+KINDS = {OsdFault: "osd", NodeFault: "node", ServiceFault: "service"}
 
 
 def fault_of(document: dict[str, Any]) -> OsdFault | NodeFault:
-    """A fault from its spec entry."""
+    """A fio step's fault from its spec entry."""
     return FAULT.validate_python(document)
 
 
-def fault_kinds(faults: list[OsdFault | NodeFault]) -> set[str]:
-    """Which parts of a backend the faults act on: 'osd', 'node'."""
-    return {"osd" if isinstance(f, OsdFault) else "node" for f in faults}
+def rally_fault_of(document: dict[str, Any]) -> OsdFault | ServiceFault:
+    """A Rally workload's fault from its spec entry."""
+    return RALLY_FAULT.validate_python(document)
+
+
+def fault_kinds(faults: Sequence[AnyFault]) -> set[str]:
+    """Which parts of a backend the faults act on: 'osd', 'node', 'service'."""
+    return {KINDS[type(f)] for f in faults}

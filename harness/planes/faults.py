@@ -209,3 +209,29 @@ class FaultInjector:
             if self._over.wait(max(0.0, self.started + at - time.time())):
                 return
             self.ledger.give(action, fault.subject, fault.label, at)
+
+
+def undo_notes(
+    store: CampaignStore,
+    notes: dict[str, dict[str, Any]],
+    switch_of: Callable[[dict[str, Any]], Switch],
+    subject_of: Callable[[dict[str, Any]], Subject],
+) -> list[str]:
+    """`volperf cleanup`: put back what a killed run's faults left changed, as each note
+    says, through the switch its note names; a line for each part, undone or not."""
+    lines = []
+    for key, note in sorted(notes.items()):
+        subject = subject_of(note)
+        name, done = str(subject), []
+        try:
+            switch = switch_of(note)
+            name = switch.on(subject)
+            for action in switch.state_of(note).undoing():
+                switch.act(action, subject)
+                done.append(action)
+        except Exception as exc:  # said, and the note kept: cleanup can try again
+            lines.append(f"NOT removed: the faults left on {name} ({exc})")
+            continue
+        store.forget_created(key)
+        lines.append(f"{UNDONE} {switch.on(subject)} of {switch.where}: {', '.join(done)}")
+    return lines

@@ -38,6 +38,11 @@ class OpenStackCloudTarget:
     def backend(self) -> str:
         return self.parts[0].backend
 
+    @property
+    def announcements(self) -> list[str]:
+        """What its parts say before the campaign starts (the commands faults will run)."""
+        return [line for target in self.parts for line in getattr(target, "announcements", ())]
+
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
         for target in self.parts:
             target.prepare(spec, store)

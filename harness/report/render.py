@@ -392,6 +392,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             rally_reports=rally_reports(store, out),
             rally_phase_header=tables.RALLY_PHASE_HEADER,
             rally_phases=tables.rally_phase_rows(data.steps),
+            rally_phase_sources=tables.rally_phase_sources(data.steps),
             rally_faults=tables.rally_fault_lines(data.steps),
             extras=extra_tables(store),
             node_header=tables.NODE_HEADER,

@@ -522,12 +522,23 @@ PHASE_HEADER = [
 ]
 
 
+def _said(words: list[str | None]) -> list[str]:
+    """Each backend's words for its states, once; a split kept before they were stored
+    (None), in Ceph's, the only backend split then (its plane's, read only then)."""
+    if None in words:
+        [ceph] = [p.phase_sources[0].words for p in registry.planes() if p.name == "ceph"]
+        words = [w or ceph for w in words]
+    return sorted({w for w in words if w})
+
+
 def phase_sources(steps: list[dict[str, Any]]) -> list[str]:
-    """How each backend whose steps were split said its state (its plane's words); a
-    step kept before they were stored, as Ceph's."""
-    [ceph] = [p.phase_sources[0].words for p in registry.planes() if p.name == "ceph"]
-    said = [(s.get("phases") or {}).get("states_from") or ceph for s in steps if s.get("phases")]
-    return sorted(set(said))
+    """How each backend whose steps were split said its state (its plane's words)."""
+    return _said([(s.get("phases") or {}).get("states_from") for s in steps if s.get("phases")])
+
+
+def rally_phase_sources(steps: list[dict[str, Any]]) -> list[str]:
+    """How each backend whose Rally workloads were split said its state."""
+    return _said([w["phases"].get("states_from") for _, w in _rally_faulted(steps)])
 
 
 def phase_rows(steps: list[dict[str, Any]]) -> list[list[str]]:

@@ -13,26 +13,18 @@ the task's results, the line after FAULT_PREFIX as JSON, for the task's phases
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
-from typing import Any
 
 from rally import consts
 from rally.task import hook
 
 from harness.core.faults import OSD_ACTIONS, OsdFault
-from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
 from harness.planes.ceph.access import default_conf
 from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.faults import FaultLedger
-from harness.planes.rally.phases import FAULT_PREFIX, FAULT_TITLE
-
-
-def _when(triggered_by: dict[str, Any]) -> float:
-    """The seconds into the task the trigger names (0 for an iteration's)."""
-    return float(triggered_by.get("value") or 0) if triggered_by.get("event_type") == "time" else 0
+from harness.planes.rally.phases import FAULT_TITLE
+from rally_plugins.hooks.fault_output import campaign_store, give, when
 
 
 @hook.configure(name="volperf_ceph_fault")
@@ -68,41 +60,12 @@ class CephFaultHook(hook.HookAction):
             fault = OsdFault(
                 action=self.config["action"],
                 osd=self.config["osd"],
-                at=_when(self._triggered_by),
+                at=when(self._triggered_by),
                 seconds=self.config.get("seconds"),
             )
             switch.check([fault], bool(self.config.get("allow_faults")))
-            store = self._store()
+            store = campaign_store(self.config)
         except (TargetError, ValueError) as exc:
             self.set_error(type(exc).__name__, "the fault cannot be given", str(exc))
             return
-        ledger = FaultLedger(switch, store)
-        for due, action in fault.schedule:
-            time.sleep(max(0.0, due - fault.at))  # a pause's end, after its seconds
-            ledger.give(action, fault.osd, fault.label, due)
-        failed = [g for g in ledger.given if g["error"]]
-        self.add_output(
-            complete={
-                "title": FAULT_TITLE,
-                "description": f"{fault.label} on {switch.where}",
-                "chart_plugin": "TextArea",
-                "data": [
-                    *(
-                        f"{g['action']}: {' && '.join(g['commands']) or 'nothing to do'}"
-                        for g in ledger.given
-                    ),
-                    *(f"{g['action']} failed: {g['error']}" for g in failed),
-                    FAULT_PREFIX + json.dumps({"where": switch.where, "given": ledger.given}),
-                ],
-            }
-        )
-        if failed:
-            self.set_error("FaultFailed", f"{fault.label} failed", failed[0]["error"])
-
-    def _store(self) -> CampaignStore | None:
-        if not self.config.get("campaign"):
-            return None
-        store = CampaignStore(Path(self.config["campaign"]))
-        if not store.exists():
-            raise ValueError(f"campaign {store.root}: not a volperf campaign's folder")
-        return store
+        give(self, fault, FaultLedger(switch, store), FAULT_TITLE)

@@ -7,11 +7,12 @@ import csv
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -253,6 +254,30 @@ class FioServer:
     def host(self) -> dict[str, object]:
         """As a hosts target's spec names it."""
         return {"address": self.address, "port": self.port, "dir": str(self.dir)}
+
+
+def run_killed_when(
+    spec: Path, cwd: Path, given: Callable[[], bool], what: str, timeout_s: float = 300
+) -> None:
+    """`volperf run SPEC` in ``cwd``, killed outright (SIGKILL to its whole session, Rally's
+    runner and all) as soon as ``given()`` says what the test waits for (``what``) has
+    happened; fails if volperf ends first or it never happens."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", str(spec)],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not given():
+            assert run.poll() is None, f"volperf ended before {what}"
+            assert time.monotonic() < deadline, f"{what}: never"
+            time.sleep(0.5)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
 
 
 def free_port(address: str) -> int:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from harness.core.faults import OsdFault
+from harness.core.faults import OsdFault, RallyFault, rally_fault_of
 from harness.core.workloads.base import Name, Tool, _Strict
 from harness.core.workloads.words import join, open_ended
 
@@ -37,12 +37,13 @@ class RallyWorkload(_Strict):
         "available, a server active …): an action's time is rounded up to them; default "
         "rally-openstack's own, 1 to 4 s. Fewer seconds: finer times, more API requests",
     )
-    faults: list[OsdFault] = Field(
+    faults: list[RallyFault] = Field(
         default_factory=list,
-        description="faults given to the Ceph cluster of the target's ceph_conf during each "
-        "of the task's workloads, ``at`` seconds after the workload starts (Rally's time "
-        "trigger: a volperf_ceph_fault hook each), those left at the step's end undone; "
-        "the workload's iterations split by the cluster's own states",
+        description="faults given during each of the task's workloads, ``at`` seconds "
+        "after the workload starts (Rally's time trigger: a volperf fault hook each): to "
+        "the OSDs of the Ceph cluster of the target's ceph_conf, or to a Cinder service "
+        "of the OpenStack testbed; those left at the step's end undone; the workload's "
+        "iterations split by the backend's own states (Ceph's PGs, Cinder's services)",
     )
 
     def times_at(self, concurrency: int) -> int:
@@ -79,7 +80,7 @@ def describe(w: dict[str, Any]) -> str:
 def _faults_text(faults: list[dict[str, Any]]) -> str:
     if not faults:
         return ""
-    made = [OsdFault.model_validate(f).label for f in faults]
+    made = [rally_fault_of(f).label for f in faults]
     return (
         f"faults given in each of the task's workloads (seconds after it starts): "
         f"{', '.join(made)}, those left at the step's end undone"
@@ -87,11 +88,11 @@ def _faults_text(faults: list[dict[str, Any]]) -> str:
 
 
 def fits(target: Any, workloads: list[RallyWorkload]) -> None:
-    """Faults act on the Ceph cluster whose health the target samples."""
-    faulted = [w.name for w in workloads if w.faults]
+    """OSD faults act on the Ceph cluster whose health the target samples."""
+    faulted = [w.name for w in workloads if any(isinstance(f, OsdFault) for f in w.faults)]
     if faulted and target.ceph_conf is None:
         raise ValueError(
-            f"workloads {', '.join(faulted)}: faults act on Ceph's OSDs: the openstack "
+            f"workloads {', '.join(faulted)}: OSD faults act on Ceph's OSDs: the openstack "
             "target needs ceph_conf (the cluster under Cinder, its health sampled too)"
         )
     fractional = [f.label for w in workloads for f in w.faults if f.at != int(f.at)]

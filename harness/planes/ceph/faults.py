@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from harness.core.faults import RESUME, OsdFault
 from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
-from harness.planes.faults import UNDONE, FaultInjector, FaultLedger, PartState
+from harness.planes.faults import FaultInjector, FaultLedger, PartState, undo_notes
 from harness.testbeds import TestbedError
 from harness.testbeds.ceph import MARKER, CephTestbed
 
@@ -200,18 +200,9 @@ def osd_faults(
 def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[str]:
     """`volperf cleanup`: put back what a killed run's faults left changed (an OSD left
     frozen is let go, one left stopped started, one left out marked in)."""
-    lines = []
-    for key, note in sorted(notes.items()):
-        switch = OsdSwitch(Path(note["conf"]), note["user"])
-        state = switch.state_of(note)
-        done: list[str] = []
-        try:
-            for action in state.undoing():
-                switch.act(action, int(note["osd"]))
-                done.append(action)
-        except (TestbedError, OSError) as exc:
-            lines.append(f"NOT removed: the faults left on osd.{note['osd']} ({exc})")
-            continue
-        store.forget_created(key)
-        lines.append(f"{UNDONE} osd.{note['osd']} of {switch.where}: {', '.join(done)}")
-    return lines
+    return undo_notes(
+        store,
+        notes,
+        lambda note: OsdSwitch(Path(note["conf"]), note["user"]),
+        lambda note: int(note["osd"]),
+    )

@@ -22,6 +22,12 @@ from typing import Any
 from harness.records.phases import DEGRADED, HEALTHY, RECOVERING, Phase
 from harness.testbeds.ceph import clean_pg_state
 
+# how Ceph says its states, for the page
+WORDS = (
+    "Ceph, from its OSD map and PG states in the step's health samples: degraded, an OSD "
+    "that is in is down; recovering, every OSD in is up and some PG not yet clean"
+)
+
 
 def state_of(sample: dict[str, Any]) -> str | None:
     """The cluster's state in one health sample; None when it did not answer."""

@@ -12,7 +12,7 @@ from harness.host.sampler import read_samples
 from harness.planes.base import Lazy, LazyTarget, PhaseSource, Plane
 from harness.planes.ceph import cleanup
 from harness.planes.ceph.osd_perf import osd_loads, osd_perf_problem
-from harness.planes.ceph.phases import states
+from harness.planes.ceph.phases import WORDS, states
 from harness.planes.ceph.step import HEALTH_FILE, ceph_step
 from harness.records.step import RawStep, StepParts
 
@@ -43,14 +43,7 @@ PLANE = Plane(
     targets={"rbd": LazyTarget("harness.planes.ceph.target", "RbdFioTarget")},
     step_extras=[health_step],
     window_extras=[osd_step],
-    phase_sources=[
-        PhaseSource(
-            health_states,
-            "Ceph, from its OSD map and PG states in the step's health samples: degraded, "
-            "an OSD that is in is down; recovering, every OSD in is up and some PG not "
-            "yet clean",
-        )
-    ],
+    phase_sources=[PhaseSource(health_states, WORDS)],
     removers=[
         # faults first: an OSD left stopped is started before the images are removed
         (lambda kind: kind == "ceph-fault", Lazy("harness.planes.ceph.faults", "undo_noted")),

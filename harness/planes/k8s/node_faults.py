@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from harness.core.faults import NodeFault
 from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
-from harness.planes.faults import UNDONE, PartState
+from harness.planes.faults import PartState, undo_notes
 from harness.planes.k8s.node_failure import cordon, run_command
 from harness.testbeds import TestbedError
 from harness.testbeds.k8s.testbed import MARKER
@@ -157,19 +157,8 @@ def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[s
 
     from harness.planes.k8s.cluster import api_client
 
-    lines = []
-    for key, note in sorted(notes.items()):
+    def switch_of(note: dict[str, Any]) -> NodeSwitch:
         kubeconfig = Path(note["kubeconfig"])
-        node = note["node"]
-        done: list[str] = []
-        try:
-            switch = NodeSwitch(kubeconfig, client.CoreV1Api(api_client(kubeconfig)))
-            for action in switch.state_of(note).undoing():
-                switch.act(action, node)
-                done.append(action)
-        except Exception as exc:
-            lines.append(f"NOT removed: the faults left on node {node} ({type(exc).__name__})")
-            continue
-        store.forget_created(key)
-        lines.append(f"{UNDONE} node {node} of {switch.where}: {', '.join(done)}")
-    return lines
+        return NodeSwitch(kubeconfig, client.CoreV1Api(api_client(kubeconfig)))
+
+    return undo_notes(store, notes, switch_of, lambda note: note["node"])

@@ -1,70 +1,120 @@
-"""A Rally workload's faults (core/faults.py) as volperf_ceph_fault hooks: one hook per
-fault, fired by Rally's time trigger ``at`` seconds into each of the task's workloads (the
-runner puts them on every workload of the rendered task: runner.add_hooks); what they
-left changed at the step's end put back (planes/ceph/faults.py's ledger, from the hooks'
-notes in created.json), and what was asked and what was undone written to
-raw/faults.json, for the step's warnings."""
+"""A Rally workload's faults (core/faults.py) as volperf fault hooks (volperf_ceph_fault
+for an OSD's, volperf_service_fault for a Cinder service's): one hook per fault, fired
+by Rally's time trigger ``at`` seconds into each of the task's workloads (the runner puts
+them on every workload of the rendered task: runner.add_hooks); what they left changed
+at the step's end put back (planes/faults.py's ledger, from the hooks' notes in
+created.json), and what was asked and what was undone written to raw/faults.json, for
+the step's warnings."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.core.faults import OsdFault
+from harness.core.faults import OsdFault, RallyFault, ServiceFault
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.faults import FaultLedger
+from harness.planes.rally.service_faults import ServiceSwitch
 from harness.records.phases import FAULTS_FILE
 
-HOOK = "volperf_ceph_fault"
+HOOKS = {OsdFault: "volperf_ceph_fault", ServiceFault: "volperf_service_fault"}
 UNDONE_LABEL = "undone at the step's end"
 
 
-def fault_hooks(
-    faults: list[OsdFault], switch: OsdSwitch, allow_faults: bool, campaign: Path
-) -> list[dict[str, Any]]:
-    """Rally's hook entries (task format 2) that give ``faults``."""
-    hooks = []
-    for fault in faults:
-        action: dict[str, Any] = {
+@dataclass(frozen=True)
+class Switches:
+    """What gives a Rally target's faults: its Ceph cluster's OSDs (none without
+    ceph_conf), the OpenStack testbed's services."""
+
+    osds: OsdSwitch | None
+    services: ServiceSwitch
+    clouds_yaml: Path | None
+    allow_faults: bool
+
+    def of(self, fault: RallyFault) -> OsdSwitch | ServiceSwitch:
+        if isinstance(fault, ServiceFault):
+            return self.services
+        assert self.osds is not None  # the spec's check: OSD faults need ceph_conf
+        return self.osds
+
+    def check(self, faults: list[RallyFault]) -> list[str]:
+        """Refuse faults that may not be given; else, under where each acts, each one's
+        commands, in order."""
+        osd = [f for f in faults if isinstance(f, OsdFault)]
+        service = [f for f in faults if isinstance(f, ServiceFault)]
+        planned = []
+        if osd:
+            assert self.osds is not None
+            self.osds.check(osd, self.allow_faults)
+            planned += [f"on {self.osds.where}:", *(f"  {p}" for p in self.osds.plan(osd))]
+        if service:
+            self.services.check(service)
+            planned += [f"on {self.services.where}:"]
+            planned += [f"  {line}" for line in self.services.plan(service)]
+        return planned
+
+    def config(self, fault: RallyFault, campaign: Path) -> dict[str, Any]:
+        """The fault's hook's config."""
+        if isinstance(fault, ServiceFault):
+            return {
+                "action": fault.action,
+                "service": fault.service,
+                "clouds_yaml": str(self.clouds_yaml),
+                "campaign": str(campaign),
+            }
+        assert self.osds is not None
+        config: dict[str, Any] = {
             "action": fault.action,
             "osd": fault.osd,
-            "ceph_conf": str(switch.conf),
-            "user": switch.user,
-            "allow_faults": allow_faults,
+            "ceph_conf": str(self.osds.conf),
+            "user": self.osds.user,
+            "allow_faults": self.allow_faults,
             "campaign": str(campaign),
         }
         if fault.seconds is not None:
-            action["seconds"] = fault.seconds
-        hooks.append(
-            {
-                "description": f"volperf fault {fault.label}",
-                "action": {HOOK: action},
-                "trigger": {"event": {"unit": "time", "at": [int(fault.at)]}},  # whole s
-            }
-        )
-    return hooks
+            config["seconds"] = fault.seconds
+        return config
+
+
+def fault_hooks(
+    faults: list[RallyFault], switches: Switches, campaign: Path
+) -> list[dict[str, Any]]:
+    """Rally's hook entries (task format 2) that give ``faults``."""
+    return [
+        {
+            "description": f"volperf fault {fault.label}",
+            "action": {HOOKS[type(fault)]: switches.config(fault, campaign)},
+            "trigger": {"event": {"unit": "time", "at": [int(fault.at)]}},  # whole s
+        }
+        for fault in faults
+    ]
 
 
 def undo_left(
-    faults: list[OsdFault], switch: OsdSwitch, store: CampaignStore, raw: Path
+    faults: list[RallyFault], switches: Switches, store: CampaignStore, raw: Path
 ) -> list[dict[str, Any]]:
-    """Put back what the hooks left changed of the faults' OSDs (as their notes say) and
+    """Put back what the hooks left changed of the faults' parts (as their notes say) and
     write raw/faults.json: the actions asked of each workload, and those undone."""
-    ledger = FaultLedger(switch, store)
-    for osd in sorted({f.osd for f in faults}):
-        ledger.state(osd)
-    ledger.undo(UNDONE_LABEL)
+    ledgers: dict[int, FaultLedger] = {}
+    for fault in faults:
+        switch = switches.of(fault)
+        ledger = ledgers.setdefault(id(switch), FaultLedger(switch, store))
+        ledger.state(fault.subject)
+    undone = []
+    for ledger in ledgers.values():
+        ledger.undo(UNDONE_LABEL)
+        undone += ledger.given
     asked = [
-        {"fault": f.label, "action": action, "osd": f.osd, "on": f.on, "due_s": due}
+        {"fault": f.label, "action": action, "on": f.on, "due_s": due}
         for f in faults
         for due, action in f.schedule
     ]
-    atomic_write_json(
-        raw / FAULTS_FILE, {"where": switch.where, "asked": asked, "undone": ledger.given}
-    )
-    return ledger.given
+    where = "; ".join(ledger.switch.where for ledger in ledgers.values())
+    atomic_write_json(raw / FAULTS_FILE, {"where": where, "asked": asked, "undone": undone})
+    return undone
 
 
 def asked(raw: Path) -> list[dict[str, Any]]:

@@ -1,9 +1,11 @@
-"""A Rally workload's phases, when faults were given to its Ceph cluster during it (the
-volperf_ceph_fault hook): the cluster's states from Ceph's own health samples
+"""A Rally workload's phases, when faults were given to its backend during it (the
+volperf_ceph_fault and volperf_service_fault hooks): the backend's states from its own
+samples, Cinder's services (planes/rally/service_states.py, the plane's
+raw/openstack-services.jsonl) where the plane sampled them, else Ceph's health
 (planes/ceph/phases.py; the plane's raw/ceph-health.jsonl, else the volperf_ceph_health
 hook's samples in the task's results), and in each phase the iterations that started
 in it, how many failed and how long they took, as Rally timed them. Pure functions of
-Rally's JSON export."""
+Rally's JSON export and the samples."""
 
 from __future__ import annotations
 
@@ -12,11 +14,15 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from harness.planes.ceph.phases import states
+from harness.planes.ceph.phases import WORDS as CEPH_WORDS
+from harness.planes.ceph.phases import states as ceph_states
+from harness.planes.rally.service_states import WORDS as CINDER_WORDS
+from harness.planes.rally.service_states import states as service_states
 from harness.records.phases import Phase, fault_to_healed_s, phases
 
 FAULT_TITLE = "volperf Ceph fault"  # the volperf_ceph_fault hook's output
-FAULT_PREFIX = "fault "  # its line that carries what was given, as JSON
+SERVICE_FAULT_TITLE = "volperf OpenStack service fault"  # volperf_service_fault's
+FAULT_PREFIX = "fault "  # their line that carries what was given, as JSON
 HEALTH_TITLE = "volperf Ceph health sample"  # the volperf_ceph_health hook's output
 HEALTH_PREFIX = "sample "  # its line that carries the sample itself, as JSON
 
@@ -41,7 +47,12 @@ def hook_lines(workload: dict[str, Any], title: str, prefix: str) -> list[dict[s
 
 def faults_given(workload: dict[str, Any]) -> list[dict[str, Any]]:
     """Every action the workload's fault hooks gave, in the order they were given."""
-    given = [g for fired in hook_lines(workload, FAULT_TITLE, FAULT_PREFIX) for g in fired["given"]]
+    given = [
+        g
+        for title in (FAULT_TITLE, SERVICE_FAULT_TITLE)
+        for fired in hook_lines(workload, title, FAULT_PREFIX)
+        for g in fired["given"]
+    ]
     return sorted(given, key=lambda g: g.get("given_t") or 0)
 
 
@@ -59,17 +70,26 @@ def iterations_in(phase: Phase, iterations: Sequence[dict[str, Any]]) -> dict[st
 
 
 def workload_phases(
-    workload: dict[str, Any], health: Sequence[dict[str, Any]] = ()
+    workload: dict[str, Any],
+    health: Sequence[dict[str, Any]] = (),
+    services: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any] | None:
     """The workload's phases, its faults and each phase's iterations; None when no fault
-    was given during it. ``health``: the plane's own samples, else the hook's."""
+    was given during it. ``services``: the plane's samples of Cinder's services, which
+    give the states where there are some; else ``health``, the plane's samples of Ceph's
+    health, else the hook's."""
     given = faults_given(workload)
     if not given:
         return None
     start = float(workload["start_time"])
     end = start + float(workload.get("full_duration") or workload.get("load_duration") or 0)
-    samples = list(health) or hook_lines(workload, HEALTH_TITLE, HEALTH_PREFIX)
-    found = phases(states(samples), end=end, start=start)
+    if services:
+        samples, backend, words = list(services), "Cinder", CINDER_WORDS
+        found = phases(service_states(samples), end=end, start=start)
+    else:
+        samples = list(health) or hook_lines(workload, HEALTH_TITLE, HEALTH_PREFIX)
+        backend, words = "the Ceph cluster", CEPH_WORDS
+        found = phases(ceph_states(samples), end=end, start=start)
     iterations = workload.get("data") or []
     first = min((g["given_t"] for g in given if g.get("given_t")), default=None)
     return {
@@ -93,5 +113,7 @@ def workload_phases(
             for p in found
         ],
         "fault_to_healed_s": None if first is None else fault_to_healed_s(found, first),
+        "backend": backend,  # whose own state gave the phases, and how it says them
+        "states_from": words,
         "health_samples": len(samples),
     }

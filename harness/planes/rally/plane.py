@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.planes.base import Plane
+from harness.planes.base import Lazy, Plane
 from harness.planes.rally import cleanup
 from harness.planes.rally.data_plane import data_plane_parts
 from harness.planes.rally.records import rally_csv
@@ -29,5 +29,12 @@ PLANE = Plane(
     "rally",
     tool_steps={"rally": task_step},
     csv_files={CSV_FILE: rally_csv},
-    removers=[(lambda kind: kind == "rally-task", cleanup.remove_noted)],
+    removers=[
+        # faults first: a Cinder service left stopped is started before volumes are deleted
+        (
+            lambda kind: kind == "openstack-service-fault",
+            Lazy("harness.planes.rally.service_faults", "undo_noted"),
+        ),
+        (lambda kind: kind == "rally-task", cleanup.remove_noted),
+    ],
 )

@@ -23,6 +23,7 @@ from harness.planes.rally.records import (
     workloads,
 )
 from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
+from harness.planes.rally.service_states import STATES_FILE as SERVICE_STATES_FILE
 from harness.records.aggregate import Warning
 from harness.records.phases import HEALED, HEALTHY
 
@@ -44,6 +45,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         return RallyStepResult(warnings=[Warning("unparseable-output", str(exc))])
     result = RallyStepResult(records=records_of(document, step_id))
     health = read_samples(raw / HEALTH_FILE)  # the plane's own samples, where it took them
+    services = read_samples(raw / SERVICE_STATES_FILE)
     asked_of_each = asked(raw)  # the faults the plane's hooks were to give each workload
     tasks, summaries = [], []
     for task, workload in workloads(document):
@@ -89,7 +91,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
                 "actions": actions,  # Rally's top-level actions and total, for compare
             }
         )
-        faulted = workload_phases(workload, health)
+        faulted = workload_phases(workload, health, services)
         if faulted is not None:
             summaries[-1]["phases"] = faulted
             result.warnings += _phase_warnings(scenario, faulted)
@@ -142,9 +144,9 @@ def _phase_warnings(scenario: str, faulted: dict[str, Any]) -> list[Warning]:
         found.append(
             Warning(
                 "backend-phases",
-                f"{scenario}: the Ceph cluster was not healthy all through the workload, by "
-                f"its own state: {said}; the workload's figures mix its phases (each phase's "
-                "own: summary.json, rally, workloads, phases)",
+                f"{scenario}: {faulted.get('backend', 'the Ceph cluster')} was not healthy "
+                f"all through the workload, by its own state: {said}; the workload's figures "
+                "mix its phases (each phase's own: summary.json, rally, workloads, phases)",
             )
         )
     return found

@@ -8,8 +8,9 @@ in created.json as soon as the runner has it, so `volperf cleanup` can remove wh
 left even when volperf was killed mid-step, and its owner uuids (its workloads' and its
 own: the owners in the names of what it made) once the task has ended. Ceph health is
 sampled during every step when the target names a ceph_conf, and a workload's faults are
-given to that cluster by volperf_ceph_fault hooks added to its task (planes/rally/faults.py),
-what they left undone at the step's end.
+given by volperf fault hooks added to its task (planes/rally/faults.py): an OSD's to that
+cluster, a Cinder service's to the OpenStack testbed, whose services are then sampled
+through the step; what they left undone at the step's end.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from harness.core.faults import ServiceFault
 from harness.core.plan import Step
 from harness.core.resources import package_path
 from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
@@ -34,8 +36,10 @@ from harness.planes.ceph.access import CephAccess
 from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.cloud import cloud_region, clouds_yaml, connect
-from harness.planes.rally.faults import fault_hooks, undo_left
+from harness.planes.rally.faults import Switches, fault_hooks, undo_left
 from harness.planes.rally.runner import JSON_REPORT, TASK_FILE
+from harness.planes.rally.service_faults import ServiceSwitch, openstack_testbed_of
+from harness.planes.rally.service_states import ServiceStateSampler
 from harness.testbeds import state_root
 
 TASKS_DIR = package_path("rally_plugins", "tasks")
@@ -111,21 +115,26 @@ class RallyTarget:
         env_file.touch(mode=0o600)
         env_file.write_text(env_spec)
 
-    def _switch(self) -> OsdSwitch:
-        assert self.options.ceph_conf is not None  # the spec's check: faults need it
-        return OsdSwitch(self.options.ceph_conf.expanduser(), self.options.ceph_user)
+    def _switches(self) -> Switches:
+        conf = self.options.ceph_conf
+        clouds = clouds_yaml(self.options)
+        return Switches(
+            osds=None if conf is None else OsdSwitch(conf.expanduser(), self.options.ceph_user),
+            services=ServiceSwitch(openstack_testbed_of(clouds)),
+            clouds_yaml=clouds,
+            allow_faults=self.options.allow_faults,
+        )
 
     def check_faults(self, spec: CampaignSpec) -> None:
-        """Refuse faults the cluster may not be given; else say what they will run."""
+        """Refuse faults that may not be given; else say what they will run."""
         faults = [f for w in spec.workloads for f in getattr(w, "faults", [])]
         if not faults:
             return
-        switch = self._switch()
-        switch.check(faults, self.options.allow_faults)
+        planned = self._switches().check(faults)
         self.announcements = [
-            f"faults on {switch.where}, in each workload of their Rally task (seconds after "
-            "it starts), those left at the step's end undone:",
-            *(f"  {line}" for line in switch.plan(faults)),
+            "faults in each workload of their Rally task (seconds after it starts), those "
+            "left at the step's end undone:",
+            *(f"  {line}" for line in planned),
         ]
 
     def tool_versions(self) -> dict[str, str]:
@@ -172,11 +181,11 @@ class RallyTarget:
             tick(elapsed, None)
 
         try:
-            with self._health_sampler(raw):
+            with self._health_sampler(raw), self._service_sampler(workload, raw):
                 [result] = run_processes([command], workload.timeout, stop, on_tick)
         finally:
             if workload.faults:  # what the hooks left changed, put back
-                undo_left(workload.faults, self._switch(), store, raw)
+                undo_left(workload.faults, self._switches(), store, raw)
         self._note_task(store, raw)
         return _outcome(workload, result, raw, stop)
 
@@ -210,9 +219,7 @@ class RallyTarget:
         if workload.poll_interval is not None:
             argv += ["--poll-interval", str(workload.poll_interval)]
         if workload.faults:
-            hooks = fault_hooks(
-                workload.faults, self._switch(), self.options.allow_faults, store.root
-            )
+            hooks = fault_hooks(workload.faults, self._switches(), store.root)
             argv += ["--hooks", json.dumps(hooks)]
         return Command(argv, raw / "runner.out", raw / "runner.err")
 
@@ -221,6 +228,14 @@ class RallyTarget:
             return contextlib.nullcontext()
         access = CephAccess(self.options.ceph_conf.expanduser(), self.options.ceph_user, pool="")
         return CephHealthSampler(raw / "ceph-health.jsonl", access, self.options.health_interval)
+
+    def _service_sampler(
+        self, workload: RallyWorkload, raw: Path
+    ) -> contextlib.AbstractContextManager[Any]:
+        """Cinder's services sampled through a workload given service faults."""
+        if not any(isinstance(f, ServiceFault) for f in workload.faults):
+            return contextlib.nullcontext()
+        return ServiceStateSampler(raw, connect(self.options))
 
     def cleanup(self, store: CampaignStore) -> list[str]:
         return []  # what it made is noted in created.json: the campaign removes it

@@ -250,6 +250,18 @@ class OpenStackTestbed(Testbed):
             raise
         say(f"OpenStack ready in {time.monotonic() - started:.0f} s")
 
+    def stop_service(self, name: str, say: Progress) -> None:
+        """Stop one of Cinder's services as `systemctl stop` would (SIGTERM, then SIGKILL
+        after 30 s), for a fault during a step; `up` starts it again. Cinder says it is
+        down only once its last report is older than its service_down_time."""
+        if name not in VOLUME_SERVICES:
+            raise TestbedError(
+                f"no service {name} to stop: the testbed stops {', '.join(VOLUME_SERVICES)}"
+            )
+        if not self._daemon(name).stop():
+            raise TestbedError(f"{name} is not running in the testbed in {self.state}")
+        say(f"stopped {name}")
+
     def _start_all(self, say: Progress, timeout: float) -> None:
         venv = ensure_venv(say)
         _link_ceph_bindings(venv)

@@ -554,6 +554,12 @@ def test_an_rbd_workload_takes_faults_timed_within_its_run_and_says_them():
             "k8s",
             "workloads[0].faults[0].drain-node.node: String should have at least 1 character",
         ),
+        (  # a service's fault is a Rally workload's, not a fio step's
+            {"action": "stop-service", "service": "cinder-volume", "at": 5},
+            "rbd",
+            "workloads[0].faults[0]: Input tag 'stop-service' found using 'action' does not "
+            "match any of the expected tags",
+        ),
     ],
 )
 def test_fault_errors_name_the_fault(fault, target, expected):
@@ -579,7 +585,8 @@ def test_a_rally_workloads_faults_need_the_cluster_the_target_samples(tmp_path):
     with pytest.raises(SpecError) as info:
         validate({**base, "target": {"type": "openstack"}})
     assert any(
-        "workloads cp: faults act on Ceph's OSDs: the openstack target needs ceph_conf" in problem
+        "workloads cp: OSD faults act on Ceph's OSDs: the openstack target needs ceph_conf"
+        in problem
         for problem in info.value.problems
     ), info.value.problems
     conf = str(tmp_path / "ceph.conf")
@@ -601,3 +608,35 @@ def test_a_rally_workloads_faults_need_the_cluster_the_target_samples(tmp_path):
     assert "faults given in each of the task's workloads (seconds after it starts): stop-osd " in (
         describe(spec.workloads[0].model_dump())
     )
+
+
+def test_a_rally_workload_takes_a_cinder_service_fault_without_ceph_conf():
+    stop = {"action": "stop-service", "service": "cinder-volume", "at": 5}
+    start = {"action": "start-service", "service": "cinder-volume", "at": 80}
+    spec = validate(
+        {
+            "name": "r",
+            "sweep": [2],
+            "target": {"type": "openstack"},
+            "workloads": [{"name": "cp", "tool": "rally", "faults": [stop, start]}],
+        }
+    )
+    assert [f.label for f in spec.workloads[0].faults] == [
+        "stop-service cinder-volume at +5 s",
+        "start-service cinder-volume at +80 s",
+    ]
+    with pytest.raises(SpecError) as info:
+        validate(
+            {
+                "name": "r",
+                "sweep": [2],
+                "target": {"type": "openstack"},
+                "workloads": [
+                    {"name": "cp", "tool": "rally", "faults": [{**stop, "service": "nova-api"}]}
+                ],
+            }
+        )
+    assert any(
+        "workloads[0].faults[0].stop-service.service: Input should be 'cinder-volume'" in problem
+        for problem in info.value.problems
+    ), info.value.problems

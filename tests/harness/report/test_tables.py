@@ -214,3 +214,14 @@ def test_rally_phase_rows_and_fault_lines_of_the_workloads_given_faults_only():
     assert tables.rally_fault_lines([_rally_step([], None)])[-1].endswith(
         "not healed by the workload's end"
     )
+
+
+def test_the_rally_phases_say_how_their_backend_said_its_states():
+    from harness.planes.ceph.phases import WORDS as CEPH
+    from harness.planes.rally.service_states import WORDS as CINDER
+
+    kept = _rally_step([], None)  # a workload kept before its phases named their source
+    cinder = _rally_step([], None)
+    cinder["rally"]["workloads"][0]["phases"]["states_from"] = CINDER
+    assert tables.rally_phase_sources([kept]) == [CEPH]
+    assert tables.rally_phase_sources([kept, cinder, {"step": "002-fio"}]) == sorted([CEPH, CINDER])

@@ -14,11 +14,6 @@ one node at the end), on local-path volumes, one pod on each node:
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -37,7 +32,7 @@ from harness.records.phases import DEGRADED, HEALED, HEALTHY
 from harness.testbeds.k8s.configs import NODES
 from harness.testbeds.k8s.testbed import K8sTestbed
 from harness.tools.fio.logs import LOG_AVG_MS
-from tests.harness.helpers import REPO, volperf
+from tests.harness.helpers import REPO, run_killed_when, volperf
 
 FIRST, SECOND = NODES
 EXAMPLE = REPO / "examples" / "k8s-node-crash.yaml"
@@ -220,23 +215,10 @@ def test_cleanup_restores_a_node_a_killed_run_left_crashed(two_nodes, tmp_path):
     document = {**_document(two_nodes, faults=faults, runtime=60), "name": "killed"}
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump(document))
-    run = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", str(spec)],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
     store = CampaignStore(tmp_path / "results" / "killed")
-    deadline = time.monotonic() + 300
-    try:
-        while not _crashed(store, two_nodes):  # noted, then given
-            assert run.poll() is None, "volperf ended before the crash"
-            assert time.monotonic() < deadline, "the crash was never noted and given"
-            time.sleep(0.5)
-    finally:
-        os.killpg(run.pid, signal.SIGKILL)
-        run.wait()
+    run_killed_when(
+        spec, tmp_path, lambda: _crashed(store, two_nodes), "the crash was noted and given"
+    )
     done = volperf("cleanup", str(store.root), cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     said = done.stdout + done.stderr

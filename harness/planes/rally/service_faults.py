@@ -1,0 +1,126 @@
+"""Faults of an OpenStack service during a Rally workload (core/faults.py's ServiceFault):
+Cinder's services of the volperf OpenStack testbed (its marker beside the target's
+clouds.yaml), stopped as `volperf testbed stop-service` does and started again as
+`volperf testbed up` does, through the ledger of planes/faults.py. volperf stops no
+service of another cloud. What a fault leaves stopped is noted in created.json first
+(kind ``openstack-service-fault``), so that `volperf cleanup` starts it after a run that
+was killed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from harness.core.faults import ServiceFault
+from harness.core.store import CampaignStore
+from harness.planes.base import TargetError
+from harness.planes.faults import PartState, undo_notes
+from harness.testbeds import TestbedError
+from harness.testbeds.openstack.testbed import MARKER
+
+NOTE_KIND = "openstack-service-fault"
+ACT_TIMEOUT_S = 900  # `up` waits for the services to report, each wait up to 600 s
+
+
+@dataclass(frozen=True)
+class ServiceState(PartState):
+    """What faults have left changed of one service."""
+
+    CHANGES: ClassVar[dict[str, dict[str, bool]]] = {
+        "stop-service": {"stopped": True},
+        "start-service": {"stopped": False},
+    }
+    UNDO = (("stopped", "start-service"),)
+
+    stopped: bool = False
+
+
+def openstack_testbed_of(clouds_yaml: Path | None) -> Path | None:
+    """The OpenStack testbed's state folder whose clouds.yaml this is, if it is one."""
+    if clouds_yaml is None:
+        return None
+    state = clouds_yaml.expanduser().resolve().parent
+    return state if (state / MARKER).exists() else None
+
+
+class ServiceSwitch:
+    """How faults act on the OpenStack testbed's services: its own CLI."""
+
+    note_kind = NOTE_KIND
+
+    def __init__(self, testbed: Path | None):
+        self.testbed = testbed
+
+    @property
+    def where(self) -> str:
+        return f"the OpenStack testbed in {self.testbed}"
+
+    def check(self, faults: Sequence[ServiceFault]) -> None:
+        """Refuse service faults anywhere but on the testbed, naming them."""
+        if faults and self.testbed is None:
+            raise TargetError(
+                f"faults {', '.join(f.label for f in faults)}: volperf stops and starts "
+                "only the OpenStack testbed's services (`volperf testbed up openstack`; "
+                "its clouds.yaml the target's)"
+            )
+
+    def plan(self, faults: Sequence[ServiceFault]) -> list[str]:
+        """Each fault and the commands it will run, for the user to read first."""
+        return [
+            f"+{due:g} s: {' && '.join(self.commands(action, fault.service))}"
+            for fault in faults
+            for due, action in fault.schedule
+        ]
+
+    def commands(self, action: str, service: str) -> list[str]:
+        return {
+            "stop-service": [f"volperf testbed stop-service openstack {service} {self._state}"],
+            "start-service": [f"volperf testbed up openstack {self._state}"],
+        }[action]
+
+    @property
+    def _state(self) -> str:
+        return f"--state {self.testbed}"
+
+    def act(self, action: str, service: str) -> list[str]:
+        """Do one action; the commands it ran."""
+        if self.testbed is None:
+            raise TestbedError(f"{action} {service}: not the volperf OpenStack testbed")
+        verb = {"stop-service": ["stop-service", service], "start-service": ["up"]}[action]
+        argv = [sys.executable, "-m", "harness.cli", "testbed", verb[0], "openstack", *verb[1:]]
+        try:
+            done = subprocess.run(
+                [*argv, "--state", str(self.testbed)],
+                capture_output=True,
+                text=True,
+                timeout=ACT_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            raise TestbedError(f"{action} {service}: no answer in {ACT_TIMEOUT_S} s") from None
+        if done.returncode != 0:
+            said = (done.stderr.strip() or done.stdout.strip()).splitlines()
+            raise TestbedError(f"{action} {service}: {said[-1] if said else done.returncode}")
+        return self.commands(action, service)
+
+    def on(self, service: str) -> str:
+        return f"service {service}"
+
+    def key(self, service: str) -> str:
+        return f"{NOTE_KIND}:{self.testbed}:{service}"
+
+    def identity(self, service: str) -> dict[str, Any]:
+        return {"testbed": str(self.testbed), "service": service}
+
+    def state_of(self, note: dict[str, Any]) -> ServiceState:
+        return ServiceState(bool(note.get("stopped")))
+
+
+def undo_noted(store: CampaignStore, notes: dict[str, dict[str, Any]]) -> list[str]:
+    """`volperf cleanup`: start the services a killed run's faults left stopped."""
+    return undo_notes(
+        store, notes, lambda note: ServiceSwitch(Path(note["testbed"])), lambda n: n["service"]
+    )

@@ -1,0 +1,71 @@
+"""Cinder's state in each sample, and a Rally step's workload split by it, on a real outage
+kept as a fixture (fixtures/service-outage/: cinder-volume stopped 2 s into 8 iterations of
+CinderVolumes.create_and_extend_volume at two users and started again at 75 s, on the
+OpenStack testbed; capture.sh made it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.host.sampler import read_samples
+from harness.planes.rally.records import load_export, workloads
+from harness.planes.rally.runner import JSON_REPORT
+from harness.planes.rally.service_states import STATES_FILE, WORDS, state_of
+from harness.planes.rally.step import rally_step
+from harness.records.phases import DEGRADED, FAULTS_FILE, HEALED, HEALTHY, RECOVERING
+
+RAW = Path(__file__).parent / "fixtures" / "service-outage" / "raw"
+SAMPLES = read_samples(RAW / STATES_FILE)
+
+
+def _volume_states(sample: dict) -> set[str]:
+    return {s["state"] for s in sample.get("services") or [] if s["binary"] == "cinder-volume"}
+
+
+def test_a_sample_is_degraded_exactly_while_cinder_says_a_service_is_down():
+    states = [state_of(s) for s in SAMPLES]
+    assert states[0] == HEALTHY and DEGRADED in states and states[-1] == HEALTHY, states
+    for sample, state in zip(SAMPLES, states, strict=True):
+        if not sample.get("services"):
+            assert state is None
+        elif "down" in _volume_states(sample):
+            assert state == DEGRADED
+        else:
+            assert state in (HEALTHY, RECOVERING)
+
+
+def test_every_service_up_with_a_backend_s_pools_missing_is_recovering():
+    healthy = SAMPLES[-1]
+    assert state_of(healthy) == HEALTHY
+    pools = [p for p in healthy["pools"] if not p.endswith("#ceph")]
+    assert state_of({**healthy, "pools": pools}) == RECOVERING
+    assert state_of({"t": healthy["t"], "error": "ConnectTimeout: no answer"}) is None
+
+
+def test_the_workload_is_split_by_cinder_s_own_states_not_by_the_faults_times():
+    result = rally_step(RAW, "001-cinder-c002-r1")
+    [summary] = result.summary["rally"]["workloads"]
+    faulted = summary["phases"]
+    assert faulted["backend"] == "Cinder" and faulted["states_from"] == WORDS
+    [(_, workload)] = workloads(load_export(RAW / JSON_REPORT))
+    start = float(workload["start_time"])
+    # the degraded phase starts at the first sample in which Cinder said the service down
+    first_down = min(s["t"] for s in SAMPLES if "down" in _volume_states(s) and s["t"] >= start)
+    [degraded] = [p for p in faulted["phases"] if p["state"] == DEGRADED]
+    assert degraded["start_s"] == pytest.approx(first_down - start, abs=0.001)
+    stop, begin = faulted["faults"]
+    assert (stop["action"], begin["action"]) == ("stop-service", "start-service")
+    assert degraded["start_s"] > stop["at_s"] + 30  # Cinder's down time, not the stop's
+    assert faulted["phases"][-1]["state"] == HEALED
+    # every iteration counted once, in the phase it started in
+    assert sum(p["iterations"] for p in faulted["phases"]) == len(workload["data"])
+    [warning] = [w for w in result.warnings if w.code == "backend-phases"]
+    assert "Cinder was not healthy all through the workload" in warning.message
+    # what the plane asked of the workload, all given: nothing left to undo
+    kept = json.loads((RAW / FAULTS_FILE).read_text())
+    assert [a["action"] for a in kept["asked"]] == ["stop-service", "start-service"]
+    assert kept["undone"] == []
+    assert not [w for w in result.warnings if w.code == "fault-not-given"]
