@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -88,6 +89,16 @@ class SamplerThread:
 
     def _run(self) -> None:
         raise NotImplementedError
+
+    def _take_until_stopped(self, take: Callable[[], dict[str, Any]]) -> None:
+        """``take()``'s sample written as a JSON line every interval until the block ends
+        (each line flushed as taken: an interrupted run keeps what was sampled)."""
+        with self.output.open("a", encoding="utf-8") as out:
+            while True:
+                out.write(json.dumps(take()) + "\n")
+                out.flush()
+                if self._stop.wait(self.interval_s):
+                    return
 
 
 class HostSampler(SamplerThread):

@@ -17,7 +17,6 @@ then, not at the fault (which the page marks apart)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -105,9 +104,4 @@ class NodeStateSampler(SamplerThread):
         while (began := self.began()) is None or time.time() < began:
             if self._stop.wait(0.1):
                 return
-        with self.output.open("a", encoding="utf-8") as out:
-            while True:
-                out.write(json.dumps(self.take()) + "\n")
-                out.flush()
-                if self._stop.wait(self.interval_s):
-                    return
+        self._take_until_stopped(self.take)

@@ -16,7 +16,6 @@ page marks apart)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,9 +89,4 @@ class ServiceStateSampler(SamplerThread):
         return sample
 
     def _run(self) -> None:
-        with self.output.open("a", encoding="utf-8") as out:
-            while True:
-                out.write(json.dumps(self.take()) + "\n")
-                out.flush()
-                if self._stop.wait(self.interval_s):
-                    return
+        self._take_until_stopped(self.take)

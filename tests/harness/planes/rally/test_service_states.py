@@ -6,14 +6,21 @@ OpenStack testbed; capture.sh made it)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from harness.host.sampler import read_samples
 from harness.planes.rally.records import load_export, workloads
 from harness.planes.rally.runner import JSON_REPORT
-from harness.planes.rally.service_states import STATES_FILE, WORDS, state_of
+from harness.planes.rally.service_states import (
+    STATES_FILE,
+    WORDS,
+    ServiceStateSampler,
+    state_of,
+)
 from harness.planes.rally.step import rally_step
 from harness.records.phases import DEGRADED, FAULTS_FILE, HEALED, HEALTHY, RECOVERING
 
@@ -69,3 +76,29 @@ def test_the_workload_is_split_by_cinder_s_own_states_not_by_the_faults_times():
     assert [a["action"] for a in kept["asked"]] == ["stop-service", "start-service"]
     assert kept["undone"] == []
     assert not [w for w in result.warnings if w.code == "fault-not-given"]
+
+
+class _BlockStorage:
+    """openstacksdk's block_storage proxy, answering as Cinder did in a kept sample."""
+
+    def __init__(self, sample: dict):
+        self.sample = sample
+
+    def services(self):
+        return [SimpleNamespace(**s) for s in self.sample["services"]]
+
+    def backend_pools(self):
+        return [SimpleNamespace(name=p) for p in self.sample["pools"]]
+
+
+def test_the_sampler_writes_what_cinder_answers_once_a_second_until_its_block_ends(tmp_path):
+    answered = SAMPLES[-1]
+    connection = SimpleNamespace(block_storage=_BlockStorage(answered))
+    with ServiceStateSampler(tmp_path, connection):
+        time.sleep(1.5)
+    written = read_samples(tmp_path / STATES_FILE)
+    assert len(written) == 2
+    for sample in written:
+        assert sample["services"] == answered["services"]
+        assert sample["pools"] == answered["pools"]
+        assert state_of(sample) == HEALTHY
