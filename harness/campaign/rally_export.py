@@ -1,6 +1,7 @@
 """A Rally task (or several) as a volperf campaign, for `rally task export --type volperf
 --to results/NAME`: each task becomes a done step (a data-plane task, one per VM count)
-whose raw/ holds Rally's JSON export and its HTML report; rally.csv, fio.csv and
+whose raw/ holds its part of Rally's JSON export and Rally's HTML report of it (with the
+phases of a workload given faults); rally.csv, fio.csv and
 summary.json are rebuilt from them as for any campaign, so `volperf report` renders it and
 `volperf compare` sets it against another."""
 
@@ -19,6 +20,7 @@ from harness.core.plan import plan_steps
 from harness.core.redact import redact
 from harness.core.spec import validate
 from harness.core.store import CampaignError, CampaignStore, StepStatus, atomic_write_json
+from harness.planes.rally.phased_report import write_report
 from harness.planes.rally.records import scenario_of, workloads
 from harness.planes.rally.runner import DATA_PLANE_SCENARIO, HTML_REPORT, JSON_REPORT, TASK_FILE
 
@@ -64,8 +66,10 @@ def subtasks_of(task: dict[str, Any], vm_count: int) -> list[dict[str, Any]]:
     ]
 
 
-def write_campaign(destination: Path, document: dict[str, Any], html: str) -> CampaignStore:
-    """Write ``document`` (Rally's JSON export) and its HTML report as a new campaign."""
+def write_campaign(destination: Path, document: dict[str, Any]) -> CampaignStore:
+    """Write ``document`` (Rally's JSON export) as a new campaign: each step's part of it
+    and Rally's HTML report of that part, with its workloads' phases where faults were
+    given (planes/rally/phased_report.py)."""
     store = CampaignStore(destination)
     if store.exists():
         raise CampaignError(f"{destination} already holds a campaign: export to a new --to")
@@ -107,7 +111,7 @@ def write_campaign(destination: Path, document: dict[str, Any], html: str) -> Ca
                 notes.append(f"the task ran no workload of {step.concurrency} VMs")
         one = {**document, "tasks": [task]}
         (raw / JSON_REPORT).write_text(json.dumps(one, indent=2), encoding="utf-8")
-        (raw / HTML_REPORT).write_text(html, encoding="utf-8")
+        write_report(raw, JSON_REPORT, HTML_REPORT)
         (raw / TASK_FILE).write_text(json.dumps({"uuid": task["uuid"]}) + "\n")
         atomic_write_json(
             store.step_dir(step.id) / "step.json",

@@ -1,6 +1,7 @@
 """Exporter ``volperf``: `rally task export --uuid UUID --type volperf --to results/NAME`
-writes the task into a new volperf campaign (Rally's JSON and HTML reports under the
-step's raw/, rally.csv and summary.json built from them), ready for `volperf report`."""
+writes the task into a new volperf campaign (Rally's JSON report under each step's raw/,
+and Rally's HTML report of it with the phases of a workload given faults; rally.csv and
+summary.json built from them), ready for `volperf report`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import Any
 
 from rally import exceptions
 from rally.env import env_mgr
-from rally.plugins.task.exporters.html import HTMLStaticExporter
 from rally.plugins.task.exporters.json_exporter import JSONExporter
 from rally.task import exporter
 
@@ -27,11 +27,10 @@ class VolperfExporter(exporter.TaskExporter):
         if not self.output_destination:
             raise exceptions.RallyException("the volperf exporter needs --to results/NAME")
         document = json.loads(JSONExporter(self.tasks_results, None).generate()["print"])
-        html = HTMLStaticExporter(self.tasks_results, None).generate()["print"]
         destination = Path(self.output_destination).expanduser()
         self._register_secrets()
         try:
-            store = write_campaign(destination, document, html)
+            store = write_campaign(destination, document)
         except CampaignError as exc:
             raise exceptions.RallyException(str(exc)) from exc
         return {

@@ -378,3 +378,25 @@ def output_table(iteration: dict, title: str) -> dict | None:
     ]
     assert len(found) <= 1, f"{len(found)} tables titled {title!r}"
     return found[0] if found else None
+
+
+def rally_report_workloads(report: Path) -> list[dict[str, Any]]:
+    """The workloads of Rally's HTML report as its page gets them (the JSON its template
+    puts in ``$scope.scenarios``): each one's description, config, and hooks' outputs."""
+    [line] = [
+        line.strip()
+        for line in report.read_text(encoding="utf-8").splitlines()
+        if line.strip().startswith("$scope.scenarios = ")
+    ]
+    return json.loads(line.removeprefix("$scope.scenarios = ").removesuffix(";"))
+
+
+def rally_report_charts(workload: dict[str, Any], title: str) -> list[dict[str, Any]]:
+    """The complete outputs titled ``title`` of every hook firing of a report's workload."""
+    return [
+        chart
+        for hook in workload["hooks"]
+        for fired in hook["complete"]
+        for chart in fired["charts"]
+        if chart["title"] == title
+    ]

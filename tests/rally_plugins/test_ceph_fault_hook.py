@@ -25,15 +25,23 @@ from harness.core.plan import plan_steps
 from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.ceph.faults import NOTE_KIND
+from harness.planes.rally.phased_report import PHASES_TITLE
 from harness.planes.rally.phases import workload_phases
-from harness.planes.rally.runner import JSON_REPORT, rally_config
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, rally_config
 from harness.planes.rally.step import rally_step
 from harness.planes.rally.target import RallyTarget
 from harness.records.phases import DEGRADED, FAULTS_FILE, HEALTHY
 from harness.testbeds.ceph import CephTestbed
 from rally_plugins.hooks.ceph_fault import CephFaultHook
 from tests.conftest import ceph_daemons
-from tests.harness.helpers import RALLY, rally_cli, rally_cli_env, volperf
+from tests.harness.helpers import (
+    RALLY,
+    rally_cli,
+    rally_cli_env,
+    rally_report_charts,
+    rally_report_workloads,
+    volperf,
+)
 
 MON_PORT = 28000  # its daemons to 28300: apart from the suite's other Ceph testbeds
 STOP_AT, START_AT = 2, 6
@@ -305,6 +313,15 @@ def test_a_rally_workloads_faults_are_given_by_hooks_the_plane_adds_and_undone_a
         "ended before +600 s; its figures are not of the faults asked for"
     ]
     assert [w for w in result.warnings if w.code == "backend-phases"]
+    # Rally's own report shows the phases and the warning too
+    [shown] = rally_report_workloads(raw / HTML_REPORT)
+    [table] = rally_report_charts(shown, PHASES_TITLE)
+    assert [row[0] for row in table["data"]["rows"]] == [
+        p["state"] for p in summarised["phases"]["phases"]
+    ]
+    assert (
+        "volperf warning: Dummy.dummy: the Ceph cluster was not healthy" in (shown["description"])
+    )
     assert not [n for n in store.created().values() if n["kind"] == NOTE_KIND]
     deadline = time.monotonic() + 60
     while not _osd0(one_osd)["up"] and time.monotonic() < deadline:

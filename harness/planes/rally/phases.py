@@ -18,7 +18,8 @@ from harness.planes.ceph.phases import WORDS as CEPH_WORDS
 from harness.planes.ceph.phases import states as ceph_states
 from harness.planes.rally.service_states import WORDS as CINDER_WORDS
 from harness.planes.rally.service_states import states as service_states
-from harness.records.phases import Phase, fault_to_healed_s, phases
+from harness.records.aggregate import Warning
+from harness.records.phases import HEALED, HEALTHY, Phase, fault_to_healed_s, phases
 
 FAULT_TITLE = "volperf Ceph fault"  # the volperf_ceph_fault hook's output
 SERVICE_FAULT_TITLE = "volperf OpenStack service fault"  # volperf_service_fault's
@@ -117,3 +118,30 @@ def workload_phases(
         "states_from": words,
         "health_samples": len(samples),
     }
+
+
+def phase_warnings(scenario: str, faulted: dict[str, Any]) -> list[Warning]:
+    """A fault not given as asked; a cluster not healthy all through the workload."""
+    found = [
+        Warning("fault-not-given", f"{scenario}: fault {f['fault']} ({f['action']}): {f['error']}")
+        for f in faulted["faults"]
+        if f["error"]
+    ]
+    unhealthy = [p for p in faulted["phases"] if p["state"] not in (HEALTHY, HEALED)]
+    if unhealthy:
+        said = ", ".join(
+            f"{p['state']} from +{p['start_s']:.1f} s for {p['seconds']:.1f} s "
+            f"({p['iterations']} iterations, {p['failed']} failed, median "
+            + ("-" if p["median_s"] is None else f"{p['median_s']:.2f} s")
+            + ")"
+            for p in unhealthy
+        )
+        found.append(
+            Warning(
+                "backend-phases",
+                f"{scenario}: {faulted.get('backend', 'the Ceph cluster')} was not healthy "
+                f"all through the workload, by its own state: {said}; the workload's figures "
+                "mix its phases (each phase's own: summary.json, rally, workloads, phases)",
+            )
+        )
+    return found

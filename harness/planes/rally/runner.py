@@ -13,11 +13,12 @@ NAME from DIR/NAME.env.json (admin credentials, never written to results), rende
 task file with its args (a data-plane workload keeps its VMs' answers in RAW/data-plane/;
 hooks given, such as a workload's faults, go on every workload of the task),
 writes the Rally configuration it runs with to RAW/rally.conf (how often Rally polls),
-creates the task and writes its uuid to RAW/rally-task.json
-before it starts (so cleanup can find what a killed task left), runs it, exports Rally's
-JSON and HTML reports into RAW, and adds the task's owner uuids to RAW/rally-task.json
-(what cleanup looks for, without opening Rally's database again). SIGINT or SIGTERM abort
-the task the way `rally task abort` does: iterations stop, Rally's contexts clean up, the
+creates the task and writes its uuid to RAW/rally-task.json before it starts (so cleanup
+can find what a killed task left), runs it, exports Rally's JSON report into RAW, adds the
+task's owner uuids to RAW/rally-task.json (what cleanup looks for, without opening Rally's
+database again), then writes Rally's HTML report of the export with the phases of a
+workload given faults added (planes/rally/phased_report.py). SIGINT or SIGTERM abort the
+task the way `rally task abort` does: iterations stop, Rally's contexts clean up, the
 reports are still written.
 """
 
@@ -238,14 +239,17 @@ def run(
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         print(f"Rally task {uuid} failed: {error}", file=sys.stderr, flush=True)
-    # html-static: the page carries its scripts, so it opens offline and from the docs
-    for kind, name in (("json", JSON_REPORT), ("html-static", HTML_REPORT)):
-        export(api, uuid, kind, out / name)
+    export(api, uuid, "json", out / JSON_REPORT)
     ended = api.task.get(task_id=uuid, detailed=True)
     noted["owners"] = owner_uuids(ended)
     if error is not None:
         noted["error"] = error  # Rally's export keeps no reason for a task it refused
     (out / TASK_FILE).write_text(json.dumps(noted) + "\n")
+    # Rally's html-static report of that export (the page carries its scripts: it opens
+    # offline and from the docs), with the phases of a workload given faults
+    from harness.planes.rally.phased_report import write_report
+
+    write_report(out, JSON_REPORT, HTML_REPORT)
     print(json.dumps({"task": uuid, "status": ended["status"], "error": error}), flush=True)
     return 0 if error is None else 1
 

@@ -12,7 +12,7 @@ from typing import Any
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.rally.faults import asked
-from harness.planes.rally.phases import workload_phases
+from harness.planes.rally.phases import phase_warnings, workload_phases
 from harness.planes.rally.records import (
     RallyActionRecord,
     RallyResultError,
@@ -25,7 +25,6 @@ from harness.planes.rally.records import (
 from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.planes.rally.service_states import STATES_FILE as SERVICE_STATES_FILE
 from harness.records.aggregate import Warning
-from harness.records.phases import HEALED, HEALTHY
 
 
 @dataclass
@@ -94,7 +93,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         faulted = workload_phases(workload, health, services)
         if faulted is not None:
             summaries[-1]["phases"] = faulted
-            result.warnings += _phase_warnings(scenario, faulted)
+            result.warnings += phase_warnings(scenario, faulted)
         result.warnings += _not_given(scenario, asked_of_each, faulted)
         if failed:
             errors = sorted({_error(i) for i in workload.get("data", []) if i.get("error")})
@@ -123,33 +122,6 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
         )
         result.warnings.append(Warning("rally-task", message))
     return result
-
-
-def _phase_warnings(scenario: str, faulted: dict[str, Any]) -> list[Warning]:
-    """A fault not given as asked; a cluster not healthy all through the workload."""
-    found = [
-        Warning("fault-not-given", f"{scenario}: fault {f['fault']} ({f['action']}): {f['error']}")
-        for f in faulted["faults"]
-        if f["error"]
-    ]
-    unhealthy = [p for p in faulted["phases"] if p["state"] not in (HEALTHY, HEALED)]
-    if unhealthy:
-        said = ", ".join(
-            f"{p['state']} from +{p['start_s']:.1f} s for {p['seconds']:.1f} s "
-            f"({p['iterations']} iterations, {p['failed']} failed, median "
-            + ("-" if p["median_s"] is None else f"{p['median_s']:.2f} s")
-            + ")"
-            for p in unhealthy
-        )
-        found.append(
-            Warning(
-                "backend-phases",
-                f"{scenario}: {faulted.get('backend', 'the Ceph cluster')} was not healthy "
-                f"all through the workload, by its own state: {said}; the workload's figures "
-                "mix its phases (each phase's own: summary.json, rally, workloads, phases)",
-            )
-        )
-    return found
 
 
 def _not_given(

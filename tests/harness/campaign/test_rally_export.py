@@ -14,10 +14,11 @@ import pytest
 
 from harness.campaign.rally_export import write_campaign
 from harness.core.store import CampaignError
+from harness.planes.rally.runner import DATA_PLANE_SCENARIO, HTML_REPORT
 from harness.records.compare import compare_campaigns
 from harness.report.data import load
 from harness.report.render import write_report
-from tests.harness.helpers import fio_json
+from tests.harness.helpers import fio_json, rally_report_workloads
 
 RALLY = Path(__file__).parents[1] / "planes" / "rally" / "fixtures"
 FIXTURE = RALLY / "data-plane-task"
@@ -36,7 +37,7 @@ def _summed(subtask: int, direction: str) -> list[float]:
 
 def test_a_data_plane_task_is_a_step_per_vm_count_averaged_over_its_iterations(tmp_path):
     document = json.loads((FIXTURE / "rally.json").read_text())
-    store = write_campaign(tmp_path / "exported", document, "<html></html>")
+    store = write_campaign(tmp_path / "exported", document)
     summary = json.loads((store.root / "summary.json").read_text())
     steps = summary["steps"]
     assert [s["concurrency"] for s in steps] == [2, 4]
@@ -58,6 +59,10 @@ def test_a_data_plane_task_is_a_step_per_vm_count_averaged_over_its_iterations(t
         assert [r["values"] for r in spread] == [[run["read"]["iops_sum"] for run in step["runs"]]]
     rows = (store.root / "fio.csv").read_text().splitlines()
     assert len(rows) == 1 + 2 * 2 + 2 * 4
+    for step in steps:  # Rally's own report of each step: its VM count's workloads
+        shown = rally_report_workloads(store.raw_dir(step["step"]) / HTML_REPORT)
+        configs = [json.loads(w["config"])["subtasks"][0]["scenario"] for w in shown]
+        assert [c[DATA_PLANE_SCENARIO]["vm_count"] for c in configs] == [step["concurrency"]]
     page = write_report(store, tmp_path / "doc").read_text()
     assert "- VMs per step: 2, 4; 1 run(s) of each." in page
     assert "VMs of Rally's iterations" in page and "c04, run 2" in page
@@ -70,20 +75,20 @@ def test_a_data_plane_task_is_not_exported_with_other_scenarios(tmp_path):
     control_plane = json.loads((RALLY / "control-plane-c2.json").read_text())
     document = {**data_plane, "tasks": data_plane["tasks"] + control_plane["tasks"]}
     with pytest.raises(CampaignError, match="mix VolPerf.cinder_fio with other scenarios"):
-        write_campaign(tmp_path / "mixed", document, "<html></html>")
+        write_campaign(tmp_path / "mixed", document)
     assert not (tmp_path / "mixed").exists()
 
 
 def test_two_exported_data_plane_tasks_compare_vm_count_by_vm_count(tmp_path):
     document = json.loads((FIXTURE / "rally.json").read_text())
-    baseline = write_campaign(tmp_path / "baseline", document, "<html></html>")
+    baseline = write_campaign(tmp_path / "baseline", document)
     changed = copy.deepcopy(document)
     [workload] = changed["tasks"][0]["subtasks"][1]["workloads"]  # the 4-VM one
     [table] = workload["data"][0]["output"]["complete"]  # its first iteration
     column = table["data"]["cols"].index("write_iops")
     for row in table["data"]["rows"]:
         row[column] = str(float(row[column]) * 2)  # its writers twice as fast
-    other = write_campaign(tmp_path / "other", changed, "<html></html>")
+    other = write_campaign(tmp_path / "other", changed)
     comparison = compare_campaigns(load(baseline).compared(), load(other).compared())
     deltas = {(d.concurrency, d.direction, d.metric): d for d in comparison.deltas}
     summary = json.loads((baseline.root / "summary.json").read_text())

@@ -25,8 +25,9 @@ import yaml
 from harness.core.faults import ServiceFault
 from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
+from harness.planes.rally.phased_report import PHASES_TITLE
 from harness.planes.rally.records import load_export, workloads
-from harness.planes.rally.runner import JSON_REPORT
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT
 from harness.planes.rally.service_faults import (
     NOTE_KIND,
     ServiceState,
@@ -36,7 +37,12 @@ from harness.planes.rally.service_faults import (
 from harness.planes.rally.service_states import STATES_FILE, state_of
 from harness.records.phases import DEGRADED, FAULTS_FILE, HEALED, HEALTHY, RECOVERING
 from harness.testbeds.openstack.testbed import OpenStackTestbed
-from tests.harness.helpers import run_killed_when, volperf
+from tests.harness.helpers import (
+    rally_report_charts,
+    rally_report_workloads,
+    run_killed_when,
+    volperf,
+)
 
 STOP_AT, START_AT = 2, 75
 SERVICE = "cinder-volume"
@@ -156,6 +162,14 @@ def test_a_stopped_cinder_volume_splits_the_workload_at_cinder_s_own_times(
     assert slowest >= (START_AT - STOP_AT) * 0.8, faulted["phases"]
     codes = {w["code"] for w in step["warnings"]}
     assert "backend-phases" in codes
+    # Rally's own report shows the phases and the warning too
+    [shown] = rally_report_workloads(raw / HTML_REPORT)
+    [table] = rally_report_charts(shown, PHASES_TITLE)
+    assert [row[0] for row in table["data"]["rows"]] == states
+    assert (
+        "volperf warning: CinderVolumes.create_and_extend_volume: Cinder was not healthy"
+        in (shown["description"])
+    )
     # what the fault did, undone; nothing of the campaign's left
     assert json.loads((raw / FAULTS_FILE).read_text())["undone"] == []
     assert CampaignStore(campaign).created() == {}
