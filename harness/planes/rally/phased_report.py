@@ -33,7 +33,6 @@ from harness.records.aggregate import Warning
 
 PHASES_TITLE = "volperf phases"
 WARNINGS_TITLE = "volperf warnings"
-FAULT_HOOKS = ("volperf_ceph_fault", "volperf_service_fault")
 COLUMNS = ["state", "from (s)", "seconds", "iterations", "failed", "median (s)", "slowest (s)"]
 
 
