@@ -146,13 +146,17 @@ def test_rally_lists_volperfs_plugins(venv):
         assert plugin in listed.stdout
 
 
-def test_the_k8s_scenarios_are_collected_from_the_installed_package(venv):
+def test_the_k8s_scenarios_are_collected_from_the_installed_package(venv, tmp_path):
     collected = _run(
         venv / "python",
         "-m",
         "pytest",
         "-p",
         "no:cacheprovider",
+        # its own: pytest's default root would be made private (0700) again, under the
+        # suite's database tests whose servers' users traverse it
+        "--basetemp",
+        str(tmp_path / "basetemp"),
         "--pyargs",
         "k8s_scenarios",
         "--collect-only",
