@@ -19,6 +19,8 @@ from typing import Any
 
 from harness.records.fio import csv_cell
 
+CSV_FILE = "rally.csv"  # a Rally step's rows, the campaign's table of them
+
 
 class RallyResultError(ValueError):
     """A Rally JSON export that cannot be read (the message names the file and why)."""

@@ -11,9 +11,11 @@ from typing import Any
 
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
+from harness.planes.rally.data_plane import data_plane_parts
 from harness.planes.rally.faults import asked
 from harness.planes.rally.phases import phase_warnings, workload_phases
 from harness.planes.rally.records import (
+    CSV_FILE,
     RallyActionRecord,
     RallyResultError,
     load_export,
@@ -25,6 +27,7 @@ from harness.planes.rally.records import (
 from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.planes.rally.service_states import STATES_FILE as SERVICE_STATES_FILE
 from harness.records.aggregate import Warning
+from harness.records.step import RawStep, StepParts
 
 
 @dataclass
@@ -153,3 +156,18 @@ def _runner_error(noted: Path) -> str:
 def _error(iteration: dict[str, Any]) -> str:
     error = iteration.get("error") or []
     return ": ".join(str(part) for part in error[:2]) if error else ""
+
+
+def task_step(step: RawStep) -> StepParts:
+    """A Rally step's parts: Rally's records and warnings, and its VMs' fio where the task
+    ran the data plane (the registry's builder of a `rally` step)."""
+    rally = rally_step(step.raw, step.step_id)
+    vms = data_plane_parts(step.raw, step.step_id, step.backend)
+    return StepParts(
+        rally.summary,
+        rally.warnings + vms.warnings,
+        events=vms.events,
+        fio_records=vms.fio_records,
+        fio_outputs=vms.fio_outputs,
+        rows={CSV_FILE: list(rally.records)},
+    )
