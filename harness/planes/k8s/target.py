@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core.plan import Step
 from harness.core.spec import CampaignSpec
 from harness.core.store import CampaignStore
 from harness.core.workloads.registry import families, family_of
 from harness.planes.base import StepOutcome, Tick
-from harness.planes.k8s.app_target import K8sAppTarget
-from harness.planes.k8s.db_target import K8sDatabaseTarget
 from harness.planes.k8s.fio_target import K8sFioTarget
 from harness.planes.k8s.json_api import CoreJson
 from harness.planes.k8s.node_sampler import NodeSampler
 from harness.planes.k8s.provision_target import K8sProvisionTarget
-from harness.tools.db_clients import client_of
+
+if TYPE_CHECKING:  # the database and application parts: imported when a step needs them
+    from harness.planes.k8s.app_target import K8sAppTarget
+    from harness.planes.k8s.db_target import K8sDatabaseTarget
 
 # the attribute of the part that runs each family of tools (harness/core/workloads)
 PARTS = {"fio": "fio", "provision": "provision", "app": "applications", "database": "db"}
@@ -56,6 +57,8 @@ class KubernetesTarget:
     @property
     def db(self) -> K8sDatabaseTarget:
         if self._db is None:
+            from harness.planes.k8s.db_target import K8sDatabaseTarget
+
             self._db = K8sDatabaseTarget(
                 self.spec, self.fio.core, self.apps, str(self.fio.kubeconfig)
             )
@@ -64,6 +67,8 @@ class KubernetesTarget:
     @property
     def applications(self) -> K8sAppTarget:
         if self._applications is None:
+            from harness.planes.k8s.app_target import K8sAppTarget
+
             self._applications = K8sAppTarget(self.spec, self.fio.core, str(self.fio.kubeconfig))
         return self._applications
 
@@ -86,16 +91,25 @@ class KubernetesTarget:
         versions = self.fio.tool_versions()
         o = self.fio.options
         databases = [w for w in self.spec.workloads if family_of(w) == "database"]
-        engines = {client_of(w).engine(w) for w in databases}
-        if "mariadb" in engines:
-            versions["mariadb image"] = o.mariadb_image
-        if any(client_of(w).in_data_folder for w in databases):  # fileio's sysbench
-            versions["sysbench image (fileio)"] = o.mariadb_image
-        if "postgresql" in engines:
-            versions["postgresql image"] = o.postgresql_image
+        if databases:
+            versions |= self._database_images(databases)
         if "app" in families(self.spec.workloads):
             versions["applications' image"] = o.app_image
         return versions
+
+    def _database_images(self, databases: list[Any]) -> dict[str, str]:
+        from harness.tools.db_clients import client_of
+
+        o = self.fio.options
+        engines = {client_of(w).engine(w) for w in databases}
+        images = {}
+        if "mariadb" in engines:
+            images["mariadb image"] = o.mariadb_image
+        if any(client_of(w).in_data_folder for w in databases):  # fileio's sysbench
+            images["sysbench image (fileio)"] = o.mariadb_image
+        if "postgresql" in engines:
+            images["postgresql image"] = o.postgresql_image
+        return images
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
