@@ -44,13 +44,13 @@ echo "volperf test: building the k8s and openstack testbeds' programs in the bac
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 status=0
-# the suite's temporary files in a root of its own: the database tests give its folders
-# o+x for the servers' users (mysql, postgres), and any other pytest run of this machine
-# (a nested one, another checkout's) makes pytest's default root, /tmp/pytest-of-USER,
-# private again (0700) while they run (CI of 2026-12-06: PostgreSQL restarted by a test
-# could not read its pg_hba.conf). pytest empties it as each run starts.
+# the suite's temporary files in a root of its own under $TMPDIR: the database tests give
+# its folders o+x for the servers' users (mysql, postgres), and any other pytest run of
+# this machine (a nested one, another checkout's) makes pytest's default root,
+# pytest-of-USER, private again (0700) while they run (CI of 2026-12-06: PostgreSQL
+# restarted by a test could not read its pg_hba.conf). pytest empties it as a run starts.
 .venv/bin/python -m pytest tests -n "${VOLPERF_TEST_WORKERS:-5}" --dist loadgroup \
-  --basetemp /tmp/volperf-suite --durations=20 "$@" || status=$?
+  --basetemp "${TMPDIR:-/tmp}/volperf-suite" --durations=20 "$@" || status=$?
 for bed in "${!build_pids[@]}"; do
   if ! kill -0 "${build_pids[$bed]}" 2>/dev/null && ! wait "${build_pids[$bed]}"; then
     echo "volperf test: the $bed testbed's background build failed (the tests built it again):"
