@@ -62,14 +62,14 @@ def add_phases(
     workload: dict[str, Any],
     health: list[dict[str, Any]],
     services: list[dict[str, Any]],
-) -> bool:
+) -> None:
     """Add the workload's phases and their warnings to its first fault hook's output and its
     backend-phases warning to its description (a workload as Rally's loader gives it, its
-    scenario under "name"); False when no fault was given during it."""
+    scenario under "name"); nothing when no fault was given during it."""
     # phases.py reads a workload as Rally's JSON export has it: its scenario by name
     faulted = workload_phases(workload, health, services)
     if faulted is None:
-        return False
+        return
     warnings = phase_warnings(workload["name"], faulted)
     fired = first_fault_firing(workload)
     if fired is not None:
@@ -86,7 +86,6 @@ def add_phases(
                 *(f"volperf warning: {s} (Hooks: {PHASES_TITLE})" for s in said),
             ]
         )
-    return True
 
 
 def first_fault_firing(workload: dict[str, Any]) -> dict[str, Any] | None:

@@ -29,20 +29,25 @@ def test_a_workload_given_faults_shows_its_phases_and_warning_in_rallys_report(t
     # the table: the summary's phases, row for row, on the first fault's firing
     [table] = rally_report_charts(shown, PHASES_TITLE)
     assert table["widget"] == "Table"
-    assert table["data"]["rows"] == [
-        [
-            p["state"],
-            p["start_s"],
-            p["seconds"],
-            p["iterations"],
-            p["failed"],
-            "-" if p["median_s"] is None else p["median_s"],
-            "-" if p["max_s"] is None else p["max_s"],
-        ]
-        for p in faulted["phases"]
-    ]
+    # each column of the table, one field of the summary's phase ("-" where it has none)
+    fields = {
+        "state": "state",
+        "from (s)": "start_s",
+        "seconds": "seconds",
+        "iterations": "iterations",
+        "failed": "failed",
+        "median (s)": "median_s",
+        "slowest (s)": "max_s",
+    }
+    assert table["data"]["cols"] == list(fields)
+    assert len(table["data"]["rows"]) == len(faulted["phases"])
+    for row, phase in zip(table["data"]["rows"], faulted["phases"], strict=True):
+        cells = dict(zip(table["data"]["cols"], row, strict=True))
+        for column, field in fields.items():
+            expected = "-" if phase[field] is None else phase[field]
+            assert cells[column] == expected, (column, cells, phase)
     assert [row[0] for row in table["data"]["rows"]] == ["healthy", "degraded", "healed"]
-    assert f"by Cinder's own state ({faulted['health_samples']} samples)" in (table["description"])
+    assert f"by Cinder's own state ({faulted['health_samples']} samples)" in table["description"]
     assert f"to healed: {faulted['fault_to_healed_s']:.1f} s" in table["description"]
     first = shown["hooks"][0]
     assert first["desc"] == "volperf fault stop-service cinder-volume at +2 s"
