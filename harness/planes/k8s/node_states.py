@@ -89,13 +89,20 @@ class NodeStateSampler(SamplerThread):
         self.began = began
 
     def take(self) -> dict[str, Any]:
-        sample: dict[str, Any] = {"t": time.time()}
+        """One sample, stamped ``t`` when the API's answers came (the state they give is
+        of some moment between ``asked_t`` and ``t``: a phase begins at a sample that
+        already says so, never before)."""
+        asked = time.time()
         try:
             nodes = self.api.get(NODES, _request_timeout=5)["items"]
             pods = self.api.get(PODS.format(namespace=self.namespace), _request_timeout=5)
         except Exception as exc:  # the API down or slow: the sample says so, None
-            sample["error"] = f"{type(exc).__name__}: {exc}"[:300]
-            return sample
+            return {
+                "t": time.time(),
+                "asked_t": asked,
+                "error": f"{type(exc).__name__}: {exc}"[:300],
+            }
+        sample: dict[str, Any] = {"t": time.time(), "asked_t": asked}
         sample["nodes"] = {n["metadata"]["name"]: node_sample(n) for n in nodes}
         sample["pods"] = {p["metadata"]["name"]: pod_sample(p) for p in pods["items"]}
         return sample

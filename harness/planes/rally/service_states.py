@@ -67,14 +67,21 @@ class ServiceStateSampler(SamplerThread):
         self.connection = connection
 
     def take(self) -> dict[str, Any]:
-        sample: dict[str, Any] = {"t": time.time()}
+        """One sample, stamped ``t`` when Cinder's answers came (Cinder judged the state
+        between ``asked_t`` and ``t``: on a busy host that can be seconds, and a phase
+        begins at a sample that already says so, never before)."""
+        asked = time.time()
         storage = self.connection.block_storage
         try:
             services = list(storage.services())
             pools = [pool.name for pool in storage.backend_pools()]
         except Exception as exc:  # the API down or slow: the sample says so, None
-            sample["error"] = f"{type(exc).__name__}: {exc}"[:300]
-            return sample
+            return {
+                "t": time.time(),
+                "asked_t": asked,
+                "error": f"{type(exc).__name__}: {exc}"[:300],
+            }
+        sample: dict[str, Any] = {"t": time.time(), "asked_t": asked}
         sample["services"] = [
             {
                 "binary": s.binary,

@@ -5,11 +5,18 @@ read), and through a real node crash (fixtures/node-crash/capture.sh)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
-from harness.planes.k8s.node_states import node_sample, pod_sample, sampled_states, state_of
+from harness.planes.k8s.node_states import (
+    NodeStateSampler,
+    node_sample,
+    pod_sample,
+    sampled_states,
+    state_of,
+)
 from harness.records.phases import DEGRADED, HEALTHY, RECOVERING
 
 
@@ -75,3 +82,23 @@ def test_a_real_crash_reads_healthy_then_degraded_until_the_node_is_ready_again(
     # the crash; ready again after the restore
     assert 40 <= changes[1][0] - crashed <= 55
     assert changes[2][0] > restored
+
+
+class _SlowApi:
+    """The JSON API's ``get``, answering a node and no pods after ``seconds``."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def get(self, path: str, **_: object) -> dict:
+        time.sleep(self.seconds)
+        return {"items": [{"metadata": {"name": "n1"}, **_node("True")}] if "nodes" in path else []}
+
+
+def test_a_sample_is_stamped_when_the_api_answered_not_when_it_was_asked():
+    sampler = NodeStateSampler(Path("unused"), None, "ns", lambda: 0.0)
+    sampler.api = _SlowApi(0.2)
+    before = time.time()
+    sample = sampler.take()
+    assert before <= sample["asked_t"] and sample["t"] - sample["asked_t"] >= 0.4
+    assert state_of(sample) == HEALTHY

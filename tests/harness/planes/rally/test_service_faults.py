@@ -137,19 +137,25 @@ def test_a_stopped_cinder_volume_splits_the_workload_at_cinder_s_own_times(
     [(_, exported)] = workloads(load_export(raw / JSON_REPORT))
     started = float(exported["start_time"])
     [degraded] = [p for p in faulted["phases"] if p["state"] == DEGRADED]
-    # Cinder's own reading: its record's last report, before the stop, plus its down time
-    last_report = max(
-        _epoch(s["updated_at"])
-        for sample in samples
-        if sample.get("services") and sample["t"] < started + degraded["start_s"]
-        for s in sample["services"]
-        if s["binary"] == SERVICE
-    )
-    said_down = last_report + SERVICE_DOWN_TIME_S
-    assert abs(started + degraded["start_s"] - said_down) <= 2.0, (
-        degraded,
-        said_down - started,
-    )
+    # the phase begins at the first sample that says degraded, stamped when Cinder answered
+    answered = [s for s in samples if state_of(s) is not None]
+    first = next(i for i, s in enumerate(answered) if state_of(s) == DEGRADED)
+    down, before = answered[first], answered[first - 1]
+    assert down["t"] == pytest.approx(started + degraded["start_s"], abs=0.002)
+    # Cinder's own reading: the stalest service's last report before then (cinder-volume's,
+    # before the stop, unless another one stopped reporting too) plus its down time
+    last_reports: dict[tuple[str, str], float] = {}
+    for sample in answered[:first]:
+        for s in (s for s in sample["services"] if s["status"] != "disabled"):
+            key = (s["binary"], s["host"])
+            last_reports[key] = max(last_reports.get(key, 0.0), _epoch(s["updated_at"]))
+    said_down = min(last_reports.values()) + SERVICE_DOWN_TIME_S
+    # Cinder judged each state while handling its request, between asked_t and t: healthy
+    # in the sample before, down in this one (updated_at is whole seconds: 1 s either way)
+    assert before["asked_t"] - 1.0 <= said_down <= down["t"] + 1.0, (degraded, said_down - started)
+    # and the phase no later than the sampler's interval and the two answers' own time
+    waited = (down["t"] - down["asked_t"]) + (before["t"] - before["asked_t"])
+    assert down["t"] - said_down <= 2.0 + waited, (degraded, said_down - started, waited)
     # every sample's state is the one its services and pools say
     assert all(state_of(s) in (None, HEALTHY, DEGRADED, RECOVERING) for s in samples)
     healed = faulted["phases"][-1]

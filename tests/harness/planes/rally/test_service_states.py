@@ -81,10 +81,12 @@ def test_the_workload_is_split_by_cinder_s_own_states_not_by_the_faults_times():
 class _BlockStorage:
     """openstacksdk's block_storage proxy, answering as Cinder did in a kept sample."""
 
-    def __init__(self, sample: dict):
+    def __init__(self, sample: dict, answers_in_s: float = 0.0):
         self.sample = sample
+        self.answers_in_s = answers_in_s
 
     def services(self):
+        time.sleep(self.answers_in_s)
         return [SimpleNamespace(**s) for s in self.sample["services"]]
 
     def backend_pools(self):
@@ -112,3 +114,14 @@ def test_the_sampler_writes_what_cinder_answers_once_a_second_until_its_block_en
         assert sample["services"] == answered["services"]
         assert sample["pools"] == answered["pools"]
         assert state_of(sample) == HEALTHY
+
+
+def test_a_sample_is_stamped_when_cinder_answered_not_when_it_was_asked():
+    """Cinder judges a service down when it handles the request: on a busy host its answer
+    can come seconds after the question (7 s in a CI run), and a phase stamped at the
+    question began before Cinder would say so."""
+    storage = _BlockStorage(SAMPLES[-1], answers_in_s=0.3)
+    before = time.time()
+    sample = ServiceStateSampler(Path("unused"), SimpleNamespace(block_storage=storage)).take()
+    assert before <= sample["asked_t"] and sample["t"] - sample["asked_t"] >= 0.3
+    assert sample["t"] <= time.time()
