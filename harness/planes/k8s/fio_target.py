@@ -45,12 +45,13 @@ from harness.planes.k8s.node_states import NodeStateSampler
 from harness.planes.k8s.pod_start import is_ready, signal_start, stuck
 from harness.planes.k8s.pod_waiting import WaitingWatch
 from harness.planes.k8s.step import LOGS_SUFFIX, PODS_DIR, PODS_FILE, k8s_step
-from harness.tools.fio.printout import print_logs_command, split_printout
+from harness.tools.fio.printout import print_logs_command, printout_complete, split_printout
 from harness.tools.fio.render import JobTarget, render_job, render_prefill
 
 SCRATCH = "/volperf"  # in the pod: an emptyDir of its own
 BLOCK_DEVICE = "/dev/volperf-data"  # the PVC in a pod of volume_mode Block
 POLL_S = 0.5
+LOG_COMPLETE_S = 15  # how long a pod's log may take to hold all it printed
 DELETE_TIMEOUT_S = 300
 LOGS = f"{SCRATCH}/logs"  # fio's per-second logs in the pod
 READY = f"{SCRATCH}/ready"  # made once prefilled: the pod's readiness probe
@@ -399,10 +400,10 @@ class K8sFioTarget:
         for consumer in step.consumers:
             entry = seen[consumer.name]
             with contextlib.suppress(Exception):
-                log = self.core.read_namespaced_pod_log(consumer.name, namespace)
+                log = self._pod_log(consumer.name, namespace, entry)
                 output, logs = split_printout(log)
                 (raw / PODS_DIR / f"{consumer.name}.out").write_text(output)
-                if logs:
+                if logs and not entry.get("logs_cut"):
                     directory = raw / PODS_DIR / f"{consumer.name}{LOGS_SUFFIX}"
                     directory.mkdir(exist_ok=True)
                     for name, text in logs.items():
@@ -415,6 +416,24 @@ class K8sFioTarget:
                     entry["error"] = f"fio exited {state.exit_code}" + (
                         f": {said}" if said.strip() else " and wrote nothing"
                     )
+
+    def _pod_log(self, pod: str, namespace: str, entry: dict[str, Any]) -> str:
+        """The pod's log; a pod that succeeded, read again until it holds all of fio's
+        logs (their end line): the kubelet can say the pod ended while the last lines it
+        printed are still on their way to its log. Still cut after LOG_COMPLETE_S: said in
+        ``entry`` (logs_cut) and its logs not kept (a cut IOPS log gives wrong figures)."""
+        waited_until = time.monotonic() + LOG_COMPLETE_S
+        while True:
+            log = self.core.read_namespaced_pod_log(pod, namespace)
+            if printout_complete(log) or entry.get("phase") != "Succeeded":
+                return log
+            if time.monotonic() > waited_until:
+                entry["logs_cut"] = (
+                    f"its log still ended before fio's per-second logs did {LOG_COMPLETE_S} s "
+                    "after it succeeded: they are not kept"
+                )
+                return log
+            time.sleep(POLL_S)
 
     def _outcome(self, step: Step, store: CampaignStore, waited: str) -> StepOutcome:
         plan = json.loads((store.step_dir(step.id) / "step.json").read_text())

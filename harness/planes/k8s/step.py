@@ -54,6 +54,10 @@ def k8s_step(raw: Path, step_id: str, plan: dict[str, Any], backend: str) -> Own
                         seen.get("storage_class", ""),
                     )
                 )
+        if seen.get("logs_cut"):
+            result.warnings.append(
+                Warning("logs-cut", f"pod {consumer['name']}: {seen['logs_cut']}")
+            )
         if seen.get("signal_error"):
             result.warnings.append(
                 Warning(

@@ -175,6 +175,8 @@ def read_job_logs(
         }
     if not any(kinds.values()):
         return None
+    if not kinds["iops"]:  # volperf's jobs write all three: the others without it were cut
+        raise FioLogError(f"{jobname}: fio's IOPS log is missing beside its other logs")
     histograms: dict[str, list[tuple[int, dict[int, int]]]] = {}
     for path in sorted(directory.glob(f"{glob.escape(jobname)}_clat_hist.*{tail}")):
         for point in parse_hist_log(path.read_text(encoding="utf-8"), path.name):

@@ -82,6 +82,16 @@ def test_a_consumers_logs_are_read_by_its_job_name():
     assert read_job_logs(LOGS, "no-such-job") is None
 
 
+def test_a_consumers_logs_without_their_iops_log_were_cut_and_say_so(tmp_path):
+    """A printout read before its last file came (the IOPS log) leaves the others alone:
+    not logs to compute a pace or a phase from."""
+    for path in LOGS.glob("fio-3.33-reader_*.log"):
+        if "_iops." not in path.name:
+            (tmp_path / path.name).write_bytes(path.read_bytes())
+    with pytest.raises(FioLogError, match="fio-3.33-reader: fio's IOPS log is missing"):
+        read_job_logs(tmp_path, "fio-3.33-reader")
+
+
 def test_logs_that_fios_client_received_carry_the_servers_name():
     # fixtures/client/capture.sh: fio's client appends the server's name to each log
     client = LOGS.parent / "client"
