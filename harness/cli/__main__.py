@@ -1,5 +1,5 @@
 """`python -m harness.cli`: the volperf command."""
 
-from harness.cli.main import main
+from harness.cli.entry import run
 
-main()
+run()
