@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +42,81 @@ class Command:
     stderr: Path
     cwd: Path | None = None
     env: Mapping[str, str] | None = None
+    warm: WarmProcess | None = None  # started ahead: it runs this command if it still can
+
+
+WARM_FLAG = "--warm"
+
+
+class WarmProcess:
+    """``python -m MODULE --warm``, started ahead of its command: it does its imports while
+    volperf does something else, then waits on its stdin for one JSON line, the argv its
+    command has after ``python -m MODULE`` and the files its output goes to
+    (``warm_request`` reads it, in the module). A process nobody hands a command to is
+    stopped by ``close``, or dies with volperf (PR_SET_PDEATHSIG)."""
+
+    def __init__(self, module: str):
+        self.head = [sys.executable, "-m", module]
+        self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [*self.head, WARM_FLAG],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+
+    def take(self, command: Command) -> subprocess.Popen[bytes] | None:
+        """The process, running ``command`` now; None when it cannot (gone, or not
+        started for that module, or the command wants its own cwd or environment)."""
+        process, self.process = self.process, None
+        fits = list(command.argv[: len(self.head)]) == self.head
+        if process is None or process.stdin is None:
+            return None
+        if not fits or command.cwd is not None or command.env is not None:
+            _stop(process)
+            return None
+        request = {
+            "argv": list(command.argv[len(self.head) :]),
+            "stdout": str(command.stdout),
+            "stderr": str(command.stderr),
+        }
+        try:
+            process.stdin.write(json.dumps(request).encode() + b"\n")
+            process.stdin.close()
+        except OSError:  # it died while it loaded: a process of its own instead
+            _stop(process)
+            return None
+        return process
+
+    def close(self) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        if process.stdin is not None:
+            process.stdin.close()
+    process.kill()
+    process.wait()
+
+
+def warm_request() -> list[str] | None:
+    """In a process ``WarmProcess`` started: waits for its command, points its stdout and
+    stderr at the command's files, and returns its argv (None: stopped unused)."""
+    line = sys.stdin.readline()
+    if not line.strip():
+        return None
+    request = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+        opened = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(opened, fd)
+        os.close(opened)
+    return list(request["argv"])
 
 
 @dataclass(frozen=True)
@@ -67,6 +144,10 @@ def run_processes(
     processes: list[subprocess.Popen[bytes]] = []
     with contextlib.ExitStack() as files:
         for command in commands:
+            warm = command.warm.take(command) if command.warm is not None else None
+            if warm is not None:
+                processes.append(warm)
+                continue
             out = files.enter_context(command.stdout.open("wb"))
             err = files.enter_context(command.stderr.open("wb"))
             processes.append(

@@ -58,7 +58,7 @@ class OpenStackCloudTarget:
         return target.run_step(step, store, stop, tick)
 
     def cleanup(self, store: CampaignStore) -> list[str]:
-        return []  # what it made is noted in created.json: the campaign removes it
+        return [line for target in self.parts for line in target.cleanup(store)]
 
 
 # not a plane of its own: the spec's `openstack` target type, split between two planes

@@ -54,7 +54,9 @@ def validator(tmp_path_factory, openstack_testbed):
     )
     work = tmp_path_factory.mktemp("rally-validate")
     target = RallyTarget(spec, rally_dir=work / "rally")
-    target.prepare(spec, CampaignStore(work / "campaign"))
+    store = CampaignStore(work / "campaign")
+    target.prepare(spec, store)
+    target.cleanup(store)  # its environment is all this needs: no runner kept warm
     # Rally's database and environment first, so that validations can run at once
     config = rally_config(work / "rally")
     rally_cli_env(config, target.env, work / "rally" / f"{target.env}.env.json")

@@ -18,6 +18,8 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +69,22 @@ def name_matcher(owners: list[str]) -> Callable[[str], bool]:
     return ours
 
 
+def _proxies(conn: Any) -> tuple[Any, Any, Any, Any]:
+    """The connection's identity, compute, image and block storage proxies, made one at a
+    time (making one discovers its API version)."""
+    return conn.identity, conn.compute, conn.image, conn.block_storage
+
+
+def ready_to_check(conn: Any) -> None:
+    """What a check needs made ahead: the connection's proxies and Rally's naming."""
+    _proxies(conn)
+    name_matcher([])
+
+
 def _listings(conn: Any) -> dict[str, list[Any]]:
     """Every listing the check needs, sent at once (one round trip's time, not seven: the
     check ends every Rally run, and almost always finds nothing)."""
-    # each service's proxy made here, one at a time (making one discovers its API version)
-    identity, compute, image, storage = conn.identity, conn.compute, conn.image, conn.block_storage
+    identity, compute, image, storage = _proxies(conn)
     listers: dict[str, Callable[[], Any]] = {
         "projects": identity.projects,
         "users": identity.users,
@@ -86,31 +99,49 @@ def _listings(conn: Any) -> dict[str, list[Any]]:
         return {kind: future.result() for kind, future in futures.items()}
 
 
+@dataclass(frozen=True)
+class Leftovers:
+    """What the check listed, and which of it a task's owners left."""
+
+    listed: dict[str, list[Any]]
+    ours: Callable[[str], bool]
+
+    @cached_property
+    def projects(self) -> list[Any]:
+        return [p for p in self.listed["projects"] if self.ours(p.name)]
+
+    @cached_property
+    def project_ids(self) -> set[str]:
+        return {p.id for p in self.projects}
+
+    def left(self, resource: Any) -> bool:
+        return resource.project_id in self.project_ids or self.ours(resource.name)
+
+    def found(self) -> list[Any]:
+        """Every resource the task left, of every kind listed."""
+        kinds = ("snapshots", "servers", "backups", "volumes")
+        return [
+            *self.projects,
+            *(user for user in self.listed["users"] if self.ours(user.name)),
+            *(r for kind in kinds for r in self.listed[kind] if self.left(r)),
+            *(i for i in self.listed["images"] if i.owner in self.project_ids or self.ours(i.name)),
+        ]
+
+
+def find_leftovers(conn: Any, owners: list[str]) -> Leftovers:
+    """What the workloads ``owners`` left, listed (nothing removed)."""
+    return Leftovers(_listings(conn), name_matcher(owners))
+
+
 def remove_task_leftovers(conn: Any, owners: list[str]) -> list[str]:
     """Remove what the workloads ``owners`` left; returns one line per resource removed."""
     if not owners:
         return []
-    ours = name_matcher(owners)
-    listed = _listings(conn)
-    projects = [p for p in listed["projects"] if ours(p.name)]
-    project_ids = {p.id for p in projects}
-
-    def left(resource: Any) -> bool:
-        return resource.project_id in project_ids or ours(resource.name)
-
-    found = [
-        *projects,
-        *(user for user in listed["users"] if ours(user.name)),
-        *(
-            r
-            for kind in ("snapshots", "servers", "backups", "volumes")
-            for r in listed[kind]
-            if left(r)
-        ),
-        *(i for i in listed["images"] if i.owner in project_ids or ours(i.name)),
-    ]
-    if not found:
+    leftovers = find_leftovers(conn, owners)
+    if not leftovers.found():
         return []
+    listed, ours, left = leftovers.listed, leftovers.ours, leftovers.left
+    projects, project_ids = leftovers.projects, leftovers.project_ids
     removed = []
     storage = conn.block_storage
     # snapshots first: neither Heat nor Cinder deletes a volume that has some

@@ -7,6 +7,7 @@ stays out of volperf's process and a hung task can be stopped with a signal.
     python -m harness.planes.rally.runner --rally-dir DIR --env NAME --task FILE
         --validate-only [--args JSON ...]
     python -m harness.planes.rally.runner --rally-dir DIR --owner-ids-of TASK_UUID
+    python -m harness.planes.rally.runner --warm   (then one of the above on its stdin)
 
 It keeps its own Rally database in DIR (created if missing), makes the Rally environment
 NAME from DIR/NAME.env.json (admin credentials, never written to results), renders the
@@ -14,12 +15,18 @@ task file with its args (a data-plane workload keeps its VMs' answers in RAW/dat
 hooks given, such as a workload's faults, go on every workload of the task),
 writes the Rally configuration it runs with to RAW/rally.conf (how often Rally polls),
 creates the task and writes its uuid to RAW/rally-task.json before it starts (so cleanup
-can find what a killed task left), runs it, exports Rally's JSON report into RAW, adds the
-task's owner uuids to RAW/rally-task.json (what cleanup looks for, without opening Rally's
-database again), then writes Rally's HTML report of the export with the phases of a
+can find what a killed task left), runs it, adds the task's owner uuids to
+RAW/rally-task.json (what cleanup looks for, without opening Rally's database again; volperf
+checks the cloud for them while the runner goes on), exports Rally's JSON report into RAW,
+then writes Rally's HTML report of the export with the phases of a
 workload given faults added (planes/rally/phased_report.py). SIGINT or SIGTERM abort the
 task the way `rally task abort` does: iterations stop, Rally's contexts clean up, the
 reports are still written.
+
+``--warm`` loads Rally and its plugins first, then runs the command volperf hands it
+(harness/host/process.py: WarmProcess): a step's runner is started ahead, at the
+campaign's preparation or the previous step's end. The runner leaves without the
+interpreter's teardown (``exit_now``).
 """
 
 from __future__ import annotations
@@ -27,20 +34,26 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import logging
+import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
+
+from harness.host.process import WARM_FLAG, warm_request
 
 TASK_FILE = "rally-task.json"
 JSON_REPORT = "rally.json"
 HTML_REPORT = "report.html"
 POLLING_FILE = "rally-polling.json"  # how the task's Rally polled, read from its own config
 DATA_PLANE_SCENARIO = "VolPerf.cinder_fio"
+WARM: dict[str, float] = {}  # a runner started ahead: its load and wait (warm_then_run)
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
 
@@ -117,7 +130,10 @@ def ensure_env(api: Any, rally_dir: Path, name: str) -> None:
     except exceptions.DBRecordNotFound:
         pass
     spec = json.loads((rally_dir / f"{name}.env.json").read_text())
-    api.deployment.create(config=spec, name=name)
+    try:
+        api.deployment.create(config=spec, name=name)
+    except exceptions.DBRecordExists:  # another campaign's runner made it meanwhile
+        api.deployment.get(deployment=name)
 
 
 def render(api: Any, task_file: Path, args: dict[str, Any]) -> dict[str, Any]:
@@ -224,7 +240,9 @@ def run(
     )
     task = api.task.create(deployment=env, tags=tags)
     uuid = task["uuid"]
-    noted = {"uuid": uuid, "env": env}
+    noted: dict[str, Any] = {"uuid": uuid, "env": env}
+    if WARM:
+        noted["warm"] = dict(WARM)
     (out / TASK_FILE).write_text(json.dumps(noted) + "\n")
 
     def abort(signum: int, frame: FrameType | None) -> None:
@@ -239,12 +257,13 @@ def run(
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         print(f"Rally task {uuid} failed: {error}", file=sys.stderr, flush=True)
-    export(api, uuid, "json", out / JSON_REPORT)
+    # the owners first: volperf checks what the task left in the cloud meanwhile
     ended = api.task.get(task_id=uuid, detailed=True)
     noted["owners"] = owner_uuids(ended)
     if error is not None:
         noted["error"] = error  # Rally's export keeps no reason for a task it refused
     (out / TASK_FILE).write_text(json.dumps(noted) + "\n")
+    export(api, uuid, "json", out / JSON_REPORT)
     # Rally's html-static report of that export (the page carries its scripts: it opens
     # offline and from the docs), with the phases of a workload given faults
     from harness.planes.rally.phased_report import write_report
@@ -259,6 +278,25 @@ def export(api: Any, uuid: str, kind: str, path: Path) -> None:
     report = api.task.export(tasks=[uuid], output_type=kind, output_dest=str(path))
     for name, content in report.get("files", {}).items():
         Path(name).write_text(content, encoding="utf-8")
+
+
+def warm_then_run() -> int:
+    """``--warm``: Rally and its plugins loaded (a couple of CPU-seconds) while volperf
+    prepares or writes a step's records, then the command volperf hands over run as
+    ``main`` runs it (harness/host/process.py: WarmProcess); 0 if none came."""
+    started = time.monotonic()
+    from rally import plugins
+
+    plugins.load()
+    loaded = time.monotonic()
+    argv = warm_request()
+    if argv is None:
+        return 0
+    # how long Rally took to load, and how long it then waited for its command: noted in
+    # RAW/rally-task.json (a step that waited for its runner to load shows it)
+    WARM["loaded_s"] = round(loaded - started, 3)
+    WARM["idle_s"] = round(time.monotonic() - loaded, 3)
+    return main(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,5 +349,16 @@ def main(argv: list[str] | None = None) -> int:
     )
 
 
+def exit_now(code: int) -> NoReturn:
+    """Leave once what was printed and logged is out, without the interpreter's teardown:
+    with Rally, its plugins and oslo loaded, that takes 0.5 to 0.6 s here, which every
+    Rally step waited for and which wrote nothing (its files are closed, its database
+    committed)."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(warm_then_run() if sys.argv[1:] == [WARM_FLAG] else main())

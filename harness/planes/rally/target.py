@@ -1,6 +1,8 @@
 """OpenStack target for Rally workloads: each step runs the workload's Rally task at the
 step's concurrency, in a runner process of its own (harness/planes/rally/runner.py, Rally's
-Python API), and keeps Rally's JSON and HTML reports under the step's raw/.
+Python API) started ahead: at the campaign's preparation for its first step, at a step's
+end for the next, so that no step waits for Rally to load; and keeps Rally's JSON and HTML
+reports under the step's raw/.
 
 Rally works as the cloud's admin (credentials from clouds.yaml, handed to the runner in a
 0600 file in volperf's Rally state dir, never in the campaign). Each task's uuid is noted
@@ -21,21 +23,23 @@ import importlib.metadata
 import json
 import sys
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from harness.core.faults import ServiceFault
-from harness.core.plan import Step
+from harness.core.plan import Step, plan_steps
 from harness.core.resources import package_path
 from harness.core.spec import CampaignSpec, OpenStackTarget, RallyWorkload
-from harness.core.store import CampaignStore
+from harness.core.store import CampaignStore, atomic_write_text
 from harness.core.workloads.registry import family_of
-from harness.host.process import Command, ProcessResult, log_tail, run_processes
+from harness.host.process import Command, ProcessResult, WarmProcess, log_tail, run_processes
 from harness.planes.base import StepOutcome, TargetError, Tick
 from harness.planes.ceph.access import CephAccess
 from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.ceph.health_sampler import CephHealthSampler
 from harness.planes.cloud import cloud_region, clouds_yaml, connect
+from harness.planes.rally.cleanup import find_leftovers, ready_to_check
 from harness.planes.rally.faults import Switches, fault_hooks, undo_left
 from harness.planes.rally.runner import JSON_REPORT, TASK_FILE
 from harness.planes.rally.service_faults import ServiceSwitch, openstack_testbed_of
@@ -44,6 +48,7 @@ from harness.testbeds import state_root
 
 TASKS_DIR = package_path("rally_plugins", "tasks")
 TASK_KIND = "rally-task"
+RUNNER = "harness.planes.rally.runner"
 
 
 def rally_state_dir() -> Path:
@@ -93,13 +98,44 @@ class RallyTarget:
         self.spec = spec
         self.options = spec.target
         self.rally_dir = rally_dir or rally_state_dir()
-        self.env = f"volperf-{spec.name}"  # and the credentials' digest, once known
+        self.env = "volperf"  # and the credentials' digest, once known
         self.backend = spec.labels.get("backend", f"openstack:{self.options.cloud}")
         self.announcements: list[str] = []
+        # the next step's runner, started ahead (Rally and its plugins load meanwhile:
+        # about 1.8 s here, which a step no longer waits for), and the steps it may serve
+        self.warm: WarmProcess | None = None
+        self.steps_left = 0
+        # each task's check of what it left in the cloud, started once the runner has
+        # noted its owners (while it writes its reports), by the note's key: True when
+        # it left nothing (its note is then done with at the campaign's end)
+        self.conn: Any = None
+        self.checks: dict[str, Future[bool]] = {}
+        self.checker: ThreadPoolExecutor | None = None
 
     def prepare(self, spec: CampaignSpec, store: CampaignStore) -> None:
+        # a search chooses its steps as it goes: each starts its runner then
+        planned = plan_steps(spec) if spec.search is None else []
+        self.steps_left = len(
+            [
+                s
+                for s in planned  # an openstack spec's fio workloads are Heat's steps
+                if family_of(s.workload) == "rally" and not store.read_status(s.id).settled
+            ]
+        )
+        self._warm_up()  # loads while the cloud is reached and the campaign written
+        try:
+            self._prepare(spec)
+        except BaseException:
+            self.cleanup(store)
+            raise
+
+    def _prepare(self, spec: CampaignSpec) -> None:
         region = cloud_region(self.options)
-        connect(self.options, region)
+        self.conn = connect(self.options, region)
+        self.checker = ThreadPoolExecutor(1, thread_name_prefix="rally-leftovers")
+        # the check's clients made (each finds its API's version: a request apiece) and
+        # Rally's naming loaded while the steps run, not after each
+        self.checker.submit(ready_to_check, self.conn)
         for workload in spec.workloads:
             assert family_of(workload) == "rally"
             task_file(workload.task)
@@ -107,13 +143,13 @@ class RallyTarget:
         self.rally_dir.mkdir(parents=True, exist_ok=True)
         self.rally_dir.chmod(0o700)
         env_spec = json.dumps(rally_env_spec(region), sort_keys=True)
-        # a Rally environment per campaign and credentials: a testbed made again (new
-        # passwords) gets a new one instead of the stale one of the same name
+        # a Rally environment per cloud and credentials, made by the first campaign that
+        # needs it (Rally checks the cloud as it makes one) and used by every later one: a
+        # testbed made again (new passwords) gets a new one instead of the stale one
         digest = hashlib.sha256(env_spec.encode()).hexdigest()[:8]
-        self.env = f"volperf-{spec.name}-{digest}"
-        env_file = self.rally_dir / f"{self.env}.env.json"
-        env_file.touch(mode=0o600)
-        env_file.write_text(env_spec)
+        self.env = f"volperf-{digest}"
+        # whole when it appears (mkstemp's 0600): another campaign's runner may read it
+        atomic_write_text(self.rally_dir / f"{self.env}.env.json", env_spec)
 
     def _switches(self) -> Switches:
         conf = self.options.ceph_conf
@@ -164,6 +200,7 @@ class RallyTarget:
                 )
             if "owners" in task and (noted or {}).get("owners") != task["owners"]:
                 store.record_created(key, owners=task["owners"])
+                self._check(key, task["owners"])
 
     def run_step(
         self, step: Step, store: CampaignStore, stop: threading.Event, tick: Tick
@@ -186,6 +223,9 @@ class RallyTarget:
         finally:
             if workload.faults:  # what the hooks left changed, put back
                 undo_left(workload.faults, self._switches(), store, raw)
+        self.steps_left -= 1
+        if not stop.is_set():
+            self._warm_up()  # the next step's, while this one's records are written
         self._note_task(store, raw)
         return _outcome(workload, result, raw, stop)
 
@@ -200,7 +240,7 @@ class RallyTarget:
         argv = [
             sys.executable,
             "-m",
-            "harness.planes.rally.runner",
+            RUNNER,
             "--rally-dir",
             str(self.rally_dir),
             "--env",
@@ -221,7 +261,13 @@ class RallyTarget:
         if workload.faults:
             hooks = fault_hooks(workload.faults, self._switches(), store.root)
             argv += ["--hooks", json.dumps(hooks)]
-        return Command(argv, raw / "runner.out", raw / "runner.err")
+        warm, self.warm = self.warm, None
+        return Command(argv, raw / "runner.out", raw / "runner.err", warm=warm)
+
+    def _warm_up(self) -> None:
+        """A runner started ahead for the next step, if a step is left to run."""
+        if self.warm is None and self.steps_left > 0:
+            self.warm = WarmProcess(RUNNER)
 
     def _health_sampler(self, raw: Path) -> contextlib.AbstractContextManager[Any]:
         if self.options.ceph_conf is None:
@@ -237,7 +283,28 @@ class RallyTarget:
             return contextlib.nullcontext()
         return ServiceStateSampler(raw, connect(self.options))
 
+    def _check(self, key: str, owners: list[str]) -> None:
+        """What the task left, listed in the background: its runner has ended the task
+        and goes on with its reports meanwhile."""
+        if self.conn is None or self.checker is None:
+            return
+        conn = self.conn
+        self.checks[key] = self.checker.submit(lambda: not find_leftovers(conn, owners).found())
+
     def cleanup(self, store: CampaignStore) -> list[str]:
+        if self.warm is not None:  # a runner started for a step that did not run
+            self.warm.close()
+            self.warm = None
+        # a task whose check found nothing left is done with; the others, and any whose
+        # check failed, are the campaign's removers' (planes/rally/cleanup.py)
+        for key, check in self.checks.items():
+            with contextlib.suppress(Exception):
+                if check.result() and key in store.created():
+                    store.forget_created(key)
+        self.checks = {}
+        if self.checker is not None:
+            self.checker.shutdown()
+            self.checker = None
         return []  # what it made is noted in created.json: the campaign removes it
 
 

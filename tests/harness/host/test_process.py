@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
-from harness.host.process import LINE_CHARS, Command, run_processes, what_it_said
+from harness.host.process import LINE_CHARS, Command, WarmProcess, run_processes, what_it_said
+
+WARM = "tests.harness.host.warm_module"
 
 
 def test_processes_run_at_once_and_a_timeout_stops_them(tmp_path):
@@ -32,3 +35,54 @@ def test_what_it_said_prefers_error_lines_and_shortens_them(tmp_path):
     quiet = tmp_path / "quiet.err"
     quiet.write_text("one\ntwo\n")
     assert what_it_said(quiet) == "one / two"
+
+
+def _warm_command(tmp_path, *argv: str, **options) -> Command:
+    out, err = tmp_path / "warm.out", tmp_path / "warm.err"
+    return Command([sys.executable, "-m", WARM, *argv], out, err, **options)
+
+
+def test_a_process_started_ahead_runs_the_command_handed_to_it(tmp_path):
+    warm = WarmProcess(WARM)
+    assert warm.process is not None
+    pid = warm.process.pid
+    [result] = run_processes([_warm_command(tmp_path, "3", "x", warm=warm)], 60, threading.Event())
+    assert result.returncode == 3
+    # the same process (started before its command), its output in the command's files
+    assert (tmp_path / "warm.out").read_text() == f"pid {pid} argv 3 x\n"
+    assert (tmp_path / "warm.err").read_text() == "on stderr\n"
+    assert warm.process is None  # handed over: once
+
+
+def test_a_command_it_cannot_run_gets_a_process_of_its_own_and_the_warm_one_stops(tmp_path):
+    warm = WarmProcess(WARM)
+    started = warm.process
+    assert started is not None
+    other = Command(["sh", "-c", "echo $$"], tmp_path / "sh.out", tmp_path / "sh.err", warm=warm)
+    [result] = run_processes([other], 60, threading.Event())
+    assert result.returncode == 0 and int((tmp_path / "sh.out").read_text()) != started.pid
+    assert started.poll() is not None  # stopped, not left waiting
+    # its own environment: not the warm one's
+    warm = WarmProcess(WARM)
+    started = warm.process
+    assert started is not None
+    command = _warm_command(tmp_path, "0", env={"PATH": "/usr/bin:/bin"}, warm=warm)
+    [result] = run_processes([command], 60, threading.Event())
+    assert result.returncode == 0 and str(started.pid) not in (tmp_path / "warm.out").read_text()
+    assert started.poll() is not None
+
+
+def test_a_warm_process_that_died_or_was_never_used_leaves_nothing(tmp_path):
+    warm = WarmProcess(WARM)
+    started = warm.process
+    assert started is not None
+    started.kill()
+    started.wait()
+    [result] = run_processes([_warm_command(tmp_path, "0", warm=warm)], 60, threading.Event())
+    assert result.returncode == 0  # a process of its own ran it
+    assert f"pid {started.pid} " not in (tmp_path / "warm.out").read_text()
+    unused = WarmProcess(WARM)
+    process = unused.process
+    assert process is not None
+    unused.close()
+    assert process.poll() is not None and unused.process is None

@@ -81,7 +81,9 @@ def rally_env(tmp_path_factory, openstack_testbed):
     )
     work = tmp_path_factory.mktemp("rally-data-plane")
     target = RallyTarget(spec, rally_dir=work / "rally")
-    target.prepare(spec, CampaignStore(work / "campaign"))
+    store = CampaignStore(work / "campaign")
+    target.prepare(spec, store)
+    target.cleanup(store)  # its environment is all this needs: no runner kept warm
     return work / "rally", target.env
 
 

@@ -15,16 +15,19 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 import yaml
 
+from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.host.process import command_line
 from harness.planes.ceph import images
 from harness.planes.rally.cleanup import inside_project, name_matcher, owner_ids, remove_noted
 from harness.planes.rally.records import load_export, workloads
+from harness.planes.rally.target import RallyTarget
 from harness.report.render import build_html
 from tests.harness.helpers import doc_source_copy, heat_stacks, volperf
 from tests.harness.planes.openstack_campaigns import POLL_S
@@ -253,16 +256,56 @@ def test_cleanup_uses_the_owners_the_runner_noted_and_says_when_it_has_none(
     assert list(store.created()) == ["rally-task:b"]
 
 
-def _runners(campaign: Path) -> list[int]:
-    """Rally runner processes working for this campaign."""
-    lines = {
-        int(p.name): command_line(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit()
-    }
-    return [
-        pid
-        for pid, line in lines.items()
-        if "harness.planes.rally.runner" in line and str(campaign) in line
-    ]
+def _checked(found_nothing: bool | None) -> Future[bool]:
+    check: Future[bool] = Future()
+    if found_nothing is None:
+        check.set_exception(ConnectionError("the cloud did not answer"))
+    else:
+        check.set_result(found_nothing)
+    return check
+
+
+def test_a_task_whose_check_found_nothing_left_is_done_with_at_the_campaigns_end(tmp_path):
+    """The check the target started once a task's owners were noted: nothing left, the
+    note goes; something left, or no answer, the note stays for the removers."""
+    spec = validate(
+        {
+            "name": "checked",
+            "sweep": [1],
+            "target": {"type": "openstack", "cloud": "volperf-testbed"},
+            "workloads": [{"name": "cp", "tool": "rally"}],
+        }
+    )
+    target = RallyTarget(spec, rally_dir=tmp_path / "rally")
+    store = CampaignStore(tmp_path / "campaign")
+    store.root.mkdir()
+    outcomes = {"rally-task:clean": True, "rally-task:left": False, "rally-task:away": None}
+    for key, found_nothing in outcomes.items():
+        store.record_created(key, kind="rally-task", uuid=key, owners=["o"])
+        target.checks[key] = _checked(found_nothing)
+    assert target.cleanup(store) == []
+    assert sorted(store.created()) == ["rally-task:away", "rally-task:left"]
+    assert target.checks == {}
+
+
+def _runners(volperf_pid: int) -> list[int]:
+    """Rally runner processes under this volperf: its step's runner (started ahead, its
+    command line ``--warm``) and the processes Rally forked for its iterations."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
+    under, todo = set(), [volperf_pid]
+    while todo:
+        parent = todo.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        under.update(children)
+        todo += children
+    return [pid for pid in under if "harness.planes.rally.runner" in command_line(pid)]
 
 
 def _leftovers(conn, state: Path) -> list[str]:
@@ -329,7 +372,7 @@ def test_a_killed_data_plane_task_leaves_stacks_and_more_that_cleanup_removes(
             time.sleep(0.5)
     finally:  # Rally's runner first (else it aborts the task and cleans up), then volperf
         campaign = tmp_path / "results" / "rally-killed"
-        for pid in _runners(campaign):
+        for pid in _runners(process.pid):
             os.kill(pid, signal.SIGKILL)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
