@@ -17,8 +17,9 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,6 +28,9 @@ from typing import Any
 import yaml
 
 from harness.core.redact import redact
+
+# created.json is read, changed and written whole: one change at a time in this process
+_CREATED_LOCK = threading.Lock()
 
 # skipped: not run, as an open-ended sweep ended at an earlier step (its error says why)
 STATES = ("pending", "running", "done", "failed", "interrupted", "skipped")
@@ -145,14 +149,23 @@ class CampaignStore:
 
     def record_created(self, resource: str, **details: Any) -> None:
         """Note a resource before it is made, so a crash mid-creation still finds it."""
-        created = self.created()
-        created[resource] = {**created.get(resource, {}), **details}
-        atomic_write_json(self.root / "created.json", created)
+        self.record_all_created({resource: details})
 
-    def forget_created(self, resource: str) -> None:
-        created = self.created()
-        created.pop(resource, None)
-        atomic_write_json(self.root / "created.json", created)
+    def record_all_created(self, notes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Note several resources in one write (a step's hundreds of namespaces: one
+        rewrite of the file each would be quadratic)."""
+        with _CREATED_LOCK:  # a plane's threads note and forget at once
+            created = self.created()
+            for resource, details in notes.items():
+                created[resource] = {**created.get(resource, {}), **details}
+            atomic_write_json(self.root / "created.json", created)
+
+    def forget_created(self, *resources: str) -> None:
+        with _CREATED_LOCK:
+            created = self.created()
+            for resource in resources:
+                created.pop(resource, None)
+            atomic_write_json(self.root / "created.json", created)
 
     @contextmanager
     def lock(self) -> Iterator[None]:

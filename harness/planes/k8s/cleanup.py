@@ -48,6 +48,5 @@ def remove_noted(store: CampaignStore, notes: dict[str, dict]) -> list[str]:
         removed += [f"namespace {ns}" for ns in sorted(names) if ns not in left]
         removed += [f"NOT removed: namespace {ns} still deleting" for ns in left]
         if not left:
-            for key in here:
-                store.forget_created(key)
+            store.forget_created(*here)
     return removed

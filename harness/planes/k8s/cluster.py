@@ -8,6 +8,7 @@ import contextlib
 import os
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +77,24 @@ def namespace_key(kubeconfig: str, namespace: str) -> str:
 def note_namespace(store: CampaignStore, kubeconfig: str, namespace: str, campaign: str) -> str:
     """Note a namespace in created.json before it is made (cleanup finds it after a
     crash); its key there."""
-    key = namespace_key(kubeconfig, namespace)
-    store.record_created(
-        key, kind=NAMESPACE_KIND, kubeconfig=kubeconfig, namespace=namespace, campaign=campaign
-    )
-    return key
+    return note_namespaces(store, kubeconfig, [namespace], campaign)[0]
+
+
+def note_namespaces(
+    store: CampaignStore, kubeconfig: str, namespaces: Iterable[str], campaign: str
+) -> list[str]:
+    """Note namespaces in created.json in one write, before any is made; their keys."""
+    notes = {
+        namespace_key(kubeconfig, namespace): {
+            "kind": NAMESPACE_KIND,
+            "kubeconfig": kubeconfig,
+            "namespace": namespace,
+            "campaign": campaign,
+        }
+        for namespace in namespaces
+    }
+    store.record_all_created(notes)
+    return list(notes)
 
 
 class NotOurs(Exception):
@@ -94,16 +108,22 @@ def make_namespace(
     namespace: str,
     campaign: str,
     labels: dict[str, str],
+    *,
+    noted: bool = False,
     **answer: Any,
 ) -> None:
-    """Note the namespace in created.json, then make it (``answer``: the client's request
-    options). One of that name that is there already is volperf's only with the
-    campaign's label: a killed run's, deleted and made anew so that the step starts from
-    nothing. Any other is someone else's: its note goes (nothing of volperf's will
-    delete it), and NotOurs says so."""
+    """Note the namespace in created.json (unless ``noted`` already, with the others of
+    its step), then make it (``answer``: the client's request options). One of that name
+    that is there already is volperf's only with the campaign's label: a killed run's,
+    deleted and made anew so that the step starts from nothing. Any other is someone
+    else's: its note goes (nothing of volperf's will delete it), and NotOurs says so."""
     from kubernetes.client.exceptions import ApiException
 
-    key = note_namespace(store, kubeconfig, namespace, campaign)
+    key = (
+        namespace_key(kubeconfig, namespace)
+        if noted
+        else note_namespace(store, kubeconfig, namespace, campaign)
+    )
     body = {"metadata": {"name": namespace, "labels": labels}}
     try:
         drain(core.create_namespace(body, **answer))

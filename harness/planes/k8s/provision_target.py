@@ -44,6 +44,7 @@ from harness.planes.k8s.cluster import (
     last_events,
     make_namespace,
     namespace_key,
+    note_namespaces,
     waiting_reason_of,
 )
 from harness.planes.k8s.pod_waiting import WaitingWatch
@@ -188,6 +189,8 @@ class K8sProvisionTarget:
         projects: dict[str, dict[str, int]] = {}  # namespace -> its create and delete requests
         state, error = "done", ""
         left: list[str] = []
+        # every namespace noted in created.json in one write before any is made
+        note_namespaces(store, self.kubeconfig, namespaces.values(), self.spec.name)
         try:
             with self._watching(labels, seen):
                 error = self._create_all(workload, namespaces, labels, seen, store, projects)
@@ -302,7 +305,14 @@ class K8sProvisionTarget:
             projects_seen.setdefault(namespace, {})["created_ms"] = projects.wait()
             try:
                 make_namespace(
-                    self.core, store, self.kubeconfig, namespace, self.spec.name, labels, **answer
+                    self.core,
+                    store,
+                    self.kubeconfig,
+                    namespace,
+                    self.spec.name,
+                    labels,
+                    noted=True,
+                    **answer,
                 )
             except NotOurs:
                 projects_seen[namespace]["not_ours"] = 1  # never deleted, nor listed as left
@@ -426,8 +436,8 @@ class K8sProvisionTarget:
                 answer = self.core.list_namespace(_preload_content=False)
                 listed = json.loads(answer.data)["items"]
                 left = wanted & {n["metadata"]["name"] for n in listed}
-            for gone in wanted - left:
-                store.forget_created(namespace_key(self.kubeconfig, gone))
+            if wanted - left:  # one write for all those gone since the last list
+                store.forget_created(*(namespace_key(self.kubeconfig, g) for g in wanted - left))
             wanted = left
             if not left or time.monotonic() > deadline:
                 return sorted(left)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -45,6 +46,31 @@ def test_created_resources(tmp_path):
     assert store.created() == {"/x/a.dat": {"kind": "file", "ours": True, "prefilled_bytes": 10}}
     store.forget_created("/x/a.dat")
     assert store.created() == {}
+
+
+def test_notes_made_by_many_threads_at_once_are_all_kept(tmp_path):
+    """A plane's creators note their namespaces from threads: each note read, changed and
+    written whole, none lost to another's write."""
+    store = CampaignStore(tmp_path / "c")
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda n: store.record_created(f"ns-{n}", kind="ns"), range(40)))
+    assert sorted(store.created()) == sorted(f"ns-{n}" for n in range(40))
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda n: store.forget_created(f"ns-{n}"), range(0, 40, 2)))
+    assert sorted(store.created()) == sorted(f"ns-{n}" for n in range(1, 40, 2))
+
+
+def test_a_steps_notes_in_one_write_and_forgotten_together(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+    store.record_created("file", kind="file")
+    store.record_all_created({"ns-1": {"kind": "ns"}, "ns-2": {"kind": "ns"}})
+    assert store.created() == {
+        "file": {"kind": "file"},
+        "ns-1": {"kind": "ns"},
+        "ns-2": {"kind": "ns"},
+    }
+    store.forget_created("ns-1", "ns-2", "never-noted")
+    assert store.created() == {"file": {"kind": "file"}}
 
 
 def test_one_run_per_campaign(tmp_path):
