@@ -104,6 +104,9 @@ def test_each_concurrency_is_a_step_with_rallys_reports(sweep):
         noted = json.loads((raw / "rally-task.json").read_text())
         owners = [w["uuid"] for _, w in workloads(document)] + [noted["uuid"]]
         assert noted["owners"] == owners
+        # each step's runner started ahead (the first at the campaign's preparation, the
+        # second at the first's end): Rally loaded before its command came, or meanwhile
+        assert set(noted["warm"]) == {"loaded_s", "idle_s"}, noted
         samples = [
             json.loads(line) for line in (raw / "ceph-health.jsonl").read_text().splitlines()
         ]
