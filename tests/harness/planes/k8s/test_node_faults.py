@@ -128,9 +128,12 @@ def test_a_crashed_node_s_pod_is_lost_and_the_step_splits_at_kubernetes_own_time
     faults = {f["action"]: f for f in summary["faults"]}
     assert set(faults) == {"crash-node", "restore-node"}
     assert all(f["error"] is None and f["on"] == f"node {SECOND.name}" for f in faults.values())
-    # due from the pods' shared start; fio's own begins within a second of it
-    assert CRASH_AT - 1.5 <= faults["crash-node"]["at_s"] < CRASH_AT + 1.5
-    assert RESTORE_AT - 1.5 <= faults["restore-node"]["at_s"] < RESTORE_AT + 1.5
+    # due from the pods' shared start (the time volperf's signal gave them), given on
+    # time: the summary's at_s counts from the start of the pod that ran, whose fio may
+    # begin later than that on a busy machine (1.7 s in a suite run)
+    shared = min(float(p["start_at"]) for p in pods.values())
+    for action, due in (("crash-node", CRASH_AT), ("restore-node", RESTORE_AT)):
+        assert due - 0.5 <= faults[action]["given_t"] - shared < due + 1.5, faults[action]
     assert faults["crash-node"]["commands"] == [
         f"volperf testbed crash-node k8s {SECOND.name} --state {two_nodes.state}"
     ]
@@ -141,13 +144,16 @@ def test_a_crashed_node_s_pod_is_lost_and_the_step_splits_at_kubernetes_own_time
     assert states[0] == HEALTHY and DEGRADED in states and states[-1] == HEALED, states
     start = min(r.start_ms for r in result.records if not r.error) / 1000
     [degraded] = [p for p in phases["phases"] if p["state"] == DEGRADED]
-    not_ready = _not_ready_event(core, SECOND.name, start + CRASH_AT)
-    assert abs(start + degraded["start_s"] - not_ready) <= 2.0, (degraded, not_ready - start)
+    not_ready = _not_ready_event(core, SECOND.name, shared + CRASH_AT)
+    # each sample stamped when the API answered: a boundary after Kubernetes' own time by
+    # up to the sampling interval and the answer's own time
+    late = 2.0 + max(s["t"] - s["asked_t"] for s in read_samples(raw / STATES_FILE))
+    assert -1.0 <= start + degraded["start_s"] - not_ready <= late, (degraded, not_ready - start)
     ready = next(
         c for c in core.read_node(SECOND.name).status.conditions if c.type == "Ready"
     ).last_transition_time.timestamp()
     degraded_end = start + degraded["start_s"] + degraded["seconds"]
-    assert abs(degraded_end - ready) <= 2.0, (degraded_end - start, ready - start)
+    assert -1.0 <= degraded_end - ready <= late, (degraded_end - start, ready - start)
     assert phases["fault_to_healed_s"] is not None
     # the survivor's IOPS in each phase as its own per-second log reads, apart from volperf
     [log] = (raw / "pods" / f"{kept}.logs").glob("*_iops.1.log")
