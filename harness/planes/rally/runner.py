@@ -26,7 +26,7 @@ reports are still written.
 ``--warm`` loads Rally and its plugins first, then runs the command volperf hands it
 (harness/host/process.py: WarmProcess): a step's runner is started ahead, at the
 campaign's preparation or the previous step's end. The runner leaves without the
-interpreter's teardown (``exit_now``).
+interpreter's teardown (host/process.py: ``exit_without_teardown``).
 """
 
 from __future__ import annotations
@@ -34,19 +34,17 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import logging
-import os
 import signal
 import sys
 import threading
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any
 
 import yaml
 
-from harness.host.process import WARM_FLAG, warm_request
+from harness.host.process import WARM_FLAG, exit_without_teardown, warm_request
 
 TASK_FILE = "rally-task.json"
 JSON_REPORT = "rally.json"
@@ -349,16 +347,5 @@ def main(argv: list[str] | None = None) -> int:
     )
 
 
-def exit_now(code: int) -> NoReturn:
-    """Leave once what was printed and logged is out, without the interpreter's teardown:
-    with Rally, its plugins and oslo loaded, that takes 0.5 to 0.6 s here, which every
-    Rally step waited for and which wrote nothing (its files are closed, its database
-    committed)."""
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
 if __name__ == "__main__":
-    exit_now(warm_then_run() if sys.argv[1:] == [WARM_FLAG] else main())
+    exit_without_teardown(warm_then_run() if sys.argv[1:] == [WARM_FLAG] else main())

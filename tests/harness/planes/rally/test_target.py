@@ -292,23 +292,19 @@ def test_a_task_whose_check_found_nothing_left_is_done_with_at_the_campaigns_end
 
 
 def _runners(volperf_pid: int) -> list[int]:
-    """Rally runner processes under this volperf: its step's runner (started ahead, its
-    command line ``--warm``) and the processes Rally forked for its iterations."""
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
-    under, todo = set(), [volperf_pid]
-    while todo:
-        parent = todo.pop()
-        children = [pid for pid, ppid in parents.items() if ppid == parent]
-        under.update(children)
-        todo += children
-    return [pid for pid in under if "harness.planes.rally.runner" in command_line(pid)]
+    """The Rally runners this volperf started (its step's, started ahead: its command
+    line ``--warm``), each the leader of its own process group with the processes Rally
+    forked for its iterations."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rpartition(")")[2].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        pid = int(stat.parent.name)
+        if ppid == volperf_pid and "harness.planes.rally.runner" in command_line(pid):
+            children.append(pid)
+    return children
 
 
 def _leftovers(conn, state: Path) -> list[str]:
@@ -376,7 +372,7 @@ def test_a_killed_data_plane_task_leaves_stacks_and_more_that_cleanup_removes(
     finally:  # Rally's runner first (else it aborts the task and cleans up), then volperf
         campaign = tmp_path / "results" / "rally-killed"
         for pid in _runners(process.pid):
-            os.kill(pid, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     notes = json.loads((campaign / "created.json").read_text())
