@@ -9,8 +9,11 @@ server or volume after each run. Writes results/scale/rally-sweep/ (comparison.c
 failures.csv, comparison-cN.json, the volperf campaigns and plain Rally's JSON reports,
 gzipped).
 
-The OpenStack testbed (on a Ceph testbed) is conftest.py's, shared with the Heat benchmark,
-purged at the end. Run alone on the
+Each tool's Rally database and environment are made before the sweep and kept across it,
+as a user's are: plain Rally's by `rally db create` and `rally env create`, volperf's by
+a first campaign of one iteration per scenario (the first campaign on a cloud makes
+them). The OpenStack testbed (on a Ceph testbed) is conftest.py's, shared with the Heat
+benchmark, purged at the end. Run alone on the
 machine: ``.venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s``.
 $VOLPERF_SCALE_RALLY_SCENARIOS (comma-separated: create_and_attach_volume,
 boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY (default
@@ -110,9 +113,25 @@ def runs() -> list[tuple[int, str]]:
     return pairs
 
 
-def run_volperf(concurrency: int, cloud: Path, work: Path, label: str) -> dict[str, Any]:
-    """`volperf run rally`: a campaign of one step at ``concurrency``."""
-    name = f"rally-sweep-{label}"
+@pytest.fixture(scope="module")
+def volperf_state(openstack_cloud, tmp_path_factory) -> Path:
+    """volperf's state (its Rally database and the cloud's Rally environment), kept across
+    the sweep as a user's is, made by a first campaign of one iteration per scenario before
+    it, as plain Rally's database and environment are made before it (plain_rally): the
+    first campaign on a cloud waits for Rally to check the cloud, every later one uses
+    what it made."""
+    state = tmp_path_factory.mktemp("volperf-state")
+    work = tmp_path_factory.mktemp("volperf-first")
+    _, code, _ = volperf_campaign(1, openstack_cloud, work, "rally-sweep-first", state)
+    assert code == 0, f"volperf's first campaign failed: {work / 'rally-sweep-first.log'}"
+    return state
+
+
+def volperf_campaign(
+    concurrency: int, cloud: Path, work: Path, name: str, state: Path
+) -> tuple[Any, int, Path]:
+    """`volperf run rally` of a campaign of one step at ``concurrency``: its process's cost,
+    exit code and campaign folder."""
     spec = work / f"{name}.yaml"
     args = {"scenarios": SCENARIOS}
     workload = {"name": "control-plane", "tool": "rally", "task": "control-plane"}
@@ -129,11 +148,17 @@ def run_volperf(concurrency: int, cloud: Path, work: Path, label: str) -> dict[s
     )
     results = work / "volperf-results"
     argv = [sys.executable, "-m", "harness.cli", "run", "rally", str(spec)]
-    env = {"OS_CLIENT_CONFIG_FILE": str(cloud), "VOLPERF_STATE": str(work / "volperf-state")}
+    env = {"OS_CLIENT_CONFIG_FILE": str(cloud), "VOLPERF_STATE": str(state)}
     cost, code = run_measured(
         [*argv, "--results", str(results)], ROOT, work / f"{name}.log", env, exit_codes=(0, 1)
     )
-    campaign = results / name
+    return cost, code, results / name
+
+
+def run_volperf(concurrency: int, cloud: Path, work: Path, label: str, state: Path) -> dict:
+    """`volperf run rally`: a campaign of one step at ``concurrency``, kept."""
+    name = f"rally-sweep-{label}"
+    cost, code, campaign = volperf_campaign(concurrency, cloud, work, name, state)
     [report] = campaign.glob("steps/*/raw/rally.json")
     kept = OUT / name
     shutil.rmtree(kept, ignore_errors=True)
@@ -219,7 +244,9 @@ def leftovers(cloud: Path) -> list[str]:
 
 
 @pytest.mark.parametrize(("concurrency", "first"), runs())
-def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, first, tmp_path):
+def test_volperf_against_plain_rally(
+    openstack_cloud, plain_rally, volperf_state, concurrency, first, tmp_path
+):
     cloud = openstack_cloud
     OUT.mkdir(parents=True, exist_ok=True)
     order = [first, *(t for t in TOOLS if t != first)]
@@ -228,7 +255,7 @@ def test_volperf_against_plain_rally(openstack_cloud, plain_rally, concurrency, 
     figures["order"] = order
     for tool in order:
         if tool == "volperf":
-            figures["volperf"] = run_volperf(concurrency, cloud, tmp_path, label)
+            figures["volperf"] = run_volperf(concurrency, cloud, tmp_path, label, volperf_state)
         else:
             figures["rally"] = run_plain(concurrency, plain_rally, tmp_path, label)
         figures[f"left_after_{tool}"] = leftovers(cloud)
