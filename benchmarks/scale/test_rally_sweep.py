@@ -20,15 +20,8 @@ boot_from_volume_and_delete; default both) and $VOLPERF_SCALE_RALLY_CONCURRENCY 
 2,10,20,40,80,120) narrow it; at the concurrencies in $VOLPERF_SCALE_RALLY_BOTH_ORDERS
 (default 120; empty for none) the pair runs again in the other order, so that which tool
 went second is seen apart from the tool. $VOLPERF_SCALE_RALLY_OUT (relative to the
-checkout) writes elsewhere. The comparison files say what ran. results/scale/rally-sweep/
-c120-again/ is create_and_attach_volume at 120 users, volperf first then plain Rally first
-(in 4 runs V R R V, the sweep's were R V V R)::
-
-    VOLPERF_SCALE_RALLY_SCENARIOS=create_and_attach_volume \
-    VOLPERF_SCALE_RALLY_CONCURRENCY=120 VOLPERF_SCALE_RALLY_BOTH_ORDERS=120 \
-    VOLPERF_SCALE_RALLY_OUT=results/scale/rally-sweep/c120-again \
-    .venv/bin/python -m pytest benchmarks/scale/test_rally_sweep.py -s
- On 2 cores the
+checkout) writes elsewhere (tests/harness/records/fixtures/rally-c120/capture.sh uses
+it). The comparison files say what ran. On 2 cores the
 cloud does an iteration about every 3 s whatever the concurrency: the whole sweep, both
 scenarios and both tools, 120 users both ways, took 71 minutes.
 """
@@ -70,6 +63,8 @@ TASK = TASKS_DIR / "control-plane.yaml"
 RUN_TIMEOUT_S = 7200
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 RALLY_TASK = re.compile(r"Task (?:\[tags: [^]]*\] )?(" + UUID.pattern + r"): started")
+# the names Rally gives what an iteration makes: s_rally_<task's 8>_<8 random>
+RALLY_NAME = re.compile(r"\b[a-z]_rally_[0-9a-f]{8}_[A-Za-z0-9]{8}\b")
 
 
 @pytest.fixture(scope="module")
@@ -197,10 +192,14 @@ def run_plain(
 
 
 def cause(error: list[str]) -> str:
-    """Rally's error of an iteration: its type and message, ids made alike so that the same
-    cause counts once."""
+    """Rally's error of an iteration: its type and message, ids and Rally's names made
+    alike so that the same cause counts once."""
     kind, message = (error + ["", ""])[:2]
-    return UUID.sub("<id>", f"{kind}: {message}".strip())[:400]
+    return alike(f"{kind}: {message}".strip())[:400]
+
+
+def alike(text: str) -> str:
+    return RALLY_NAME.sub("<name>", UUID.sub("<id>", text))
 
 
 def rally_figures(report: Path) -> dict[str, Any]:
@@ -304,7 +303,11 @@ def write_tables() -> None:
                         "full_duration_s": workload["full_duration_s"],
                     }
                 )
+                # counted again by cause: files of an earlier cause() kept Rally's names
+                counted = Counter()
                 for text, count in workload["failures"].items():
+                    counted[alike(text)] += count
+                for text, count in counted.items():
                     causes.append(
                         {
                             "concurrency": concurrency,

@@ -1,7 +1,8 @@
-"""Two Rally campaigns compared action by action: the kept 120-user runs of the scale
-benchmark (results/scale/rally-sweep/: the sweep's and the second sequence's, both of
-`create_and_attach_volume` through `volperf run rally`, rebuilt from their raw rally.json),
-each delta read against the two campaigns' rally.csv with the csv module."""
+"""Two Rally campaigns compared action by action: two 120-user runs of the Rally scale
+benchmark (fixtures/rally-c120/, capture.sh says how they were made: the sweep's and the
+second sequence's, both of `create_and_attach_volume` through `volperf run rally`,
+rebuilt from their raw rally.json), each delta read against the two campaigns' rally.csv
+with the csv module."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from harness.records.compare import compare_campaigns
 from harness.records.noise import noise_floor
 from harness.report.data import load
 
-SWEEP = Path(__file__).parents[3] / "results" / "scale" / "rally-sweep"
-BASELINE = SWEEP / "rally-sweep-c120-rally-first"
-OTHER = SWEEP / "c120-again" / "rally-sweep-c120-rally-first"
+FIXTURES = Path(__file__).parent / "fixtures" / "rally-c120"
+BASELINE = FIXTURES / "sweep"
+OTHER = FIXTURES / "again"
 SCENARIO = "CinderVolumes.create_and_attach_volume"
 
 
@@ -60,7 +61,7 @@ def test_rally_campaigns_compare_by_scenario_concurrency_and_action(tmp_path):
                 "spread unknown" if abs(vb - va) / va <= floor else "better" if vb < va else "worse"
             )
     attach = deltas[(f"{SCENARIO} at 120: nova.attach_volume", "median_s")]
-    # 32.3 s against 50.6 s (see the Scale page): −36 %, within the ±45 % two single runs
+    # 32.3 s against 50.6 s: −36 %, within the ±45 % two single runs
     # of the Ceph testbed differed by; OpenStack's noise is not measured: run with repeats
     assert attach.verdict == "spread unknown" and attach.delta < -0.3
     assert attach.note.endswith("on openstack, not measured: run with repeats"), attach.note
