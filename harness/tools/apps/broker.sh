@@ -25,6 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 STREAM=volperf
 SUBJECT=volperf.bench
+CONSUMER=volperf
 
 generate() {
     mkdir -p "$(dirname "$1")" || exit 2
@@ -49,7 +50,15 @@ bench() {
         set -- js pub async "$SUBJECT" --create --storage file --maxbytes "$((2 * messages * size))B" \
             --size "${size}B"
     else
-        set -- js consume
+        # the durable consumer nats bench would make (pull, every message from the start,
+        # each acknowledged, 500 unacknowledged a client), made here without its
+        # InactiveThreshold of 10 s: the server removes bench's own after 10 s with no pull
+        # request waiting, and bench's clients then wait for messages forever (natscli
+        # #1630; a consume phase on a busy 2-core machine ran past its step's 400 s)
+        "$nats" consumer add "$STREAM" "$CONSUMER" --pull --deliver all --ack explicit \
+            --replay instant --max-pending "$((500 * clients))" --defaults >"$figures" 2>&1 ||
+            { cat "$figures" && return 1; }
+        set -- js consume --consumer "$CONSUMER"
     fi
     # --timeout: how long nats bench waits on NATS's answers (5 s by default). A batch of
     # acknowledgements fsynced on slow storage took longer on a busy 2-core machine
