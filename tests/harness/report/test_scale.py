@@ -74,11 +74,11 @@ def test_the_rally_panels_are_the_mean_of_each_tools_runs(figures, tmp_path):
     axes = figures["rally-sweep"]
     rows = [r for r in _table("rally-sweep/comparison.csv") if r["scenario"] == "(whole run)"]
     for tool in ("volperf", "rally"):
-        runs = [r for r in rows if r["tool"] == tool and r["concurrency"] == "120"]
-        assert len(runs) == 2  # 120 users, run twice: the picture shows their mean
         drawn = dict(_line(axes["CPU time of the whole run"], tool))
-        assert drawn[120] == pytest.approx(statistics.mean(float(r["cpu_s"]) for r in runs))
-        assert sorted(drawn) == [2, 10, 20, 40, 80, 120]
+        assert sorted(drawn) == sorted({int(r["concurrency"]) for r in rows})
+        for users, cpu_s in drawn.items():  # a count run more than once: their mean
+            runs = [r for r in rows if r["tool"] == tool and r["concurrency"] == str(users)]
+            assert cpu_s == pytest.approx(statistics.mean(float(r["cpu_s"]) for r in runs))
 
 
 def test_a_table_not_beside_the_sources_is_said_in_its_place(figures, tmp_path):
