@@ -163,6 +163,9 @@ def run_volperf(concurrency: int, cloud: Path, work: Path, label: str, state: Pa
     )
     for path in kept.glob("steps/*/raw/rally.json"):
         gzipped(path)
+    # Rally's configuration names volperf's state folder, this run's temporary one
+    for path in kept.glob("steps/*/raw/rally.conf"):
+        path.write_text(path.read_text().replace(str(state), "<volperf-state>"))
     [step] = json.loads((campaign / "summary.json").read_text())["steps"]
     return {
         "process": asdict(cost),
