@@ -77,7 +77,9 @@ mkdir -p "$WORK/logs"
 cat > "$WORK/wait-start.sh" <<EOF
 while [ "\$(date +%s)" -lt "$((START_AT - 1))" ]; do sleep 0.5 2>/dev/null || sleep 1; done
 while [ "\$(date +%s)" -lt "$START_AT" ]; do sleep 0.01 2>/dev/null || sleep 1; done
-date +%s > "$WORK/started"
+now=\$(date +%s%3N)  # to the millisecond; a date with no %N (BusyBox's can be): the second
+case \$now in *[!0-9]*) now="\$(date +%s)000" ;; esac
+echo "\$now" > "$WORK/started_ms"
 EOF
 cd "$WORK" || fail "cannot enter $WORK"  # fio writes the prerun's output here
 length="--size=$FILESIZE"
@@ -96,8 +98,10 @@ fio --name="volperf-$RW" $target --rw="$RW" --bs="$BS" --iodepth="$IODEPTH" $len
 # what the VM is: its kernel, and the hypervisor its kernel detected ("none": no
 # hypervisor signature, as under QEMU's emulated CPU, TCG)
 hypervisor=$(dmesg 2>/dev/null | sed -n 's/.*Hypervisor detected: //p' | head -n 1 | tr ' ' '_')
-printf 'ready=%s start_at=%s started=%s kernel=%s hypervisor=%s\n' "$ready" "$START_AT" \
-  "$(cat "$WORK/started")" "$(uname -r)" "${hypervisor:-none}" > "$WORK/logs/agent.log"
+started_ms=$(cat "$WORK/started_ms")  # when fio's wait ended
+printf 'ready=%s start_at=%s started=%s started_ms=%s kernel=%s hypervisor=%s\n' "$ready" \
+  "$START_AT" "$((started_ms / 1000))" "$started_ms" "$(uname -r)" "${hypervisor:-none}" \
+  > "$WORK/logs/agent.log"
 {
   cat "$WORK/fio.json"
   echo

@@ -119,37 +119,39 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
     if late:  # a VM that was late started at once and says by how much
         assert "late-start" in {w["code"] for w in second["warnings"]}
     else:
-        # each agent let its fio measure at the shared time (its own clock, to the second)
+        # each agent's fio waited for the shared time (its prerun, fio's own hook run once
+        # the job is set up, just before its I/O) and went on within a second of the
+        # others, by each agent's own clock to the millisecond
+        raw = campaign / "steps" / second["step"] / "raw" / "heat"
+        started = {}
         for stack in stacks:
-            for log in (campaign / "steps" / second["step"] / "raw" / "heat").glob(
-                f"{stack['name']}/logs-c*/agent.log"
-            ):
+            for log in raw.glob(f"{stack['name']}/logs-c*/agent.log"):
                 times = dict(field.split("=") for field in log.read_text().split())
                 assert times["started"] == times["start_at"] == str(heat["start_at"]), log
-        # and fio's own start stamps (job_start; in fio < 3.36 its output's stamp less its
-        # runtime) are within 2 s of each other. Not the window's start spread: that counts
-        # from each VM's first per-second log point, and fio writes no point for a second
-        # in which nothing completed, so a reader stalled behind the writers on this
-        # single-OSD testbed looked 3.2 s late in a suite run (its agent and fio both said
-        # it started on time).
-        starts = [
-            from_iso_time(r["starttime"])
-            for r in _rows(campaign / "fio.csv")
-            if r["step"] == second["step"]
-        ]
-        assert len(starts) == 4 and (max(starts) - min(starts)) / 1000 < 2, starts
+                started[log.parent.name.removeprefix("logs-")] = int(times["started_ms"])
+        assert len(started) == 4 and max(started.values()) - min(started.values()) < 1000, started
+        # and no fio measured from before its wait ended: each start fio's output and logs
+        # give is never before the real one (to the 50 ms by which fio may log a second
+        # early and the agent's date took). Not their spread: fio 3.33 has no job_start,
+        # so its start is estimated from its output's stamp (after its last I/Os drained)
+        # and its first logged second (none for a second in which nothing completed); a
+        # reader starved behind the writers on this single-OSD testbed looked 3.2 s late
+        # in one suite run, 2.3 s in another, its agent and the others' saying on time.
+        for row in _rows(campaign / "fio.csv"):
+            if row["step"] == second["step"]:
+                assert from_iso_time(row["starttime"]) >= started[row["consumer"]] - 50, row
     # they ran together: the common window, from the VMs' own per-second logs, covers the
-    # 10 s runs but for the start spread just checked (under 2 s: the stand-in agents start
-    # fio as the host's CPUs let them, with other tests running beside this one) and a
-    # late VM's lateness, to the second of the logs. The whole-run overlap also counts
+    # 10 s runs but for the spread of their first logged seconds (which a starved reader
+    # makes late, as above) and a late VM's lateness, to the second of the logs. The whole-run overlap also counts
     # each VM's last I/Os draining past its runtime: on this single-OSD testbed a reader
     # starved by the writers drained for 1.4 s, which alone puts it near 87 %.
     spread = window.get("start_spread_s")
     if spread is None:  # no second when all ran: only a VM late past the 10 s run explains it
         assert window["seconds"] == 0 and late >= 10 - 1, (window, heat["late"])
+        assert window["read"] is window["write"] is None  # no figures of a window of none
     else:
         assert window["seconds"] > 10 - spread - late - 1, window
-    assert window["read"]["consumers"] == window["write"]["consumers"] == 2
+        assert window["read"]["consumers"] == window["write"]["consumers"] == 2
     # volperf's own requests to the cloud: two stacks made, polled, read and deleted
     assert second["cost"]["api_calls"]["openstack"] > 8, second["cost"]
     logs = campaign / "steps" / second["step"] / "raw" / "heat" / stacks[0]["name"] / "logs-c01"
