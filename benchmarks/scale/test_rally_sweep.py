@@ -23,7 +23,9 @@ went second is seen apart from the tool. $VOLPERF_SCALE_RALLY_OUT (relative to t
 checkout) writes elsewhere (tests/harness/records/fixtures/rally-c120/capture.sh uses
 it). The comparison files say what ran. On 2 cores the
 cloud does an iteration about every 3 s whatever the concurrency: the whole sweep, both
-scenarios and both tools, 120 users both ways, took 71 minutes.
+scenarios and both tools, 120 users both ways, took 71 minutes on 2026-11-24; on
+2026-12-06, with the cloud about 1.5 times slower from 40 users up, it took 77 minutes
+with 120 users one way only.
 """
 
 from __future__ import annotations
