@@ -10,7 +10,7 @@ the VMs' per-second logs, and heat-vms.csv).
 
 The OpenStack testbed (on a Ceph testbed) is conftest.py's, shared with the Rally
 benchmark. The VMs wait for a shared start time (heat.start_delay, set per size below
-from what the stacks took here) so that all run at once. About 15 minutes on 2 cores:
+from what the stacks took here) so that all run at once. 17 minutes on 2 cores on 2026-12-06:
 
     .venv/bin/python -m pytest benchmarks/scale/test_heat_vms.py -s
 """
