@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CEPH_FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -29,3 +31,39 @@ def completed_per_phase(raw: Path, start: float, phases: list[dict[str, Any]]) -
         ios = sum(n for t, n in counted if begin < t <= begin + phase["seconds"])
         rates.append(ios / phase["seconds"])
     return rates
+
+
+def logged_per_phase(raw: Path, start: float, phases: list[dict[str, Any]]) -> list[float]:
+    """Each phase's I/Os read from fio's per-second IOPS log itself, apart from volperf's
+    parser: each line (the end of its second in epoch ms, the IOPS fio averaged over that
+    second, its direction) counted for the share of its second that lies in the phase;
+    ``start``: the phases' zero, in epoch seconds."""
+    [iops_log] = raw.glob("logs/*_iops.1.log")
+    with iops_log.open() as handle:
+        points = [(int(r[0]) / 1000, float(r[1])) for r in csv.reader(handle)]
+    counted = []
+    for phase in phases:
+        begin = start + phase["start_s"]
+        end = begin + phase["seconds"]
+        counted.append(sum(v * max(0.0, min(end, t) - max(begin, t - 1)) for t, v in points))
+    return counted
+
+
+def assert_phases_equal_the_iops_log(found: dict[str, Any], raw: Path, start: float) -> None:
+    """A step's summed phases (summary.json's ``phases``) against fio's per-second IOPS
+    log read apart (``logged_per_phase``): each phase's I/Os, IOPS and IOPS kept equal to
+    what the summary rounds them to, its bounds to 1 ms and its figures to 0.1."""
+    with next(raw.glob("logs/*_iops.1.log")).open() as handle:
+        peak = max(float(r[1]) for r in csv.reader(handle))
+    bound_ios = 2 * 0.0005 * peak + 0.05  # each bound moved by up to half a millisecond
+    ios = logged_per_phase(raw, start, found["phases"])
+    seconds = [phase["seconds"] for phase in found["phases"]]
+    rates = [n / s for n, s in zip(ios, seconds, strict=True)]
+    off = [(bound_ios + r * 0.0005) / s for r, s in zip(rates, seconds, strict=True)]
+    assert len(found["sum"]) == len(ios)
+    for summed, n, rate, rate_off in zip(found["sum"], ios, rates, off, strict=True):
+        assert summed["ios"] == pytest.approx(n, abs=bound_ios), (summed, n)
+        assert summed["iops"] == pytest.approx(rate, abs=0.05 + rate_off), (summed, rate)
+        kept = 100 * rate / rates[0]
+        kept_off = 100 * (rate_off / rates[0] + rate * off[0] / rates[0] ** 2) + 0.05
+        assert summed["kept_pct"] == pytest.approx(kept, abs=kept_off), (summed, kept)

@@ -20,7 +20,10 @@ from harness.records.phases import HEALED
 from harness.report.data import load
 from harness.report.render import write_report
 from tests.harness.helpers import doc_source_copy
-from tests.harness.planes.ceph.fixtures import completed_per_phase
+from tests.harness.planes.ceph.fixtures import (
+    assert_phases_equal_the_iops_log,
+    completed_per_phase,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -107,3 +110,17 @@ def test_the_last_phase_ends_where_fios_per_second_log_does(tmp_path):
     rates = completed_per_phase(raw, start, found["phases"])
     for summed, rate in zip(found["sum"], rates, strict=True):
         assert summed["kept_pct"] == pytest.approx(100 * rate / rates[0], abs=5)
+
+
+def test_each_phases_iops_kept_equals_fios_per_second_log_read_apart(tmp_path):
+    """Each phase's I/Os, IOPS and IOPS kept, to their rounding, as fio's own per-second
+    IOPS log gives them read apart from volperf's parser."""
+    store = _campaign(tmp_path, "osd-faults")
+    found = _step(store)["phases"]
+    [raw] = (store.root / "steps").glob("*/raw")
+    with (store.root / "fio.csv").open() as handle:
+        [row] = csv.DictReader(handle)
+    assert len(found["sum"]) >= 3
+    assert_phases_equal_the_iops_log(
+        found, raw, datetime.fromisoformat(row["starttime"]).timestamp()
+    )
