@@ -142,9 +142,10 @@ def test_the_second_step_starts_its_vms_together_at_a_shared_time(sweep):
                 assert from_iso_time(row["starttime"]) >= started[row["consumer"]] - 50, row
     # they ran together: the common window, from the VMs' own per-second logs, covers the
     # 10 s runs but for the spread of their first logged seconds (which a starved reader
-    # makes late, as above) and a late VM's lateness, to the second of the logs. The whole-run overlap also counts
-    # each VM's last I/Os draining past its runtime: on this single-OSD testbed a reader
-    # starved by the writers drained for 1.4 s, which alone puts it near 87 %.
+    # makes late, as above) and a late VM's lateness, to the second of the logs. The
+    # whole-run overlap also counts each VM's last I/Os draining past its runtime: on this
+    # single-OSD testbed a reader starved by the writers drained for 1.4 s, which alone
+    # puts it near 87 %.
     spread = window.get("start_spread_s")
     if spread is None:  # no second when all ran: only a VM late past the 10 s run explains it
         assert window["seconds"] == 0 and late >= 10 - 1, (window, heat["late"])
