@@ -50,9 +50,10 @@ def logged_per_phase(raw: Path, start: float, phases: list[dict[str, Any]]) -> l
 
 
 def assert_phases_equal_the_iops_log(found: dict[str, Any], raw: Path, start: float) -> None:
-    """A step's summed phases (summary.json's ``phases``) against fio's per-second IOPS
-    log read apart (``logged_per_phase``): each phase's I/Os, IOPS and IOPS kept equal to
-    what the summary rounds them to, its bounds to 1 ms and its figures to 0.1."""
+    """The phases of a step of one consumer, the healthy one first (summary.json's
+    ``phases``), against its fio per-second IOPS log read apart (``logged_per_phase``):
+    each phase's I/Os, IOPS and IOPS kept equal to what the summary rounds them to, its
+    bounds to 1 ms and its figures to 0.1."""
     with next(raw.glob("logs/*_iops.1.log")).open() as handle:
         peak = max(float(r[1]) for r in csv.reader(handle))
     bound_ios = 2 * 0.0005 * peak + 0.05  # each bound moved by up to half a millisecond
