@@ -14,13 +14,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
+from harness.core.faults import RESUME
 from harness.core.store import CampaignStore
 from harness.records.phases import DEGRADED, HEALED, HEALTHY, RECOVERING
 from harness.report.render import write_report
@@ -212,13 +213,14 @@ def test_an_osd_stopped_at_10_s_and_started_at_30_s_splits_the_step_at_cephs_tim
     assert json.loads((campaign / "created.json").read_text()) == {}
 
 
-def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph_heals(
-    three_osds: CephTestbed, tmp_path: Path
-):
-    three_osds.wait_ready(300, say=lambda line: None)  # the first test's recovery over
-    faults = [{"action": "stop-osd", "osd": 2, "at": 2}, {"action": "out-osd", "osd": 2, "at": 3}]
-    spec = _spec(tmp_path / "killed.yaml", three_osds, "killed", faults)
-    campaign = tmp_path / "results" / "killed"
+def _killed_once(
+    testbed: CephTestbed, tmp_path: Path, name: str, faults: list[dict], given: Callable[[], bool]
+) -> Path:
+    """`volperf run` of a 60 s step given ``faults``, killed outright (SIGKILL) as soon as
+    ``given()`` says they are; its campaign's folder, once its fio has gone too."""
+    testbed.wait_ready(300, say=lambda line: None)  # an earlier test's recovery over
+    spec = _spec(tmp_path / f"{name}.yaml", testbed, name, faults)
+    campaign = tmp_path / "results" / name
     run = subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "run", str(spec), "--results", str(campaign.parent)],
         cwd=tmp_path,
@@ -227,12 +229,9 @@ def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph
     )
     try:
         deadline = time.time() + 120
-        while _osd_tree(three_osds)["osd.2"] != ("down", 0.0):  # stopped and out
+        while not given():
             assert run.poll() is None and time.time() < deadline
             time.sleep(0.5)
-        noted = json.loads((campaign / "created.json").read_text())
-        [fault] = [n for n in noted.values() if n["kind"] == "ceph-fault"]
-        assert (fault["osd"], fault["stopped"], fault["out"]) == (2, True, True)
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
@@ -240,6 +239,33 @@ def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph
     while _running(f"{campaign}/steps") and time.time() < deadline:
         time.sleep(0.2)
     assert not _running(f"{campaign}/steps")
+    return campaign
+
+
+def _noted_fault(campaign: Path) -> dict:
+    noted = json.loads((campaign / "created.json").read_text())
+    [fault] = [n for n in noted.values() if n["kind"] == "ceph-fault"]
+    return fault
+
+
+def _process_state(pid: int) -> str:
+    """R, S, T (stopped by a signal), … as /proc says."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph_heals(
+    three_osds: CephTestbed, tmp_path: Path
+):
+    faults = [{"action": "stop-osd", "osd": 2, "at": 2}, {"action": "out-osd", "osd": 2, "at": 3}]
+    campaign = _killed_once(
+        three_osds,
+        tmp_path,
+        "killed",
+        faults,
+        lambda: _osd_tree(three_osds)["osd.2"] == ("down", 0.0),  # stopped and out
+    )
+    fault = _noted_fault(campaign)
+    assert (fault["osd"], fault["stopped"], fault["out"]) == (2, True, True)
     assert three_osds.osd(2).pid() is None  # nobody put it back
 
     cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=120)
@@ -253,6 +279,32 @@ def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph
     three_osds.wait_ready(300, say=lambda line: None)
     assert json.loads(three_osds.run("ceph", "health", "-f", "json"))["status"] == "HEALTH_OK"
     assert "volperf-killed" not in three_osds.run("rbd", "ls", "volumes")
+    assert json.loads((campaign / "created.json").read_text()) == {}
+
+
+def test_killed_outright_while_an_osd_is_frozen_then_cleanup_lets_it_go(
+    three_osds: CephTestbed, tmp_path: Path
+):
+    """A pause-osd's SIGSTOP that no SIGCONT followed (volperf killed during the pause):
+    `volperf cleanup` lets the OSD go on, and the cluster is healthy again."""
+    pid = three_osds.osd(1).pid()
+    assert pid is not None
+    faults = [{"action": "pause-osd", "osd": 1, "at": 2, "seconds": 40}]
+    campaign = _killed_once(
+        three_osds, tmp_path, "frozen-killed", faults, lambda: _process_state(pid) == "T"
+    )
+    fault = _noted_fault(campaign)
+    assert (fault["osd"], fault["paused"]) == (1, True)
+    assert _process_state(pid) == "T"  # nobody let it go
+
+    cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=120)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert f"undone: osd.1 of the Ceph testbed in {three_osds.state}: {RESUME}" in cleaned.stderr
+    assert _process_state(pid) in ("S", "R")  # the same daemon, let go: not started anew
+    three_osds.wait_ready(300, say=lambda line: None)
+    assert json.loads(three_osds.run("ceph", "health", "-f", "json"))["status"] == "HEALTH_OK"
+    assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
+    assert "volperf-frozen-killed" not in three_osds.run("rbd", "ls", "volumes")
     assert json.loads((campaign / "created.json").read_text()) == {}
 
 
@@ -282,8 +334,7 @@ def test_an_osd_frozen_for_8_s_holds_every_write_as_long_and_is_let_go(
     longest = step["stalls"]["longest"]
     assert 6 < longest["seconds"] < 10, step["stalls"]
     assert longest["start_ms"] / 1000 == pytest.approx(frozen["given_t"], abs=1.5)  # epoch ms
-    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    assert state in ("S", "R")  # let go: not stopped (T)
+    assert _process_state(pid) in ("S", "R")  # let go: not stopped (T)
     assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
     assert json.loads((campaign / "created.json").read_text()) == {}
     # healthy all through by Ceph's own state (osd.0 never marked down): no phases, and
