@@ -33,14 +33,20 @@ def completed_per_phase(raw: Path, start: float, phases: list[dict[str, Any]]) -
     return rates
 
 
+def iops_points(raw: Path) -> list[tuple[float, float]]:
+    """fio's per-second IOPS log of a step's one consumer, as it wrote it: (the end of each
+    second in epoch seconds, the IOPS fio averaged over it)."""
+    [iops_log] = raw.glob("logs/*_iops.1.log")
+    with iops_log.open() as handle:
+        return [(int(r[0]) / 1000, float(r[1])) for r in csv.reader(handle)]
+
+
 def logged_per_phase(raw: Path, start: float, phases: list[dict[str, Any]]) -> list[float]:
     """Each phase's I/Os read from fio's per-second IOPS log itself, apart from volperf's
     parser: each line (the end of its second in epoch ms, the IOPS fio averaged over that
     second, its direction) counted for the share of its second that lies in the phase;
     ``start``: the phases' zero, in epoch seconds."""
-    [iops_log] = raw.glob("logs/*_iops.1.log")
-    with iops_log.open() as handle:
-        points = [(int(r[0]) / 1000, float(r[1])) for r in csv.reader(handle)]
+    points = iops_points(raw)
     counted = []
     for phase in phases:
         begin = start + phase["start_s"]
@@ -54,8 +60,7 @@ def assert_phases_equal_the_iops_log(found: dict[str, Any], raw: Path, start: fl
     ``phases``), against its fio per-second IOPS log read apart (``logged_per_phase``):
     each phase's I/Os, IOPS and IOPS kept equal to what the summary rounds them to, its
     bounds to 1 ms and its figures to 0.1."""
-    with next(raw.glob("logs/*_iops.1.log")).open() as handle:
-        peak = max(float(r[1]) for r in csv.reader(handle))
+    peak = max(iops for _, iops in iops_points(raw))
     bound_ios = 2 * 0.0005 * peak + 0.05  # each bound moved by up to half a millisecond
     ios = logged_per_phase(raw, start, found["phases"])
     seconds = [phase["seconds"] for phase in found["phases"]]
