@@ -104,6 +104,15 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to the process group ``process`` leads (started with start_new_session):
+    the process, if it still runs, and what it forked that is still in its group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    if process.returncode is None:
+        process.kill()
+
+
 def exit_without_teardown(status: int) -> NoReturn:
     """Leave as a normal exit does (threads still running waited for, atexit's handlers
     run: a client's temporary files go, logging is flushed), then without freeing the
@@ -156,7 +165,9 @@ def run_processes(
 ) -> list[ProcessResult]:
     """Run the commands at once; output goes to their files untouched. All of them are
     asked to stop when ``stop`` is set or ``timeout_s`` has passed, and killed if still
-    running ``kill_grace_s`` later."""
+    running ``kill_grace_s`` later. Each leads a process group of its own: killed, its
+    whole group is, and so is what is left of the group of one that ended after it was
+    asked to stop (a tool's forked workers, as Rally's runner has, would run on)."""
     start = time.time()
     processes: list[subprocess.Popen[bytes]] = []
     with contextlib.ExitStack() as files:
@@ -187,6 +198,8 @@ def run_processes(
             for i, process in enumerate(processes):
                 if ends[i] is None and process.poll() is not None:
                     ends[i] = time.time()
+                    if asked_to_stop_at is not None:
+                        kill_group(process)
             elapsed = time.time() - start
             if on_tick is not None:
                 on_tick(elapsed)
@@ -198,7 +211,7 @@ def run_processes(
                 asked_to_stop_at = time.time()
             elif asked_to_stop_at is not None and time.time() - asked_to_stop_at > kill_grace_s:
                 for process in running:
-                    process.kill()
+                    kill_group(process)
     return [
         ProcessResult(p.returncode, end - start, timed_out, interrupted, start, end)
         for p, end in zip(processes, ends, strict=True)

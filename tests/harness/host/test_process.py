@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
+import time
+from pathlib import Path
 
 from harness.host.process import LINE_CHARS, Command, WarmProcess, run_processes, what_it_said
 
@@ -24,6 +27,66 @@ def test_processes_run_at_once_and_a_timeout_stops_them(tmp_path):
     assert results[0].returncode == 0
     assert results[1].timed_out and results[1].returncode == -signal.SIGKILL
     assert results[1].duration_s < 10
+
+
+def _gone(pid: int, within_s: float = 5.0) -> bool:
+    """The process has ended (gone, or a zombie its new parent has yet to reap)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _forking(tmp_path: Path, name: str, script: str) -> Command:
+    """sh running ``script`` after forking a sleep into its process group (its pid in
+    NAME.child)."""
+    child = tmp_path / f"{name}.child"
+    argv = ["sh", "-c", f"sleep 300 & echo $! > {child}; {script}"]
+    return Command(argv, tmp_path / f"{name}.out", tmp_path / f"{name}.err")
+
+
+def _child(tmp_path: Path, name: str) -> int:
+    deadline = time.monotonic() + 5
+    while not (tmp_path / f"{name}.child").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return int((tmp_path / f"{name}.child").read_text())
+
+
+def test_a_stopped_command_leaves_no_process_of_its_group_behind(tmp_path):
+    """A tool asked to stop that ignores it is killed with what it forked (Rally's runner
+    and its workers); one that stops leaving a fork running has the fork killed."""
+    stop = threading.Event()
+    commands = [
+        _forking(tmp_path, "deaf", "trap '' INT; wait"),  # ignores SIGINT: killed after the grace
+        _forking(
+            tmp_path, "quits", "wait"
+        ),  # SIGINT ends sh; its sleep, in the background, lives on
+    ]
+    threading.Timer(1.0, stop.set).start()
+    results = run_processes(commands, timeout_s=60, stop=stop, kill_grace_s=1)
+    assert all(r.interrupted for r in results)
+    assert results[0].returncode == -signal.SIGKILL and results[0].duration_s < 10
+    assert results[1].returncode == -signal.SIGINT
+    assert _gone(_child(tmp_path, "deaf")) and _gone(_child(tmp_path, "quits"))
+
+
+def test_a_command_that_ends_by_itself_keeps_what_it_started(tmp_path):
+    """Only a command asked to stop has its group killed: one that ends on its own may
+    leave a process it meant to (a server it started)."""
+    command = _forking(tmp_path, "starter", "exit 0")
+    [result] = run_processes([command], timeout_s=60, stop=threading.Event())
+    child = _child(tmp_path, "starter")
+    try:
+        assert result.returncode == 0 and not result.interrupted
+        assert not _gone(child, within_s=0.5)
+    finally:
+        os.kill(child, signal.SIGKILL)
 
 
 def test_what_it_said_prefers_error_lines_and_shortens_them(tmp_path):
