@@ -286,7 +286,9 @@ def test_a_rally_workloads_faults_are_given_by_hooks_the_plane_adds_and_undone_a
     assert any("kill -TERM <pid of osd.0>" in line for line in target.announcements)
     store = _campaign(tmp_path / "campaign")
     [step] = plan_steps(spec)
+    began = time.time()
     outcome = target.run_step(step, store, threading.Event(), lambda elapsed, done: None)
+    ended = time.time()
     assert outcome.state == "done", outcome
     raw = store.raw_dir(step.id)
     [config] = json.loads((raw / "rally-task-config.json").read_text())["subtasks"]
@@ -299,6 +301,11 @@ def test_a_rally_workloads_faults_are_given_by_hooks_the_plane_adds_and_undone_a
         ("stop-osd", STOP_AT),
         ("start-osd", 600),
     ]
+    # what the hook gave, from the task's report: its commands, and when, in the workload
+    [given] = faults["given"]
+    assert (given["scenario"], given["action"], given["error"]) == ("Dummy.dummy", "stop-osd", None)
+    assert given["commands"][0].startswith("kill -TERM ")
+    assert began + STOP_AT <= given["given_t"] <= given["done_t"] <= ended
     [undone] = faults["undone"]
     assert undone["action"] == "start-osd" and undone["fault"] == "undone at the step's end"
     assert "ceph-osd -c" in undone["commands"][0] and undone["error"] is None

@@ -3,8 +3,9 @@ for an OSD's, volperf_service_fault for a Cinder service's): one hook per fault,
 by Rally's time trigger ``at`` seconds into each of the task's workloads (the runner puts
 them on every workload of the rendered task: runner.add_hooks); what they left changed
 at the step's end put back (planes/faults.py's ledger, from the hooks' notes in
-created.json), and what was asked and what was undone written to raw/faults.json, for
-the step's warnings."""
+created.json), and what was asked, what the hooks gave (each action's commands and
+times, from the task's report) and what was undone written to raw/faults.json, for the
+step's warnings."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from harness.core.faults import OsdFault, RallyFault, ServiceFault
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.faults import FaultLedger
+from harness.planes.rally.phases import faults_given
+from harness.planes.rally.records import RallyResultError, load_export, scenario_of, workloads
+from harness.planes.rally.runner import JSON_REPORT
 from harness.planes.rally.service_faults import ServiceSwitch
 from harness.records.phases import FAULTS_FILE
 
@@ -97,7 +101,8 @@ def undo_left(
     faults: list[RallyFault], switches: Switches, store: CampaignStore, raw: Path
 ) -> list[dict[str, Any]]:
     """Put back what the hooks left changed of the faults' parts (as their notes say) and
-    write raw/faults.json: the actions asked of each workload, and those undone."""
+    write raw/faults.json: the actions asked of each workload, those the hooks gave
+    (None: the runner wrote no report, as when it was killed) and those undone."""
     ledgers: dict[int, FaultLedger] = {}
     for fault in faults:
         switch = switches.of(fault)
@@ -113,8 +118,23 @@ def undo_left(
         for due, action in f.schedule
     ]
     where = "; ".join(ledger.switch.where for ledger in ledgers.values())
-    atomic_write_json(raw / FAULTS_FILE, {"where": where, "asked": asked, "undone": undone})
+    record = {"where": where, "asked": asked, "given": given_by_hooks(raw), "undone": undone}
+    atomic_write_json(raw / FAULTS_FILE, record)
     return undone
+
+
+def given_by_hooks(raw: Path) -> list[dict[str, Any]] | None:
+    """Each action the fault hooks gave, with its workload's scenario, its commands and
+    when it was given and done, as the task's report has them (None: no report)."""
+    try:
+        document = load_export(raw / JSON_REPORT)
+    except RallyResultError:
+        return None
+    return [
+        {"scenario": scenario_of(workload), **given}
+        for _, workload in workloads(document)
+        for given in faults_given(workload)
+    ]
 
 
 def asked(raw: Path) -> list[dict[str, Any]]:

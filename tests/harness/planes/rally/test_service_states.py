@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness.host.sampler import read_samples
+from harness.planes.rally.faults import given_by_hooks
 from harness.planes.rally.records import load_export, workloads
 from harness.planes.rally.runner import JSON_REPORT
 from harness.planes.rally.service_states import (
@@ -76,6 +77,26 @@ def test_the_workload_is_split_by_cinder_s_own_states_not_by_the_faults_times():
     assert [a["action"] for a in kept["asked"]] == ["stop-service", "start-service"]
     assert kept["undone"] == []
     assert not [w for w in result.warnings if w.code == "fault-not-given"]
+
+
+def test_what_the_hooks_gave_comes_from_the_tasks_report_with_its_commands_and_times(
+    tmp_path,
+):
+    """raw/faults.json's ``given``: each action the fault hooks gave during the kept
+    outage, its workload's scenario, commands and times, as Rally's report has them in
+    the hooks' output; none known (None) when the runner wrote no report."""
+    given = given_by_hooks(RAW)
+    assert [(g["scenario"], g["action"], g["due_s"]) for g in given] == [
+        ("CinderVolumes.create_and_extend_volume", "stop-service", 2.0),
+        ("CinderVolumes.create_and_extend_volume", "start-service", 75.0),
+    ]
+    [(_, workload)] = workloads(load_export(RAW / JSON_REPORT))
+    start = float(workload["start_time"])
+    for g in given:  # on time, from the workload's start, to Rally's whole-second trigger
+        assert g["error"] is None and g["commands"]
+        assert g["due_s"] <= g["given_t"] - start < g["due_s"] + 1
+        assert g["given_t"] <= g["done_t"]
+    assert given_by_hooks(tmp_path) is None
 
 
 class _BlockStorage:
