@@ -280,6 +280,14 @@ def run_killed_when(
         run.wait()
 
 
+def process_state(pid: int) -> str | None:
+    """R, S, T (stopped by a signal), Z (a zombie), … as /proc says; None: no such process."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def free_port(address: str) -> int:
     with socket.socket() as probe:
         probe.bind((address, 0))

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from harness.host.process import LINE_CHARS, Command, WarmProcess, run_processes, what_it_said
+from tests.harness.helpers import process_state
 
 WARM = "tests.harness.host.warm_module"
 
@@ -33,11 +34,7 @@ def _gone(pid: int, within_s: float = 5.0) -> bool:
     """The process has ended (gone, or a zombie its new parent has yet to reap)."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return True
-        if state in ("Z", "X"):
+        if process_state(pid) in (None, "Z", "X"):
             return True
         time.sleep(0.05)
     return False

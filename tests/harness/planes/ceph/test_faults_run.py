@@ -28,7 +28,7 @@ from harness.report.render import write_report
 from harness.testbeds.ceph import CephTestbed
 from harness.tools.fio.logs import parse_hist_log
 from tests.conftest import ceph_daemons
-from tests.harness.helpers import doc_source_copy, volperf
+from tests.harness.helpers import doc_source_copy, process_state, volperf
 from tests.harness.planes.ceph.fixtures import (
     assert_phases_equal_the_iops_log,
     completed_per_phase,
@@ -248,11 +248,6 @@ def _noted_fault(campaign: Path) -> dict:
     return fault
 
 
-def _process_state(pid: int) -> str:
-    """R, S, T (stopped by a signal), … as /proc says."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-
-
 def test_killed_outright_while_an_osd_is_stopped_then_cleanup_starts_it_and_ceph_heals(
     three_osds: CephTestbed, tmp_path: Path
 ):
@@ -291,16 +286,16 @@ def test_killed_outright_while_an_osd_is_frozen_then_cleanup_lets_it_go(
     assert pid is not None
     faults = [{"action": "pause-osd", "osd": 1, "at": 2, "seconds": 40}]
     campaign = _killed_once(
-        three_osds, tmp_path, "frozen-killed", faults, lambda: _process_state(pid) == "T"
+        three_osds, tmp_path, "frozen-killed", faults, lambda: process_state(pid) == "T"
     )
     fault = _noted_fault(campaign)
     assert (fault["osd"], fault["paused"]) == (1, True)
-    assert _process_state(pid) == "T"  # nobody let it go
+    assert process_state(pid) == "T"  # nobody let it go
 
     cleaned = volperf("cleanup", str(campaign), cwd=tmp_path, timeout=120)
     assert cleaned.returncode == 0, cleaned.stderr
     assert f"undone: osd.1 of the Ceph testbed in {three_osds.state}: {RESUME}" in cleaned.stderr
-    assert _process_state(pid) in ("S", "R")  # the same daemon, let go: not started anew
+    assert process_state(pid) in ("S", "R")  # the same daemon, let go: not started anew
     three_osds.wait_ready(300, say=lambda line: None)
     assert json.loads(three_osds.run("ceph", "health", "-f", "json"))["status"] == "HEALTH_OK"
     assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
@@ -334,7 +329,7 @@ def test_an_osd_frozen_for_8_s_holds_every_write_as_long_and_is_let_go(
     longest = step["stalls"]["longest"]
     assert 6 < longest["seconds"] < 10, step["stalls"]
     assert longest["start_ms"] / 1000 == pytest.approx(frozen["given_t"], abs=1.5)  # epoch ms
-    assert _process_state(pid) in ("S", "R")  # let go: not stopped (T)
+    assert process_state(pid) in ("S", "R")  # let go: not stopped (T)
     assert _osd_tree(three_osds) == {f"osd.{n}": ("up", 1.0) for n in range(3)}
     assert json.loads((campaign / "created.json").read_text()) == {}
     # healthy all through by Ceph's own state (osd.0 never marked down): no phases, and
