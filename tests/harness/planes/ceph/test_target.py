@@ -231,18 +231,22 @@ def test_an_unknown_pool_is_named_with_the_pools_there(ceph_testbed, tmp_path):
     assert f"pool 'nope' does not exist (pools: {pools})" in said
 
 
-# The capacity search on RBD, small: each consumer asked for 25 writes a second for 12 s
-# (300 I/Os: by Poisson arrivals alone a consumer the cluster keeps up with falls below
-# 75 % of its rate about once in 40,000), at 1, 2 and 4 consumers, far below what the
-# testbed's OSDs do at 4 (the module's campaign runs them closed-loop): every count meets
-# the objective, and the search ends at its max.
+# The capacity search on RBD, small: each consumer asked for 25 writes a second for 24 s,
+# at 1, 2 and 4 consumers, far below what the testbed's OSDs do at 4 (the module's
+# campaign runs them closed-loop): every count meets the objective, and the search ends at
+# its max. 24 s, not 12: these tests run while the OpenStack testbed comes up beside them
+# (CI of cd40e79: the first step, 1 consumer, missed the objective). A stall of the host
+# holds at most iodepth (4) I/Os, fewer than the 1 % of 600 that set the p99, where it
+# set the p99 of 300; by Poisson arrivals alone a consumer falls below 75 % of its rate
+# about once in 10^10 steps, and after a 3 s stall in 0.15 % of them
+# (capacity.chance_of_false_miss), where at 12 s it did in 93 %.
 SEARCH_RATE = 25
 
 
 def test_a_capacity_search_on_rbd_states_its_answer_from_each_consumers_own_log(
     ceph_testbed: CephTestbedInfo, tmp_path
 ):
-    writes = {**SMALL, "name": "w", "rw": "randwrite", "iodepth": 4, "runtime": 12}
+    writes = {**SMALL, "name": "w", "rw": "randwrite", "iodepth": 4, "runtime": 24}
     spec = rbd_spec(ceph_testbed, "rbd-search", [{**writes, "rate_iops": SEARCH_RATE}])
     spec["sweep"] = {"start": 1, "max": 4, "search": {"p99_ms": 2000, "achieved_pct": 75}}
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
@@ -252,7 +256,8 @@ def test_a_capacity_search_on_rbd_states_its_answer_from_each_consumers_own_log(
     summary = json.loads((root / "summary.json").read_text())
     (found,) = summary["capacity"]
     assert found["done"] and not found["warnings"], found
-    assert [(t["count"], t["met"]) for t in found["trials"]] == [(1, True), (2, True), (4, True)]
+    tried = [(t["count"], t["met"]) for t in found["trials"]]
+    assert tried == [(1, True), (2, True), (4, True)], found["trials"]  # each with its why
     assert found["answer"].startswith(f"4 consumers × {SEARCH_RATE} IOPS at p99 ≤ 2000 ms")
     assert "every count up to the max (4) met it" in found["answer"]
     assert f"capacity of w: 4 consumers × {SEARCH_RATE} IOPS" in run.stderr
