@@ -379,6 +379,19 @@ def rally_cli_env(config: Path, name: str, spec: Path) -> None:
     rally_cli(config, "env", "create", "--name", name, "--spec", str(spec), "--no-use")
 
 
+def dummy_task(title: str, sleep: float) -> str:
+    """A Rally task of Dummy.dummy iterations that each sleep ``sleep`` s, run on Rally's
+    empty environment (no cloud); the runner's times and concurrency left to the step."""
+    return (
+        "version: 2\n"
+        f"title: {title}\n"
+        "subtasks:\n"
+        f"  - title: {title}\n"
+        f"    scenario: {{Dummy.dummy: {{sleep: {sleep:g}}}}}\n"
+        "    runner: {constant: {times: {{ times }}, concurrency: {{ concurrency }}}}\n"
+    )
+
+
 def output_table(iteration: dict, title: str) -> dict | None:
     """The complete output of a Rally iteration with that title (a table), or None."""
     found = [

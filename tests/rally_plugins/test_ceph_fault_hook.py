@@ -36,6 +36,7 @@ from rally_plugins.hooks.ceph_fault import CephFaultHook
 from tests.conftest import ceph_daemons
 from tests.harness.helpers import (
     RALLY,
+    dummy_task,
     rally_cli,
     rally_cli_env,
     rally_report_charts,
@@ -244,14 +245,7 @@ def test_rally_killed_while_the_osd_is_stopped_then_volperf_cleanup_starts_it(
     assert _wait_healthy(one_osd).startswith("HEALTH_OK")
 
 
-DUMMY_TASK = """\
-version: 2
-title: dummy
-subtasks:
-  - title: dummy
-    scenario: {Dummy.dummy: {sleep: 0.5}}
-    runner: {constant: {times: {{ times }}, concurrency: {{ concurrency }}}}
-"""
+DUMMY_TASK = dummy_task("dummy", sleep=0.5)
 
 
 def test_a_rally_workloads_faults_are_given_by_hooks_the_plane_adds_and_undone_at_its_end(

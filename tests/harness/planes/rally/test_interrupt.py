@@ -15,17 +15,10 @@ from harness.core.store import CampaignStore
 from harness.host.process import KILL_GRACE_S, pids_naming
 from harness.planes.rally.runner import rally_config
 from harness.planes.rally.target import RallyTarget
-from tests.harness.helpers import rally_cli_env
+from tests.harness.helpers import dummy_task, rally_cli_env
 
 # each iteration sleeps past the runner's grace: Rally's abort waits for running ones
-SLEEPING_TASK = """\
-version: 2
-title: sleeping
-subtasks:
-  - title: sleeping
-    scenario: {Dummy.dummy: {sleep: 120}}
-    runner: {constant: {times: {{ times }}, concurrency: {{ concurrency }}}}
-"""
+SLEEPING_TASK = dummy_task("sleeping", sleep=120)
 
 
 def test_a_stopped_rally_step_leaves_none_of_its_runners_workers_running(tmp_path: Path):
