@@ -17,6 +17,7 @@ from hypothesis import settings
 from harness.host.process import command_line
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess
+from harness.testbeds.ceph import CephTestbed
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import K8S_TEST_STATIC_PVS, volperf
 from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
@@ -140,6 +141,25 @@ def ceph_daemons(conf: Path) -> list[str]:
     """Command lines of running processes that use this testbed's ceph.conf."""
     lines = (command_line(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit())
     return [line for line in lines if str(conf) in line and line.startswith("ceph-")]
+
+
+def module_ceph_testbed(
+    tmp_path_factory: pytest.TempPathFactory, name: str, mon_port: int, *options: str
+) -> Iterator[CephTestbed]:
+    """A Ceph testbed of one test module's own (`volperf testbed up ceph`, its monitor on
+    ``mon_port``, its other daemons on the ports above it), for tests that stop and start
+    its daemons; purged at the end, none of its daemons left."""
+    work = tmp_path_factory.mktemp(name)
+    state = work / "ceph"
+    where = ("--state", str(state), "--mon-port", str(mon_port))
+    up = volperf("testbed", "up", "ceph", *where, *options, cwd=work, timeout=600)
+    try:
+        assert up.returncode == 0, up.stderr
+        yield CephTestbed(state)
+    finally:
+        down = volperf("testbed", "down", "ceph", "--purge", "--state", str(state), cwd=work)
+        assert down.returncode == 0, down.stderr
+    assert not ceph_daemons(state / "ceph.conf")
 
 
 def keep_logs_if_failed(

@@ -33,7 +33,7 @@ from harness.planes.rally.target import RallyTarget
 from harness.records.phases import DEGRADED, FAULTS_FILE, HEALTHY
 from harness.testbeds.ceph import CephTestbed
 from rally_plugins.hooks.ceph_fault import CephFaultHook
-from tests.conftest import ceph_daemons
+from tests.conftest import module_ceph_testbed
 from tests.harness.helpers import (
     RALLY,
     dummy_task,
@@ -50,21 +50,7 @@ STOP_AT, START_AT = 2, 6
 
 @pytest.fixture(scope="module")
 def one_osd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbed]:
-    work = tmp_path_factory.mktemp("rally-faults")
-    state = work / "ceph"
-    up = volperf(
-        "testbed",
-        *("up", "ceph", "--state", str(state), "--mon-port", str(MON_PORT)),
-        cwd=work,
-        timeout=600,
-    )
-    try:
-        assert up.returncode == 0, up.stderr
-        yield CephTestbed(state)
-    finally:
-        down = volperf("testbed", "down", "ceph", "--purge", "--state", str(state), cwd=work)
-        assert down.returncode == 0, down.stderr
-    assert not ceph_daemons(state / "ceph.conf")
+    yield from module_ceph_testbed(tmp_path_factory, "rally-faults", MON_PORT)
 
 
 @pytest.fixture(scope="module")

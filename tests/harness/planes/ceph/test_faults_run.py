@@ -27,7 +27,7 @@ from harness.records.phases import DEGRADED, HEALED, HEALTHY, RECOVERING
 from harness.report.render import write_report
 from harness.testbeds.ceph import CephTestbed
 from harness.tools.fio.logs import parse_hist_log
-from tests.conftest import ceph_daemons
+from tests.conftest import module_ceph_testbed
 from tests.harness.helpers import doc_source_copy, process_state, volperf
 from tests.harness.planes.ceph.fixtures import (
     assert_phases_equal_the_iops_log,
@@ -40,21 +40,7 @@ MON_PORT = 26000  # its daemons to 26300: apart from the suite's other Ceph test
 
 @pytest.fixture(scope="module")
 def three_osds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CephTestbed]:
-    work = tmp_path_factory.mktemp("faults")
-    state = work / "ceph3"
-    up = volperf(
-        "testbed",
-        *("up", "ceph", "--osds", "3", "--state", str(state), "--mon-port", str(MON_PORT)),
-        cwd=work,
-        timeout=600,
-    )
-    try:
-        assert up.returncode == 0, up.stderr
-        yield CephTestbed(state)
-    finally:
-        down = volperf("testbed", "down", "ceph", "--purge", "--state", str(state), cwd=work)
-        assert down.returncode == 0, down.stderr
-    assert not ceph_daemons(state / "ceph.conf")
+    yield from module_ceph_testbed(tmp_path_factory, "faults", MON_PORT, "--osds", "3")
 
 
 def _spec(
