@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.core.spec import CampaignSpec, validate
 from harness.planes.ceph import images
+from harness.planes.ceph.access import bindings
 
 REPO = Path(__file__).parents[2]
 
@@ -141,6 +142,38 @@ def check_pace_against_its_logs(root: Path, step: dict[str, Any], rate: float) -
         assert len(consumer["per_second"]) == len(per_second), consumer["consumer"]
         gaps = [abs(a - b) for a, b in zip(consumer["per_second"], per_second, strict=True)]
         assert max(gaps, default=0.0) <= 0.001, (consumer["consumer"], per_second)
+
+
+def images_left(ceph_testbed: Any, openstack_state: Path | None = None) -> str:
+    """The RBD images in the testbed's volumes pool, each with what may explain why it is
+    there (its snapshots, parent and watchers, and the last lines cinder-volume logged of
+    its volume, when an OpenStack testbed is given): '' when there is none. CI's machines
+    and their logs are gone when a failure is read, so an assertion's message says it."""
+    rbd = bindings()[1]
+    lines = []
+    with ceph_testbed.access().pool_io() as ioctx:
+        for name in sorted(images.existing(ioctx)):
+            try:
+                with rbd.Image(ioctx, name, read_only=True) as image:
+                    snaps = [snap["name"] for snap in image.list_snaps()]
+                    watchers = [w["addr"] for w in image.watchers_list()]
+                    try:
+                        parent = "/".join(image.parent_info())
+                    except rbd.ImageNotFound:
+                        parent = None
+                lines.append(f"{name}: snaps {snaps}, parent {parent}, watchers {watchers}")
+            except rbd.ImageNotFound:
+                lines.append(f"{name}: gone while it was read")
+            log = openstack_state / "log" / "cinder-volume.log" if openstack_state else None
+            volume = name.removeprefix("volume-").split(".")[0]
+            if log is not None and log.is_file():
+                said = [
+                    line
+                    for line in log.read_text(errors="replace").splitlines()
+                    if volume in line and " DEBUG " not in line
+                ]
+                lines += [f"  {line[:400]}" for line in said[-12:]]
+    return "\n".join(lines)
 
 
 def lose_volume_and_run_agents(ceph_testbed: Any, volume: str, state: str, cwd: Path) -> None:

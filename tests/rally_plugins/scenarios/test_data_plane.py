@@ -18,7 +18,6 @@ import pytest
 
 from harness.core.spec import validate
 from harness.core.store import CampaignStore
-from harness.planes.ceph import images
 from harness.planes.heat.step import heat_step
 from harness.planes.rally.data_plane import FROM_STEP, WARNINGS_TITLE
 from harness.planes.rally.runner import JSON_REPORT, rally_config
@@ -28,6 +27,7 @@ from rally_plugins.scenarios.fio_output import VM_TABLE_TITLE
 from tests.harness.helpers import (
     fio_json,
     heat_stacks,
+    images_left,
     lose_volume_and_run_agents,
     output_table,
     rally_cli,
@@ -214,8 +214,7 @@ def test_rally_task_start_of_the_data_plane_at_2_and_4_vms(
     assert heat_stacks(openstack_testbed.state) == []
     assert list(conn.compute.servers(all_projects=True)) == []
     assert list(conn.block_storage.volumes(all_projects=True)) == []
-    with ceph_testbed.access().pool_io() as ioctx:
-        assert images.existing(ioctx) == set()
+    assert images_left(ceph_testbed, openstack_testbed.state) == ""
 
 
 def test_a_vm_that_fails_fails_the_iteration_naming_it_and_the_other_keeps_its_figures(

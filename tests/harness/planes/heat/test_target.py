@@ -18,9 +18,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.planes.ceph import images
 from harness.records.fio import from_iso_time
-from tests.harness.helpers import doc_source_copy, fio_json, lose_volume_and_run_agents, volperf
+from tests.harness.helpers import (
+    doc_source_copy,
+    fio_json,
+    images_left,
+    lose_volume_and_run_agents,
+    volperf,
+)
 from tests.harness.planes.heat.specs import heat_spec, limited_type
 from tests.harness.report.html_tables import tables_of
 
@@ -50,8 +55,7 @@ def _nothing_left(openstack_testbed, ceph_testbed) -> None:
     assert [s for s in stacks if s.status != "DELETE_COMPLETE"] == []
     assert list(conn.compute.servers(all_projects=True)) == []
     assert list(conn.block_storage.volumes(all_projects=True)) == []
-    with ceph_testbed.access().pool_io() as ioctx:
-        assert not images.existing(ioctx)
+    assert images_left(ceph_testbed, openstack_testbed.state) == ""
 
 
 def _wait_for(what: str, check, timeout: float = 180):

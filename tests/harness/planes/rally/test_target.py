@@ -24,12 +24,11 @@ import yaml
 from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.host.process import command_line
-from harness.planes.ceph import images
 from harness.planes.rally.cleanup import inside_project, name_matcher, owner_ids, remove_noted
 from harness.planes.rally.records import load_export, workloads
 from harness.planes.rally.target import RallyTarget
 from harness.report.render import build_html
-from tests.harness.helpers import doc_source_copy, heat_stacks, volperf
+from tests.harness.helpers import doc_source_copy, heat_stacks, images_left, volperf
 from tests.harness.planes.openstack_campaigns import POLL_S
 from tests.harness.planes.rally.expected import check_rally_csv
 from tests.harness.report.html_tables import tables_of
@@ -390,5 +389,4 @@ def test_a_killed_data_plane_task_leaves_stacks_and_more_that_cleanup_removes(
     assert _leftovers(conn, openstack_testbed.state) == []
     assert not [u.name for u in conn.identity.users() if ours(u.name)]
     assert json.loads((campaign / "created.json").read_text()) == {}
-    with ceph_testbed.access().pool_io() as ioctx:
-        assert images.existing(ioctx) == set()
+    assert images_left(ceph_testbed, openstack_testbed.state) == ""
