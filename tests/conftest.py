@@ -151,10 +151,8 @@ def module_ceph_testbed(
     its daemons; purged at the end, none of its daemons left."""
     work = tmp_path_factory.mktemp(name)
     state = work / "ceph"
-    where = ("--state", str(state), "--mon-port", str(mon_port))
-    up = volperf("testbed", "up", "ceph", *where, *options, cwd=work, timeout=600)
+    bring_up_or_fail("ceph", state, "--mon-port", str(mon_port), *options, cwd=work, timeout=600)
     try:
-        assert up.returncode == 0, up.stderr
         yield CephTestbed(state)
     finally:
         down = volperf("testbed", "down", "ceph", "--purge", "--state", str(state), cwd=work)
