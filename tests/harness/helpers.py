@@ -150,6 +150,8 @@ def images_left(ceph_testbed: Any, openstack_state: Path | None = None) -> str:
     its volume, when an OpenStack testbed is given): '' when there is none. CI's machines
     and their logs are gone when a failure is read, so an assertion's message says it."""
     rbd = bindings()[1]
+    log = openstack_state / "log" / "cinder-volume.log" if openstack_state else None
+    logged = log.read_text(errors="replace").splitlines() if log and log.is_file() else []
     lines = []
     with ceph_testbed.access().pool_io() as ioctx:
         for name in sorted(images.existing(ioctx)):
@@ -164,15 +166,9 @@ def images_left(ceph_testbed: Any, openstack_state: Path | None = None) -> str:
                 lines.append(f"{name}: snaps {snaps}, parent {parent}, watchers {watchers}")
             except rbd.ImageNotFound:
                 lines.append(f"{name}: gone while it was read")
-            log = openstack_state / "log" / "cinder-volume.log" if openstack_state else None
             volume = name.removeprefix("volume-").split(".")[0]
-            if log is not None and log.is_file():
-                said = [
-                    line
-                    for line in log.read_text(errors="replace").splitlines()
-                    if volume in line and " DEBUG " not in line
-                ]
-                lines += [f"  {line[:400]}" for line in said[-12:]]
+            said = [line for line in logged if volume in line and " DEBUG " not in line]
+            lines += [f"  {line[:400]}" for line in said[-12:]]
     return "\n".join(lines)
 
 
