@@ -54,19 +54,25 @@ class Daemon:
         return values
 
     def stop(self, timeout_s: float = 30.0) -> bool:
-        """SIGTERM, then SIGKILL after ``timeout_s``; True if it was running."""
+        """SIGTERM, then SIGKILL after ``timeout_s``; True if it was running. It waits for
+        the process it signalled, known by its start time too: once that process has
+        ended, its pid may come round again, to another process or a thread of one (a
+        signal to a thread's id reaches its whole process), which is never signalled."""
         pid = self.pid()
         if pid is None:
             return False
+        born = _start_time(pid)
         self._signal(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
-        while _alive(pid):  # not self.pid(): some daemons remove their pid file early
+        while _alive(pid, born):  # not self.pid(): some daemons remove their pid file early
             if time.monotonic() > deadline:
                 self._signal(pid, signal.SIGKILL)
                 deadline = time.monotonic() + timeout_s
             time.sleep(0.1)
-        if self.group:
-            self._signal(pid, signal.SIGKILL)  # workers the leader left behind
+        if self.group and _start_time(pid) in (None, born):
+            # workers the leader left behind: the group keeps its id while it has any, so
+            # no new process can have taken it unless the pid came round to one
+            self._signal(pid, signal.SIGKILL)
         return True
 
     def kill(self) -> bool:
@@ -74,8 +80,9 @@ class Daemon:
         pid = self.pid()
         if pid is None:
             return False
+        born = _start_time(pid)
         self._signal(pid, signal.SIGKILL)
-        while _alive(pid):
+        while _alive(pid, born):
             time.sleep(0.05)
         return True
 
@@ -102,13 +109,27 @@ class Daemon:
         return total
 
 
-def _alive(pid: int) -> bool:
-    """Running, not a zombie waiting to be reaped (PID 1 of a container may not reap)."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (state first), None if gone."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
+        return None
+
+
+def _start_time(pid: int) -> str | None:
+    """When the process (or thread) with that id started, in clock ticks after boot."""
+    fields = _stat(pid)
+    return None if fields is None else fields[19]
+
+
+def _alive(pid: int, born: str | None = None) -> bool:
+    """Running, not a zombie waiting to be reaped (PID 1 of a container may not reap);
+    with ``born``, the same process that started then, not another that took its pid."""
+    fields = _stat(pid)
+    if fields is None or fields[0] == "Z":
         return False
-    return fields[0] != "Z"
+    return born is None or fields[19] == born
 
 
 def group_running(group: int) -> bool:
