@@ -1,5 +1,6 @@
 """volperf's own MariaDB: mariadbd with no config file read (--no-defaults), no TCP,
-a socket in a private directory, options from the campaign (buffer pool …)."""
+a socket and temporary files in a private directory, options from the campaign (buffer
+pool …)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ class MariaDBServer(DatabaseServer):
     def socket(self) -> Path:
         return self.socket_dir / "mysqld.sock"
 
+    @property
+    def tmpdir(self) -> Path:
+        """Its temporary files' own folder, not the /tmp every server shares by default:
+        there a killed server leaves its temporary tables under names with its pid in
+        them, which a later server (or its bootstrap) of the same pid meets."""
+        return self.socket_dir / "tmp"
+
+    def private_dirs(self) -> list[Path]:
+        return [self.socket_dir, self.tmpdir]
+
     def initialized(self) -> bool:
         return (self.datadir / "mysql").is_dir()
 
@@ -36,6 +47,7 @@ class MariaDBServer(DatabaseServer):
             f"--datadir={self.datadir}",
             "--auth-root-authentication-method=normal",  # only reachable on our socket
             "--skip-test-db",
+            f"--tmpdir={self.tmpdir}",
             *self._options(),  # the bootstrap server sizes its files with them
         ]
         return command + ([f"--user={self.user}"] if self.user else [])
@@ -56,6 +68,7 @@ class MariaDBServer(DatabaseServer):
             "--skip-networking",
             f"--pid-file={self.socket_dir / 'mysqld.pid'}",
             f"--log-error={self.log}",
+            f"--tmpdir={self.tmpdir}",
             *self._options(),
         ]
 

@@ -127,6 +127,15 @@ class DatabaseServer:
         """Bytes on disk of one database the benchmark loaded."""
         raise NotImplementedError
 
+    def private_dirs(self) -> list[Path]:
+        """The folders of its own the server needs beside its data: its socket's."""
+        return [self.socket_dir]
+
+    def _make_private_dirs(self) -> None:
+        for folder in self.private_dirs():
+            folder.mkdir(parents=True, exist_ok=True)
+            self.own(folder)
+
     # lifecycle
     def initialize(self) -> None:
         """Create the data directory if it is new; an existing one is reused as it is."""
@@ -134,9 +143,9 @@ class DatabaseServer:
             return
         self.datadir.parent.mkdir(parents=True, exist_ok=True)
         self.datadir.mkdir(exist_ok=True)
-        self.socket_dir.mkdir(parents=True, exist_ok=True)
+        self._make_private_dirs()
         self.log.touch()
-        self.own(self.datadir, self.socket_dir, self.log)
+        self.own(self.datadir, self.log)
         with self.log.open("ab") as log:
             done = subprocess.run(
                 self.initialize_command(),
@@ -155,8 +164,7 @@ class DatabaseServer:
 
     def start(self) -> float:
         """Start the server and wait until it answers; returns the seconds it took."""
-        self.socket_dir.mkdir(parents=True, exist_ok=True)
-        self.own(self.socket_dir)
+        self._make_private_dirs()
         started = time.monotonic()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
@@ -195,8 +203,9 @@ class DatabaseServer:
         return self.process is not None and self.process.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL, as a crashed node would: no shutdown, no flush."""
-        if self.process is None:
+        """SIGKILL, as a crashed node would: no shutdown, no flush. Only to a server not
+        yet waited for: once it is, its pid may be another process's."""
+        if self.process is None or self.process.poll() is not None:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)

@@ -1,8 +1,11 @@
-"""volperf's own MariaDB and PostgreSQL servers, started for real."""
+"""volperf's own MariaDB and PostgreSQL servers, started for real: MariaDB's temporary
+files in a folder of its own, bootstrap included; no signal to a server once it has been
+waited for."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,38 @@ def test_start_kill_restart_stop(cls, reachable_dir, socket_root):
     assert not os.path.exists(f"/proc/{first}")
     if os.geteuid() == 0:
         assert server.datadir.stat().st_uid != 0  # runs as its service user, not root
+
+
+def test_mariadb_keeps_its_temporary_files_in_a_folder_of_its_own(reachable_dir, socket_root):
+    server = _server(MariaDBServer, reachable_dir, socket_root)
+    server.initialize()  # the bootstrap server, given the same folder
+    assert f"--tmpdir={server.tmpdir}" in server.initialize_command()
+    server.start()
+    try:
+        asked = subprocess.run(
+            [*server.client(), "-N", "-e", "SELECT @@tmpdir"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert asked.stdout.strip() == str(server.tmpdir)
+        assert server.tmpdir.parent == server.socket_dir
+        if os.geteuid() == 0:
+            assert server.tmpdir.stat().st_uid == server.service_account().pw_uid
+    finally:
+        server.stop()
+
+
+def test_a_server_waited_for_is_not_signalled_again(reachable_dir, socket_root, monkeypatch):
+    server = _server(MariaDBServer, reachable_dir, socket_root)
+    server.initialize()
+    server.start()
+    server.stop()
+    signalled: list[tuple[int, int]] = []
+    monkeypatch.setattr(os, "killpg", lambda *call: signalled.append(call))
+    server.kill()  # its pid may be another process's by now
+    server.stop()
+    assert signalled == []
 
 
 def test_a_bad_option_fails_with_the_server_s_own_words(reachable_dir, socket_root):
