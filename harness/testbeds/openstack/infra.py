@@ -51,9 +51,11 @@ def mariadb(state: Path) -> TestbedMariaDB:
         "innodb_buffer_pool_size": "256M",
         "character_set_server": "utf8mb4",
     }
-    return TestbedMariaDB(
+    server = TestbedMariaDB(
         "openstack", state / "data" / "mysql", state / "run" / "mysql", options, START_TIMEOUT_S
     )
+    server.log = state / "log" / "mariadb.log"  # with the other services' logs
+    return server
 
 
 def start_mariadb(server: TestbedMariaDB, pid_file: Path) -> None:
