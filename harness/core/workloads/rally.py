@@ -37,6 +37,15 @@ class RallyWorkload(_Strict):
         "available, a server active …): an action's time is rounded up to them; default "
         "rally-openstack's own, 1 to 4 s. Fewer seconds: finer times, more API requests",
     )
+    wait_timeout: float | None = Field(
+        None,
+        ge=1,
+        le=3600,
+        description="seconds Rally waits for what it waits for before it fails the "
+        "iteration (every rally-openstack ``*_timeout`` of the task's Rally); default "
+        "rally-openstack's own, 120 to 3600 s (600 s for a volume). With faults, a request "
+        "the stopped service lost fails after these seconds",
+    )
     faults: list[RallyFault] = Field(
         default_factory=list,
         description="faults given during each of the task's workloads, ``at`` seconds "
@@ -72,6 +81,9 @@ def describe(w: dict[str, Any]) -> str:
             if w.get("poll_interval")
             else "Rally checked what it waited for at rally-openstack's default intervals "
             "(1 to 4 s: an action's time is rounded up to them)",
+            f"Rally failed an iteration that waited over {w['wait_timeout']:g} s for a status"
+            if w.get("wait_timeout")
+            else "",
             _faults_text(w.get("faults") or []),
         ]
     )

@@ -55,10 +55,8 @@ WARM: dict[str, float] = {}  # a runner started ahead: its load and wait (warm_t
 DATA_PLANE_DIR = "data-plane"  # RAW/data-plane/subtask-I/iteration-N/: a VM plane's answers
 
 
-def _polling_options() -> list[Any]:
-    """rally-openstack's options for how often it checks the status of what it made:
-    every ``*_poll_interval``, and every ``*_prepoll_delay`` (the wait before the first
-    check)."""
+def _openstack_options(*suffixes: str) -> list[Any]:
+    """rally-openstack's options whose names end with one of ``suffixes``."""
     from rally_openstack.common.cfg import opts
 
     return [
@@ -66,8 +64,15 @@ def _polling_options() -> list[Any]:
         for group, group_options in opts.list_opts()
         if group == "openstack"
         for option in group_options
-        if option.name.endswith(("_poll_interval", "_prepoll_delay"))
+        if option.name.endswith(suffixes)
     ]
+
+
+def _polling_options() -> list[Any]:
+    """rally-openstack's options for how often it checks the status of what it made:
+    every ``*_poll_interval``, and every ``*_prepoll_delay`` (the wait before the first
+    check)."""
+    return _openstack_options("_poll_interval", "_prepoll_delay")
 
 
 def polling(interval: float) -> dict[str, float]:
@@ -80,6 +85,13 @@ def polling(interval: float) -> dict[str, float]:
     }
 
 
+def waiting(timeout: float) -> dict[str, float]:
+    """Every ``*_timeout`` of rally-openstack at ``timeout``: how long Rally waits for a
+    status (a volume available, a server active, a stack created …) before it fails the
+    iteration."""
+    return {o.name: timeout for o in _openstack_options("_timeout")}
+
+
 def polling_in_effect() -> dict[str, float]:
     """The polling options as the Rally of this process holds them, once its configuration
     is loaded: what its scenarios read when they wait, whether set by ``poll_interval`` or
@@ -90,17 +102,25 @@ def polling_in_effect() -> dict[str, float]:
 
 
 def rally_config(
-    rally_dir: Path, poll_interval: float | None = None, where: Path | None = None
+    rally_dir: Path,
+    poll_interval: float | None = None,
+    where: Path | None = None,
+    wait_timeout: float | None = None,
 ) -> Path:
     """Rally's own configuration, written in ``where`` (default ``rally_dir``): its database
-    in ``rally_dir``, and the status checks at ``poll_interval`` seconds if given."""
+    in ``rally_dir``, the status checks at ``poll_interval`` seconds and the waits for a
+    status at most ``wait_timeout`` seconds, each if given."""
     rally_dir.mkdir(parents=True, exist_ok=True)
     rally_dir.chmod(0o700)  # environments in the DB hold credentials
     config = (where or rally_dir) / "rally.conf"
     text = f"[database]\nconnection = sqlite:///{rally_dir / 'rally.sqlite'}\n"
-    if poll_interval is not None:
+    options = {
+        **(polling(poll_interval) if poll_interval is not None else {}),
+        **(waiting(wait_timeout) if wait_timeout is not None else {}),
+    }
+    if options:
         text += "\n[openstack]\n" + "".join(
-            f"{name} = {value:g}\n" for name, value in sorted(polling(poll_interval).items())
+            f"{name} = {value:g}\n" for name, value in sorted(options.items())
         )
     config.write_text(text)
     return config
@@ -226,9 +246,11 @@ def run(
     tags: list[str],
     poll_interval: float | None = None,
     hooks: list[dict[str, Any]] | None = None,
+    wait_timeout: float | None = None,
 ) -> int:
-    # the step's own copy of Rally's configuration: how it polled is part of the record
-    rally_conf = rally_config(rally_dir, poll_interval, where=out)
+    # the step's own copy of Rally's configuration: how it polled and waited is part of
+    # the record
+    rally_conf = rally_config(rally_dir, poll_interval, where=out, wait_timeout=wait_timeout)
     api, config = prepared(rally_dir, env, task_file, args, rally_conf)
     keep_data_plane_raw(config, out)
     add_hooks(config, hooks or [])  # the workload's faults, on every workload of the task
@@ -311,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tag", action="append", default=[])
     parser.add_argument("--poll-interval", type=float, help="seconds between Rally's status checks")
     parser.add_argument(
+        "--wait-timeout", type=float, help="seconds Rally waits for a status at most"
+    )
+    parser.add_argument(
         "--hooks", type=json.loads, help="hooks (a JSON list) added to every workload of the task"
     )
     parser.add_argument(
@@ -344,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         options.tag,
         options.poll_interval,
         options.hooks,
+        options.wait_timeout,
     )
 
 

@@ -258,6 +258,8 @@ class RallyTarget:
         ]
         if workload.poll_interval is not None:
             argv += ["--poll-interval", str(workload.poll_interval)]
+        if workload.wait_timeout is not None:
+            argv += ["--wait-timeout", str(workload.wait_timeout)]
         if workload.faults:
             hooks = fault_hooks(workload.faults, self._switches(), store.root)
             argv += ["--hooks", json.dumps(hooks)]

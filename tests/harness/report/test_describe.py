@@ -1,5 +1,6 @@
 """A Rally workload's method line says how often Rally checked what it waited for: the
-spec's poll interval, or rally-openstack's defaults and what they do to the times."""
+spec's poll interval, or rally-openstack's defaults and what they do to the times; and
+how long it waited at most when the spec says."""
 
 from __future__ import annotations
 
@@ -25,6 +26,15 @@ def test_a_poll_interval_is_on_the_method_line():
         "Rally task control-plane at each concurrency of the sweep; 4 iterations; "
         "Rally checked what it waited for every 0.25 s."
     )
+
+
+def test_a_wait_timeout_is_on_the_method_line():
+    line = describe_workload(_rally(poll_interval=1, wait_timeout=150, times=8))
+    assert line.endswith(
+        "Rally checked what it waited for every 1 s; "
+        "Rally failed an iteration that waited over 150 s for a status."
+    )
+    assert "waited over" not in describe_workload(_rally(poll_interval=1))
 
 
 def test_without_one_the_line_says_the_default_rounds_times_up():

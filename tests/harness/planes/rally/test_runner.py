@@ -1,7 +1,8 @@
 """The runner has every data-plane workload of a task keep its VMs' answers in a folder of
 its own under the step's raw/data-plane/, in either form of a Rally subtask, and leaves a
 folder the task names, and other scenarios, alone; a poll interval reaches every status
-check of rally-openstack's configuration, and only those, and Rally's own reading of
+check of rally-openstack's configuration, and only those, a wait timeout every wait for a
+status, and only those, and Rally's own reading of
 that configuration is what the step keeps of how it polled; the owners it notes match
 the names Rally gives what a task makes, its validation's users too."""
 
@@ -22,6 +23,7 @@ from harness.planes.rally.runner import (
     owner_uuids,
     polling,
     rally_config,
+    waiting,
 )
 
 
@@ -73,6 +75,42 @@ def test_rally_config_has_the_database_and_the_polls_only_when_asked(tmp_path):
     assert float(polled["openstack"]["cinder_volume_delete_poll_interval"]) == 0.5
     assert float(polled["openstack"]["nova_server_resize_poll_interval"]) == 0.5
     assert "cinder_volume_create_timeout" not in polled["openstack"]
+
+
+def test_a_wait_timeout_sets_every_wait_and_only_with_the_polls_asked(tmp_path):
+    defaults = {o.name: o.default for g, os in opts.list_opts() if g == "openstack" for o in os}
+    waits = {n for n in defaults if n.endswith("_timeout")}
+    assert len(waits) >= 40 and set(waiting(150)) == waits
+    assert {waiting(150)[n] for n in waits} == {150}
+
+    def written(poll_interval: float | None) -> dict[str, float]:
+        config = configparser.ConfigParser()
+        config.read(rally_config(tmp_path / "rally", poll_interval, tmp_path, wait_timeout=150))
+        return {name: float(value) for name, value in config["openstack"].items()}
+
+    assert written(1) == {**polling(1), **waiting(150)}
+    assert written(None) == waiting(150)
+
+
+WAITS = """
+from pathlib import Path
+import sys
+from rally.common import cfg
+from harness.planes.rally.runner import open_api, rally_config
+rally_dir, where = Path(sys.argv[1]), Path(sys.argv[2])
+open_api(rally_dir, rally_config(rally_dir, where=where, wait_timeout=150))
+print(cfg.CONF.openstack.cinder_volume_create_timeout, cfg.CONF.openstack.nova_server_boot_timeout)
+"""
+
+
+def test_the_rally_that_loads_the_configuration_waits_as_asked(tmp_path):
+    ran = subprocess.run(
+        [sys.executable, "-c", WAITS, str(tmp_path / "rally"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ran.stdout.splitlines()[-1] == "150.0 150.0"
 
 
 IN_EFFECT = """
