@@ -144,6 +144,7 @@ class DatabaseServer:
         self.datadir.parent.mkdir(parents=True, exist_ok=True)
         self.datadir.mkdir(exist_ok=True)
         self._make_private_dirs()
+        self.log.parent.mkdir(parents=True, exist_ok=True)
         self.log.touch()
         self.own(self.datadir, self.log)
         with self.log.open("ab") as log:
@@ -165,6 +166,7 @@ class DatabaseServer:
     def start(self) -> float:
         """Start the server and wait until it answers; returns the seconds it took."""
         self._make_private_dirs()
+        self.log.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
