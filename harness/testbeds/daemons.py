@@ -10,7 +10,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,15 +98,17 @@ class Daemon:
         pid = self.pid()
         if pid is None:
             return 0
-        total = 0
-        for proc in Path("/proc").iterdir():
-            if not proc.name.isdigit():
-                continue
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == pid or proc.name == str(pid):
-                    total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
-        return total
+        pages = sum(
+            int(fields[RSS])
+            for other, fields in _processes()
+            if int(fields[PGRP]) == pid or other == pid
+        )
+        return pages * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+# fields of /proc/PID/stat after the command's name, as _stat gives them (proc(5) numbers
+# them from 1 with the pid and the name first)
+STATE, PGRP, START_TIME, RSS = 0, 2, 19, 21
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -117,29 +119,31 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
+def _processes() -> Iterator[tuple[int, list[str]]]:
+    """Every process now, with its stat fields."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and (fields := _stat(int(proc.name))) is not None:
+            yield int(proc.name), fields
+
+
 def _start_time(pid: int) -> str | None:
     """When the process (or thread) with that id started, in clock ticks after boot."""
     fields = _stat(pid)
-    return None if fields is None else fields[19]
+    return None if fields is None else fields[START_TIME]
 
 
 def _alive(pid: int, born: str | None = None) -> bool:
     """Running, not a zombie waiting to be reaped (PID 1 of a container may not reap);
     with ``born``, the same process that started then, not another that took its pid."""
     fields = _stat(pid)
-    if fields is None or fields[0] == "Z":
+    if fields is None or fields[STATE] == "Z":
         return False
-    return born is None or fields[19] == born
+    return born is None or fields[START_TIME] == born
 
 
 def group_running(group: int) -> bool:
     """Whether any process of the process group ``group`` runs (a zombie does not)."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if fields[0] != "Z" and int(fields[2]) == group:
-                return True
-    return False
+    return any(fields[STATE] != "Z" and int(fields[PGRP]) == group for _, fields in _processes())
 
 
 def running(daemons: Iterable[Daemon]) -> set[str]:

@@ -1,7 +1,8 @@
 """A testbed's daemons are stopped by their pid files, and only the process that was
 started: SIGTERM, SIGKILL after the timeout to one that ignores it, and never a signal
 to a process or thread that took the pid once the daemon had ended (checked for real in
-a pid namespace of its own, where the next pid can be chosen)."""
+a pid namespace of its own, where the next pid can be chosen); a group daemon's memory is
+its whole group's, and its group runs until it is stopped."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from harness.testbeds.daemons import Daemon
+import pytest
+
+from harness.testbeds.daemons import Daemon, group_running
 
 # a daemon of the testbed in WORK: its command line names WORK; it ignores SIGTERM if told
 DAEMON = """
@@ -115,13 +118,27 @@ def _after_the_pid_came_round(tmp_path: Path, how: str) -> subprocess.CompletedP
     )
 
 
-def test_a_thread_that_took_the_pid_of_a_stopped_daemon_is_not_signalled(tmp_path):
-    done = _after_the_pid_came_round(tmp_path, "stop")
+@pytest.mark.parametrize("how", ["stop", "kill"])
+def test_a_thread_that_took_the_pid_of_an_ended_daemon_is_not_signalled(tmp_path, how):
+    done = _after_the_pid_came_round(tmp_path, how)
     assert done.stdout.split("\n")[:2] == ["tid 1", "still running"], (done, done.stderr)
     assert done.returncode == 0, done.stderr
 
 
-def test_nor_the_thread_that_took_the_pid_of_a_killed_one(tmp_path):
-    done = _after_the_pid_came_round(tmp_path, "kill")
-    assert done.stdout.split("\n")[:2] == ["tid 1", "still running"], (done, done.stderr)
-    assert done.returncode == 0, done.stderr
+def test_a_group_daemon_s_memory_and_whether_its_group_runs(tmp_path):
+    leader = subprocess.Popen(
+        ["sh", "-c", f"sleep 300 & {sys.executable} -c 'import time; time.sleep(300)' {tmp_path}"],
+        start_new_session=True,
+    )
+    (tmp_path / "daemon.pid").write_text(f"{leader.pid}\n")
+    daemon = Daemon("daemon", tmp_path / "daemon.pid", str(tmp_path), group=True)
+    deadline = time.monotonic() + 10
+    while daemon.group_rss_kib() < 5000 and time.monotonic() < deadline:  # python's RSS
+        time.sleep(0.05)
+    assert daemon.group_rss_kib() >= 5000 and group_running(leader.pid)
+    assert daemon.stop(timeout_s=20)
+    leader.wait(timeout=5)
+    deadline = time.monotonic() + 10  # the workers' SIGKILL is sent, not waited for
+    while group_running(leader.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group_running(leader.pid) and daemon.group_rss_kib() == 0
