@@ -86,11 +86,21 @@ pid = daemon.pid()
 time.sleep(0.2)  # the thread below starts some clock ticks after the daemon did
 taken = threading.Event()
 
+def hold():
+    if threading.get_native_id() == pid:
+        taken.set()
+        time.sleep(120)
+
 def take_the_pid():
     while os.path.exists(f"/proc/{pid}"):
         time.sleep(0.001)
-    Path("/proc/sys/kernel/ns_last_pid").write_text(f"{pid - 1}")
-    threading.Thread(target=lambda: (taken.set(), time.sleep(120)), daemon=True).start()
+    for _ in range(200):  # the pid may be free a moment after /proc stops showing it
+        Path("/proc/sys/kernel/ns_last_pid").write_text(f"{pid - 1}")
+        holder = threading.Thread(target=hold, daemon=True)
+        holder.start()
+        if taken.wait(0.005):
+            return
+        holder.join()
 
 threading.Thread(target=take_the_pid, daemon=True).start()
 if how == "stop":
