@@ -7,7 +7,9 @@ service of another cloud. Give it an event trigger, one hook per fault:
 With ``campaign`` (a volperf campaign's folder: the Rally plane gives its own), what the
 fault leaves stopped is noted in the campaign's created.json before it is done, so that
 `volperf cleanup` starts it after a task that was killed; a later firing (start-service)
-reads the note and forgets it. Each firing's commands and times are kept in the task's
+reads the note and forgets it; and each stop notes, before and after it, the volumes of
+the task's projects the service may hold, so that what it loses of them is found and
+removed (planes/rally/lost_volumes.py). Each firing's commands and times are kept in the task's
 results, the line after FAULT_PREFIX as JSON, for the task's phases
 (planes/rally/phases.py) beside the Rally plane's samples of Cinder's services."""
 
@@ -17,13 +19,22 @@ from pathlib import Path
 from typing import get_args
 
 from rally import consts
+from rally.common import objects
 from rally.task import hook
 
 from harness.core.faults import SERVICE_ACTIONS, Service, ServiceFault
+from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
 from harness.planes.faults import FaultLedger
+from harness.planes.rally.cleanup import name_matcher
 from harness.planes.rally.phases import SERVICE_FAULT_TITLE
-from harness.planes.rally.service_faults import ServiceSwitch, openstack_testbed_of
+from harness.planes.rally.runner import owner_uuids
+from harness.planes.rally.service_faults import (
+    ServiceSwitch,
+    Watch,
+    in_hand_watch,
+    openstack_testbed_of,
+)
 from rally_plugins.hooks.fault_output import campaign_store, give, when
 
 
@@ -51,16 +62,25 @@ class ServiceFaultHook(hook.HookAction):
     }
 
     def run(self) -> None:
-        switch = ServiceSwitch(openstack_testbed_of(Path(self.config["clouds_yaml"])))
+        testbed = openstack_testbed_of(Path(self.config["clouds_yaml"]))
         try:
             fault = ServiceFault(
                 action=self.config["action"],
                 service=self.config["service"],
                 at=when(self._triggered_by),
             )
-            switch.check([fault])
+            ServiceSwitch(testbed).check([fault])
             store = campaign_store(self.config)
         except (TargetError, ValueError) as exc:
             self.set_error(type(exc).__name__, "the fault cannot be given", str(exc))
             return
-        give(self, fault, FaultLedger(switch, store), SERVICE_FAULT_TITLE)
+        assert testbed is not None  # the check's
+        watch = None if store is None else self._watch(store, testbed)
+        give(self, fault, FaultLedger(ServiceSwitch(testbed, watch), store), SERVICE_FAULT_TITLE)
+
+    def _watch(self, store: CampaignStore, testbed: Path) -> Watch:
+        """What each stop may catch in the service's hands, noted in the campaign: the
+        volumes of the task's projects, known by Rally's names of its owners."""
+        task = objects.Task.get(self.task["uuid"], detailed=True).to_dict()
+        ours = name_matcher(owner_uuids(task))
+        return in_hand_watch(store, testbed, self.task["uuid"], ours)

@@ -19,5 +19,10 @@ PLANE = Plane(
             Lazy("harness.planes.rally.service_faults", "undo_noted"),
         ),
         (lambda kind: kind == "rally-task", Lazy("harness.planes.rally.cleanup", "remove_noted")),
+        # then the images Cinder lost of the volumes the stops caught, once it forgot them
+        (
+            lambda kind: kind == "cinder-volumes-in-hand",
+            Lazy("harness.planes.rally.lost_volumes", "remove_noted"),
+        ),
     ],
 )

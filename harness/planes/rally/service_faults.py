@@ -4,13 +4,15 @@ clouds.yaml), stopped as `volperf testbed stop-service` does and started again a
 `volperf testbed up` does, through the ledger of planes/faults.py. volperf stops no
 service of another cloud. What a fault leaves stopped is noted in created.json first
 (kind ``openstack-service-fault``), so that `volperf cleanup` starts it after a run that
-was killed."""
+was killed. Each stop, with a watch, notes before and after it the volumes of the task's
+projects the service may hold (planes/rally/lost_volumes.py), so that what it loses of
+them is found and removed."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,8 +21,11 @@ from harness.core.faults import ServiceFault
 from harness.core.store import CampaignStore
 from harness.planes.base import TargetError
 from harness.planes.faults import PartState, undo_notes
+from harness.planes.rally.lost_volumes import NOTE_KIND as LOST_KIND
+from harness.planes.rally.lost_volumes import CinderPools, at_risk, note_in_hand
 from harness.testbeds import TestbedError
-from harness.testbeds.openstack.testbed import MARKER
+from harness.testbeds.ceph import CINDER_USER
+from harness.testbeds.openstack.testbed import BACKENDS, MARKER, OpenStackTestbed
 
 NOTE_KIND = "openstack-service-fault"
 ACT_TIMEOUT_S = 900  # `up` waits for the services to report, each wait up to 600 s
@@ -47,13 +52,39 @@ def openstack_testbed_of(clouds_yaml: Path | None) -> Path | None:
     return state if (state / MARKER).exists() else None
 
 
+def cinder_pools(testbed: Path) -> CinderPools:
+    """Where the testbed's Cinder backends keep their volumes' images."""
+    ceph = OpenStackTestbed(testbed).ceph_state
+    return CinderPools(ceph / "ceph.conf", CINDER_USER, tuple(BACKENDS.values()))
+
+
+Watch = Callable[[str], None]  # notes what a service holds, given the service's name
+
+
+def in_hand_watch(
+    store: CampaignStore, testbed: Path, task: str, ours: Callable[[str], bool]
+) -> Watch:
+    """A watch that notes in ``store`` the volumes of Rally task ``task``'s projects
+    (``ours``: Rally's names of them) the service holds (lost_volumes.py)."""
+    conn = OpenStackTestbed(testbed).connection()
+    pools = cinder_pools(testbed)
+    key = f"{LOST_KIND}:{testbed}:{task}"
+
+    def watch(service: str) -> None:
+        note_in_hand(store, key, testbed, service, pools, at_risk(conn, ours))
+
+    return watch
+
+
 class ServiceSwitch:
-    """How faults act on the OpenStack testbed's services: its own CLI."""
+    """How faults act on the OpenStack testbed's services: its own CLI; with a watch, what
+    each stop may catch in the service's hands noted before and after it."""
 
     note_kind = NOTE_KIND
 
-    def __init__(self, testbed: Path | None):
+    def __init__(self, testbed: Path | None, watch: Watch | None = None):
         self.testbed = testbed
+        self.watch = watch
 
     @property
     def where(self) -> str:
@@ -91,6 +122,9 @@ class ServiceSwitch:
         if self.testbed is None:
             raise TestbedError(f"{action} {service}: not the volperf OpenStack testbed")
         verb = {"stop-service": ["stop-service", service], "start-service": ["up"]}[action]
+        watched = self.watch if action == "stop-service" else None
+        if watched is not None:
+            watched(service)  # what the stop may catch, noted before it is given
         argv = [sys.executable, "-m", "harness.cli", "testbed", verb[0], "openstack", *verb[1:]]
         try:
             done = subprocess.run(
@@ -104,6 +138,8 @@ class ServiceSwitch:
         if done.returncode != 0:
             said = (done.stderr.strip() or done.stdout.strip()).splitlines()
             raise TestbedError(f"{action} {service}: {said[-1] if said else done.returncode}")
+        if watched is not None:
+            watched(service)  # and what it held as it stopped
         return self.commands(action, service)
 
     def on(self, service: str) -> str:
