@@ -3,13 +3,16 @@ for an OSD's, volperf_service_fault for a Cinder service's): one hook per fault,
 by Rally's time trigger ``at`` seconds into each of the task's workloads (the runner puts
 them on every workload of the rendered task: runner.add_hooks); what they left changed
 at the step's end put back (planes/faults.py's ledger, from the hooks' notes in
-created.json), and what was asked, what the hooks gave (each action's commands and
-times, from the task's report) and what was undone written to raw/faults.json, for the
-step's warnings."""
+created.json), the images Cinder lost of the volumes the stops caught in hand removed
+(planes/rally/lost_volumes.py), and what was asked, what the hooks gave (each action's
+commands and times, from the task's report), what was undone and what images were left
+written to raw/faults.json, for the step's warnings."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from harness.core.faults import OsdFault, RallyFault, ServiceFault
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.planes.ceph.faults import OsdSwitch
 from harness.planes.faults import FaultLedger
+from harness.planes.rally import lost_volumes
 from harness.planes.rally.phases import faults_given
 from harness.planes.rally.records import RallyResultError, load_export, scenario_of, workloads
 from harness.planes.rally.runner import JSON_REPORT
@@ -119,8 +123,29 @@ def undo_left(
     ]
     where = "; ".join(ledger.switch.where for ledger in ledgers.values())
     record = {"where": where, "asked": asked, "given": given_by_hooks(raw), "undone": undone}
+    record[lost_volumes.LEFT_FIELD] = images_left(store)
     atomic_write_json(raw / FAULTS_FILE, record)
+    if record[lost_volumes.LEFT_FIELD] and (raw / JSON_REPORT).exists():
+        report_again(raw)
     return undone
+
+
+def report_again(raw: Path) -> None:
+    """Rally's report of the step made again, with the images left (in a process of its
+    own: it imports Rally)."""
+    module = "harness.planes.rally.phased_report"
+    subprocess.run([sys.executable, "-m", module, str(raw)], check=False, timeout=300)
+
+
+def images_left(store: CampaignStore) -> list[dict[str, Any]]:
+    """The images of the volumes Cinder lost in the stops' hands, found and removed (each
+    with why it could not be, and the command that removes it)."""
+    notes = lost_volumes.noted(store)
+    try:
+        found = lost_volumes.resolve_noted(store, notes) if notes else []
+    except Exception as exc:  # said; the notes kept for `volperf cleanup`
+        return [{"volume": None, "error": f"{type(exc).__name__}: {exc}"}]
+    return [f.record() for f in found]
 
 
 def given_by_hooks(raw: Path) -> list[dict[str, Any]] | None:
@@ -137,9 +162,15 @@ def given_by_hooks(raw: Path) -> list[dict[str, Any]] | None:
     ]
 
 
+def faults_record(raw: Path) -> dict[str, Any]:
+    """raw/faults.json ({} where there is none)."""
+    try:
+        record: dict[str, Any] = json.loads((raw / FAULTS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return record
+
+
 def asked(raw: Path) -> list[dict[str, Any]]:
     """The actions each workload of the step was to be given (none: no faults file)."""
-    try:
-        return json.loads((raw / FAULTS_FILE).read_text()).get("asked") or []
-    except (OSError, ValueError):
-        return []
+    return faults_record(raw).get("asked") or []

@@ -9,7 +9,9 @@ adds to the workload
   about the faults and phases, each saying volperf added them after the task and from
   which samples;
 - under the workload's title (its description, which the report shows first): the
-  backend-phases warning, the one the console, summary.json and the campaign page carry.
+  backend-phases warning, the one the console, summary.json and the campaign page carry,
+  and the warnings of the RBD images Cinder lost in a stopped service's hands (RAW/
+  faults.json's images_left: the step's end writes the report again when it found some).
 
 The samples are the plane's (RAW/openstack-services.jsonl, RAW/ceph-health.jsonl), else the
 volperf_ceph_health hook's in the task itself, as for the step's summary
@@ -17,11 +19,15 @@ volperf_ceph_health hook's in the task itself, as for the step's summary
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
+from harness.planes.rally.faults import faults_record
+from harness.planes.rally.lost_volumes import WARNING_CODE as LEFT_CODE
+from harness.planes.rally.lost_volumes import left_warnings
 from harness.planes.rally.phases import (
     FAULT_TITLE,
     SERVICE_FAULT_TITLE,
@@ -46,11 +52,12 @@ def write_report(raw: Path, json_report: str, html_report: str) -> Path:
     tasks = task_results_loader.load(str(raw / json_report))
     health = read_samples(raw / HEALTH_FILE)
     services = read_samples(raw / SERVICE_STATES_FILE)
+    left = left_warnings(faults_record(raw))
     for task in tasks:
         for subtask in task["subtasks"]:
             for workload in subtask["workloads"]:
                 _hooks_as_rally_keeps_them(workload)
-                add_phases(workload, health, services)
+                add_phases(workload, health, services, left)
     path = raw / html_report
     report = exporter.TaskExporter.make(HTMLStaticExporter, tasks, str(path))
     for name, content in report["files"].items():
@@ -62,22 +69,24 @@ def add_phases(
     workload: dict[str, Any],
     health: list[dict[str, Any]],
     services: list[dict[str, Any]],
+    left: Sequence[Warning] = (),
 ) -> None:
-    """Add the workload's phases and their warnings to its first fault hook's output and its
-    backend-phases warning to its description (a workload as Rally's loader gives it, its
-    scenario under "name"); nothing when no fault was given during it."""
+    """Add the workload's phases and their warnings (and ``left``'s, the step's images
+    left) to its first fault hook's output and its backend-phases warning (and ``left``)
+    to its description (a workload as Rally's loader gives it, its scenario under
+    "name"); nothing when no fault was given during it."""
     # phases.py reads a workload as Rally's JSON export has it: its scenario by name
     faulted = workload_phases(workload, health, services)
     if faulted is None:
         return
-    warnings = phase_warnings(workload["name"], faulted)
+    warnings = [*phase_warnings(workload["name"], faulted), *left]
     fired = first_fault_firing(workload)
     if fired is not None:
         complete = fired.setdefault("output", {}).setdefault("complete", [])
         complete.append(phases_table(faulted))
         if warnings:
             complete.append(warnings_text(warnings))
-    said = [w.message for w in warnings if w.code == "backend-phases"]
+    said = [w.message for w in warnings if w.code in ("backend-phases", LEFT_CODE)]
     if said:
         before = (workload.get("description") or "").rstrip()
         workload["description"] = "\n\n".join(
@@ -151,3 +160,11 @@ def _hooks_as_rally_keeps_them(workload: dict[str, Any]) -> None:
         for key in ("action", "trigger"):
             if isinstance(config.get(key), dict):
                 config[key] = next(iter(config[key].items()))
+
+
+if __name__ == "__main__":  # the step's end: the report again, with the images left
+    import sys
+
+    from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT
+
+    write_report(Path(sys.argv[1]), JSON_REPORT, HTML_REPORT)

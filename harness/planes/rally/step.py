@@ -12,7 +12,8 @@ from typing import Any
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.rally.data_plane import data_plane_parts
-from harness.planes.rally.faults import asked
+from harness.planes.rally.faults import asked, faults_record
+from harness.planes.rally.lost_volumes import left_warnings
 from harness.planes.rally.phases import phase_warnings, workload_phases
 from harness.planes.rally.records import (
     CSV_FILE,
@@ -124,6 +125,7 @@ def rally_step(raw: Path, step_id: str) -> RallyStepResult:
             f"figures cover part of the task){_runner_error(raw / TASK_FILE)}"
         )
         result.warnings.append(Warning("rally-task", message))
+    result.warnings += left_warnings(faults_record(raw))  # what the stops left, removed
     return result
 
 
