@@ -7,9 +7,9 @@ service of another cloud. Give it an event trigger, one hook per fault:
 With ``campaign`` (a volperf campaign's folder: the Rally plane gives its own), what the
 fault leaves stopped is noted in the campaign's created.json before it is done, so that
 `volperf cleanup` starts it after a task that was killed; a later firing (start-service)
-reads the note and forgets it; and each stop notes, before and after it, the volumes of
-the task's projects the service may hold, so that what it loses of them is found and
-removed (planes/rally/lost_volumes.py). Each firing's commands and times are kept in the task's
+reads the note and forgets it; and after each stop the volumes of the task's projects the
+service may have held are noted, so that what it lost of them is found and removed
+(planes/rally/lost_volumes.py). Each firing's commands and times are kept in the task's
 results, the line after FAULT_PREFIX as JSON, for the task's phases
 (planes/rally/phases.py) beside the Rally plane's samples of Cinder's services."""
 
@@ -74,9 +74,24 @@ class ServiceFaultHook(hook.HookAction):
         except (TargetError, ValueError) as exc:
             self.set_error(type(exc).__name__, "the fault cannot be given", str(exc))
             return
-        assert testbed is not None  # the check's
-        watch = None if store is None else self._watch(store, testbed)
-        give(self, fault, FaultLedger(ServiceSwitch(testbed, watch), store), SERVICE_FAULT_TITLE)
+        ledger = FaultLedger(ServiceSwitch(testbed), store)
+        give(self, fault, ledger, SERVICE_FAULT_TITLE)
+        stopped = [g for g in ledger.given if g["action"] == "stop-service" and not g["error"]]
+        if store is not None and testbed is not None and stopped:
+            self._note_in_hand(store, testbed, fault.service)
+
+    def _note_in_hand(self, store: CampaignStore, testbed: Path, service: str) -> None:
+        """After the stop (not before: the stop is given when asked), the volumes of the
+        task's projects the service may have held, noted in the campaign."""
+        try:
+            self._watch(store, testbed)(service)
+        except Exception as exc:  # said in the task's report; the stop itself was given
+            self.set_error(
+                type(exc).__name__,
+                f"the volumes {service} may have held at the stop were not noted: "
+                "run `volperf cleanup` after checking its pools",
+                str(exc),
+            )
 
     def _watch(self, store: CampaignStore, testbed: Path) -> Watch:
         """What each stop may catch in the service's hands, noted in the campaign: the

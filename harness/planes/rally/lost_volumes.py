@@ -4,10 +4,10 @@ A stop catches a create in cinder-volume's hands now and then (librbd adds the i
 the pool's directory first and writes its header after): the restarted service sets the
 volume to error, Cinder's delete of it finds no image it can open, says "no longer exists
 in backend" and forgets the volume, and the half-made image stays in the pool, listed by
-`rbd ls`, removed by nothing. So before and after each stop of a Cinder service, volperf
-lists the volumes of its own Rally projects that the service may hold (IN_HAND), or whose
-create or delete failed, and notes
-their ids in created.json (kind NOTE_KIND, with the pools of the testbed's Cinder
+`rbd ls`, removed by nothing. So after each stop of a Cinder service (a volume it held
+keeps its status until it starts again), volperf lists the volumes of its own Rally
+projects that the service may have held (IN_HAND), or whose create or delete failed, and
+notes their ids in created.json (kind NOTE_KIND, with the pools of the testbed's Cinder
 backends); at the step's end and in `volperf cleanup`, for each noted volume Cinder no
 longer knows, the image Cinder would have named after it (``volume-<id>``) is removed
 from those pools, and the step's raw/faults.json, its warnings and Rally's report say so.

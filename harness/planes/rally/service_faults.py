@@ -4,9 +4,9 @@ clouds.yaml), stopped as `volperf testbed stop-service` does and started again a
 `volperf testbed up` does, through the ledger of planes/faults.py. volperf stops no
 service of another cloud. What a fault leaves stopped is noted in created.json first
 (kind ``openstack-service-fault``), so that `volperf cleanup` starts it after a run that
-was killed. Each stop, with a watch, notes before and after it the volumes of the task's
-projects the service may hold (planes/rally/lost_volumes.py), so that what it loses of
-them is found and removed."""
+was killed. After each stop, a watch notes the volumes of the task's projects the
+service may have held (planes/rally/lost_volumes.py), so that what it lost of them is
+found and removed."""
 
 from __future__ import annotations
 
@@ -58,14 +58,16 @@ def cinder_pools(testbed: Path) -> CinderPools:
     return CinderPools(ceph / "ceph.conf", CINDER_USER, tuple(BACKENDS.values()))
 
 
-Watch = Callable[[str], None]  # notes what a service holds, given the service's name
+Watch = Callable[[str], None]  # notes what a stopped service held, given its name
 
 
 def in_hand_watch(
     store: CampaignStore, testbed: Path, task: str, ours: Callable[[str], bool]
 ) -> Watch:
     """A watch that notes in ``store`` the volumes of Rally task ``task``'s projects
-    (``ours``: Rally's names of them) the service holds (lost_volumes.py)."""
+    (``ours``: Rally's names of them) a stopped service may have held (lost_volumes.py):
+    those it held at the stop keep their status (creating, deleting …) until it starts
+    again, then fail."""
     conn = OpenStackTestbed(testbed).connection()
     pools = cinder_pools(testbed)
     key = f"{LOST_KIND}:{testbed}:{task}"
@@ -77,14 +79,12 @@ def in_hand_watch(
 
 
 class ServiceSwitch:
-    """How faults act on the OpenStack testbed's services: its own CLI; with a watch, what
-    each stop may catch in the service's hands noted before and after it."""
+    """How faults act on the OpenStack testbed's services: its own CLI."""
 
     note_kind = NOTE_KIND
 
-    def __init__(self, testbed: Path | None, watch: Watch | None = None):
+    def __init__(self, testbed: Path | None):
         self.testbed = testbed
-        self.watch = watch
 
     @property
     def where(self) -> str:
@@ -122,9 +122,6 @@ class ServiceSwitch:
         if self.testbed is None:
             raise TestbedError(f"{action} {service}: not the volperf OpenStack testbed")
         verb = {"stop-service": ["stop-service", service], "start-service": ["up"]}[action]
-        watched = self.watch if action == "stop-service" else None
-        if watched is not None:
-            watched(service)  # what the stop may catch, noted before it is given
         argv = [sys.executable, "-m", "harness.cli", "testbed", verb[0], "openstack", *verb[1:]]
         try:
             done = subprocess.run(
@@ -138,8 +135,6 @@ class ServiceSwitch:
         if done.returncode != 0:
             said = (done.stderr.strip() or done.stdout.strip()).splitlines()
             raise TestbedError(f"{action} {service}: {said[-1] if said else done.returncode}")
-        if watched is not None:
-            watched(service)  # and what it held as it stopped
         return self.commands(action, service)
 
     def on(self, service: str) -> str:
