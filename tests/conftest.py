@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -17,7 +18,7 @@ from hypothesis import settings
 from harness.host.process import command_line
 from harness.planes.ceph import images
 from harness.planes.ceph.access import CephAccess
-from harness.testbeds.ceph import CephTestbed
+from harness.testbeds.ceph import POOLS, CephTestbed
 from harness.testbeds.openstack.testbed import CLOUD
 from tests.harness.helpers import K8S_TEST_STATIC_PVS, volperf
 from tests.harness.planes.openstack_campaigns import OpenStackCampaigns, run_all
@@ -141,6 +142,65 @@ def ceph_daemons(conf: Path) -> list[str]:
     """Command lines of running processes that use this testbed's ceph.conf."""
     lines = (command_line(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit())
     return [line for line in lines if str(conf) in line and line.startswith("ceph-")]
+
+
+CEPH_FIXTURES = ("ceph_testbed", "guests_ceph_testbed", "k8s_ceph_testbed")
+
+
+def _pool_images(info: CephTestbedInfo) -> dict[str, set[str]]:
+    """Every image of the testbed's pools (those it has of POOLS), by pool."""
+    found = {}
+    with info.access().cluster() as cluster:
+        for pool in (p for p in POOLS if cluster.pool_exists(p)):
+            with closing(cluster.open_ioctx(pool)) as ioctx:
+                found[pool] = images.existing(ioctx)
+    return found
+
+
+def _images_made(info: CephTestbedInfo, before: dict[str, set[str]]) -> dict[str, list[str]]:
+    """The images of the testbed's pools that were not there ``before``, by pool."""
+    now = _pool_images(info).items()
+    return {
+        pool: sorted(names - before.get(pool, set()))
+        for pool, names in now
+        if names - before.get(pool, set())
+    }
+
+
+# Cinder and Kubernetes delete a volume's image after they have said the volume deleted
+ASYNC_DELETE_S = 60
+
+
+@pytest.fixture(autouse=True)
+def leaves_its_pools_as_found(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test of a Ceph testbed leaves its pools as it found them, or fails itself with
+    what it left (then removed, so that no later test fails for it): a fault's leftover is
+    the test's own failure, not the next one's."""
+    testbeds = [
+        request.getfixturevalue(name) for name in CEPH_FIXTURES if name in request.fixturenames
+    ]
+    before = [_pool_images(info) for info in testbeds]
+    yield
+    left = {}
+    for info, found in zip(testbeds, before, strict=True):
+        made = _images_made(info, found)
+        deadline = time.monotonic() + ASYNC_DELETE_S
+        while made and time.monotonic() < deadline:  # a delete the test asked may still run
+            time.sleep(2)
+            made = _images_made(info, found)
+        if made:
+            _remove_images(info, made)
+            left[str(info.state)] = made
+    if left:
+        pytest.fail(f"the test left RBD images (now removed): {left}")
+
+
+def _remove_images(info: CephTestbedInfo, made: dict[str, list[str]]) -> None:
+    with info.access().cluster() as cluster:
+        for pool, names in made.items():
+            with closing(cluster.open_ioctx(pool)) as ioctx:
+                for name in names:
+                    images.remove(ioctx, name)
 
 
 def module_ceph_testbed(
