@@ -15,11 +15,13 @@ import pytest
 
 from harness.testbeds.daemons import Daemon, group_running
 
-# a daemon of the testbed in WORK: its command line names WORK; it ignores SIGTERM if told
+# a daemon of the testbed in WORK: its command line names WORK; it ignores SIGTERM if told,
+# and says when its handler is set (WORK/handler-set)
 DAEMON = """
-import signal, sys, time
+import pathlib, signal, sys, time
 if sys.argv[2] == "stubborn":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+pathlib.Path(sys.argv[1], "handler-set").touch()
 time.sleep(300)
 """
 
@@ -45,7 +47,9 @@ def test_a_stopped_daemon_ends_on_sigterm(tmp_path):
 
 def test_one_that_ignores_sigterm_is_killed_after_the_timeout(tmp_path):
     process, daemon = _daemon(tmp_path, "stubborn")
-    time.sleep(0.3)  # its handler set
+    deadline = time.monotonic() + 30  # a busy machine's Python can take seconds to start
+    while not (tmp_path / "handler-set").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)  # not a fixed sleep: 0.3 s was not enough in a run of 2026-12-07
     started = time.monotonic()
     assert daemon.stop(timeout_s=1)
     assert process.wait(timeout=5) == -9

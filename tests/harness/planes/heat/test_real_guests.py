@@ -10,6 +10,7 @@ VMs through plain `rally task start`, and a run killed while its guests boot, af
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import platform
@@ -211,7 +212,9 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(
     above it by more than a second's worth (after a stall of the guest's emulated CPU, the
     I/Os QEMU completed meanwhile, up to the queue depth, and the bucket's tenth of a
     second of burst arrive at once: 18 over in one second of that CI run), nor the whole
-    run above it. The default type's VMs on the same testbed above it; volperf kept each
+    run above it. The default type's VMs on the same testbed above it (measured again
+    alone when their emulated CPU, starved beside the suite's other groups, held them below
+    it too: 15.2 IOPS in a run of 2026-12-07 not alone on the machine); volperf kept each
     volume's limit beside its figures. The median, not the mean: on a busy machine the
     emulated CPU stalls and the seconds it stalls run below the limit (a CI run's reader:
     65 39 66 58 17 78 55 … IOPS, median 59.5, 55.7 in the window). A VM held below the
@@ -224,17 +227,20 @@ def test_qemu_holds_each_vm_to_its_volume_types_front_end_qos_limit(
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     with (folder / "fio.csv").open() as handle:
         limited = list(csv.DictReader(handle))
-    with (ran[NAME][0] / "fio.csv").open() as handle:
-        unlimited = list(csv.DictReader(handle))
+    unlimited = _rows(ran[NAME][0])
+    if not all(_above_limit(row) for row in unlimited):  # its emulated CPU set its rate too
+        alone, again = _alone(tmp_path_factory, real_guests_testbed, NAME)
+        assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+        print(f"the default type's VMs below the limit beside the limited ones: {unlimited}")
+        unlimited = _rows(alone)
     for row in unlimited:
-        assert float(row[f"{_direction(row)}_iops"]) > LIMIT + HELD, row
+        assert _above_limit(row), row
     starved = [row["consumer"] for row in limited if _starved(_per_second_iops(folder, row))]
     if starved:  # the emulated CPU, not the limit, set their rate: measured again, alone
         first = {row["consumer"]: _per_second_iops(folder, row) for row in limited}
-        folder, run = _limited_alone(tmp_path_factory, real_guests_testbed)
+        folder, run = _alone(tmp_path_factory, real_guests_testbed, LIMITED)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-        with (folder / "fio.csv").open() as handle:
-            limited = list(csv.DictReader(handle))
+        limited = _rows(folder)
         print(f"starved beside the unlimited campaign: {starved} {first}; measured alone")
     for row in limited:
         direction = _direction(row)
@@ -262,27 +268,40 @@ def _starved(seconds: list[float]) -> bool:
     return statistics.median(seconds) < LIMIT - HELD and _most_over_any_run(seconds, LIMIT) <= LIMIT
 
 
-def _limited_alone(tmp_path_factory, testbed) -> tuple[Path, subprocess.CompletedProcess]:
-    """The limited campaign once more, on its own, on the same testbed."""
-    work = tmp_path_factory.mktemp("real-guests-limited-alone")
-    spec = _spec(work, LIMITED, testbed.clouds_yaml, LIMITED_RUNTIME, volume_type=LIMITED)
-    with limited_type(testbed.connection(), LIMITED, {"total_iops_sec": str(LIMIT)}):
+def _rows(folder: Path) -> list[dict[str, str]]:
+    with (folder / "fio.csv").open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def _above_limit(row: dict[str, str]) -> bool:
+    return float(row[f"{_direction(row)}_iops"]) > LIMIT + HELD
+
+
+def _alone(tmp_path_factory, testbed, name: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """Campaign ``name`` (NAME or LIMITED) once more, on its own, on the same testbed."""
+    work = tmp_path_factory.mktemp(f"{name}-alone")
+    if name == LIMITED:
+        spec = _spec(work, name, testbed.clouds_yaml, LIMITED_RUNTIME, volume_type=LIMITED)
+        volume_type = limited_type(testbed.connection(), LIMITED, {"total_iops_sec": str(LIMIT)})
+    else:
+        spec, volume_type = _spec(work, name, testbed.clouds_yaml), contextlib.nullcontext()
+    with volume_type:
         run = subprocess.Popen(
             [sys.executable, "-m", "harness.cli", "run", "heat", str(spec)]
             + ["--results", str(work / "results")],
             cwd=work,
-            stdout=(work / f"{LIMITED}.out").open("w"),
-            stderr=(work / f"{LIMITED}.err").open("w"),
+            stdout=(work / f"{name}.out").open("w"),
+            stderr=(work / f"{name}.err").open("w"),
             text=True,
         )
-        _wait_or_clean_up({LIMITED: run}, work, deadline=time.monotonic() + RUNS_TIMEOUT_S)
+        _wait_or_clean_up({name: run}, work, deadline=time.monotonic() + RUNS_TIMEOUT_S)
     done = subprocess.CompletedProcess(
         run.args,
         run.returncode,
-        (work / f"{LIMITED}.out").read_text(),
-        (work / f"{LIMITED}.err").read_text(),
+        (work / f"{name}.out").read_text(),
+        (work / f"{name}.err").read_text(),
     )
-    return work / "results" / LIMITED, done
+    return work / "results" / name, done
 
 
 def _per_second_iops(folder: Path, row: dict[str, str]) -> list[float]:
