@@ -411,20 +411,15 @@ def cleanup(campaign: Path) -> None:
     """Remove what CAMPAIGN created that is still there (e.g. after a crash): files,
     directories, servers, RBD images (also those in its pool tagged with it); and undo
     the faults it left injected (an OSD left stopped is started, one left out marked in)."""
-    from harness.campaign.cleanup import remove_created
+    from harness.campaign.cleanup import remove_created, told
 
     store = _measured(campaign)
     with store.lock():
         removed = remove_created(store)
-    kept = [line for line in removed if line.startswith("NOT removed")]
-    undone = [line for line in removed if line.startswith("undone:")]  # faults put back
-    for line in removed:
-        console().print(line if line in kept + undone else f"removed {line}", highlight=False)
-    console().print(
-        f"{len(removed) - len(kept) - len(undone)} resources removed"
-        + (f", the faults on {len(undone)} undone" if undone else "")
-    )
-    if kept:
+    lines, all_removed = told(removed)
+    for line in lines:
+        console().print(line, highlight=False)
+    if not all_removed:
         sys.exit(EXIT_FAILED)
 
 

@@ -190,7 +190,10 @@ def method_lines(data: CampaignData) -> list[str]:
             + ", ".join(f"{name} {value}" for name, value in settings.items())
             + "."
         )
-    lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
+    lines += [
+        f"Workload {w['name']}: {describe_workload(w, target.get('type'))}"
+        for w in spec.get("workloads", [])
+    ]
     if spec.get("labels"):
         lines.append("Labels: " + ", ".join(f"{k}={v}" for k, v in spec["labels"].items()))
     return lines
@@ -321,6 +324,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     workloads = []
+    target_type = (data.spec.get("target") or {}).get("type")
     for index, name in enumerate(data.workloads, start=1):
         steps = data.steps_of(name)
         if data.capacity:  # a search tries its counts out of order: drawn in order
@@ -336,7 +340,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 {
                     "name": name,
                     "tool": tool,
-                    "description": describe_workload(spec_w),
+                    "description": describe_workload(spec_w, target_type),
                     "db_header": tables.DB_HEADERS[tool],
                     "db": tables.db_rows(steps, tool),
                     "storage_header": tables.STORAGE_HEADER,
@@ -352,7 +356,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             {
                 "name": name,
                 "tool": tool,
-                "description": describe_workload(spec_w) if spec_w else "",
+                "description": describe_workload(spec_w, target_type) if spec_w else "",
                 "average": tables.average_rows(steps),
                 "sum": tables.sum_rows(steps),
                 "window": tables.window_rows(steps),
