@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.store import read_raw_text
 from harness.records.fio import csv_cell
 
 CSV_FILE = "rally.csv"  # a Rally step's rows, the campaign's table of them
@@ -24,6 +25,10 @@ CSV_FILE = "rally.csv"  # a Rally step's rows, the campaign's table of them
 
 class RallyResultError(ValueError):
     """A Rally JSON export that cannot be read (the message names the file and why)."""
+
+
+class RallyReportMissing(RallyResultError):
+    """No Rally JSON export at all (neither NAME nor NAME.gz)."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,11 @@ TABLE_HEADER = [
 
 
 def load_export(path: Path) -> dict[str, Any]:
+    """Rally's JSON export, kept as PATH or gzipped as PATH.gz."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_raw_text(path))
+    except FileNotFoundError as exc:
+        raise RallyReportMissing(f"{path}: no Rally JSON export ({exc})") from exc
     except (OSError, ValueError) as exc:
         raise RallyResultError(f"{path}: not a readable Rally JSON export ({exc})") from exc
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
