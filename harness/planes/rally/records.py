@@ -156,10 +156,15 @@ def rally_csv(records: Iterable[RallyActionRecord]) -> str:
 def read_rally_csv(path: Path) -> list[dict[str, str]]:
     """Rows of a rally.csv as written (strings), e.g. a baseline campaign's."""
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RallyResultError(f"{path}: cannot read ({exc})") from exc
+    return rally_csv_rows(text, str(path))
+
+
+def rally_csv_rows(text: str, where: str = "rally.csv") -> list[dict[str, str]]:
+    """Rows of a rally.csv's text (strings); ``where`` names it in the error."""
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     if rows and "action" not in rows[0]:
-        raise RallyResultError(f"{path}: not a volperf rally.csv (no 'action' column)")
+        raise RallyResultError(f"{where}: not a volperf rally.csv (no 'action' column)")
     return rows
