@@ -58,7 +58,7 @@ def read_raw_text(path: Path) -> str:
             raise
     try:
         data = gzip.decompress(packed.read_bytes())
-    except (EOFError, zlib.error) as exc:  # cut short; corrupt (BadGzipFile is an OSError)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:  # cut short, corrupt, not gzip
         raise OSError(f"{packed}: not a whole gzip stream ({exc})") from exc
     return data.decode("utf-8")
 
