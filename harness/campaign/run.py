@@ -228,7 +228,7 @@ def _rebuild(store: CampaignStore) -> list[StepResult]:
     """The campaign's records and views rebuilt from its steps' raw files. Their modules
     are imported here, once a step has run: they were a fifth of the time before a
     campaign's first step started."""
-    from harness.campaign.results import rebuild
+    from harness.campaign.rebuild import rebuild
 
     return rebuild(store)
 

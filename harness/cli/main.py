@@ -349,7 +349,7 @@ def collect_heat(
 @click.option("--json", "as_json", is_flag=True)
 def reparse(campaign: Path, as_json: bool) -> None:
     """Rebuild fio.csv and summary.json of CAMPAIGN from its raw output."""
-    from harness.campaign.results import rebuild
+    from harness.campaign.rebuild import rebuild
     from harness.cli.display import summary_tables
     from harness.core.spec import SpecError
     from harness.planes.registry import csv_files
