@@ -39,12 +39,12 @@ def print_json(data: Any) -> None:
 
 
 cloud_option = click.option(
-    "--cloud", help="rally, heat: the cloud's name in clouds.yaml (instead of the spec's)"
+    "--cloud", help="openstack target: the cloud's name in clouds.yaml (instead of the spec's)"
 )
 clouds_yaml_option = click.option(
     "--clouds-yaml",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="rally, heat: clouds.yaml to read (default $OS_CLIENT_CONFIG_FILE, the usual places, "
+    help="openstack target: clouds.yaml to read (default $OS_CLIENT_CONFIG_FILE, the usual places, "
     "the OpenStack testbed's)",
 )
 results_option = click.option(

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,10 +22,10 @@ from harness.cli.common import (
     results_option,
 )
 from harness.cli.console import console
+from harness.cli.run_options import DEFAULT_PROFILE, RunOptions, spec_of
 
 if TYPE_CHECKING:
     from harness.campaign.run import CampaignOutcome
-    from harness.core.spec import CampaignSpec
 
 
 @click.command()
@@ -41,163 +40,130 @@ if TYPE_CHECKING:
     "--dir",
     "directory",
     type=click.Path(path_type=Path),
-    help="local: directory (or, with --allow-device, block device) under test",
+    help="local target: directory (or, with --allow-device, block device) under test",
 )
 @click.option(
     "--profile",
     type=click.Choice(profiles.names()),
-    default="quick",
-    show_default=True,
-    help="local, rbd, k8s: built-in workload profile",
+    default=None,
+    help=f"run local|rbd|k8s: built-in workload profile (default {DEFAULT_PROFILE})",
 )
-@click.option("--name", help="campaign name (local default: PROFILE-YYYYmmdd-HHMMSS)")
-@results_option
-@click.option("--runtime", type=int, help="a profile: override every workload's runtime (s)")
 @click.option(
-    "--size", help="a profile: override every consumer's file size, fio and fileio (e.g. 4G)"
+    "--name",
+    help="campaign name instead of the spec's (a profile's default: PROFILE-YYYYmmdd-HHMMSS)",
 )
-@click.option("--sweep", help="a profile: consumer counts instead of the profile's, e.g. 1,2,4")
+@results_option
+@click.option("--runtime", type=int, help="override every workload's runtime (s)")
+@click.option("--size", help="override every consumer's file size, fio and fileio (e.g. 4G)")
+@click.option("--sweep", help="consumer counts instead of the spec's or profile's, e.g. 1,2,4")
 @click.option(
     "--set",
     "settings",
     multiple=True,
     metavar="KEY=VALUE",
-    help="a profile: set KEY of every workload that has it (e.g. scale=1, threads=[1,4])",
+    help="set KEY of every workload that has it (e.g. scale=1, threads=[1,4])",
 )
-@click.option("--allow-device", is_flag=True, help="let fio write to a raw block device")
 @click.option(
-    "--allow-existing", is_flag=True, help="let fio overwrite files volperf did not create"
+    "--allow-device", is_flag=True, help="local target: let fio write to a raw block device"
+)
+@click.option(
+    "--allow-existing",
+    is_flag=True,
+    help="local, hosts target: let fio overwrite files volperf did not create",
 )
 @click.option(
     "--prefill/--no-prefill",
     default=None,
-    help="a profile: write every block once before measuring (default: the profile's)",
+    help="write every block once before measuring (default: the spec's or profile's)",
 )
 @click.option(
     "--ceph-conf",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="rbd: ceph.conf (default $CEPH_CONF, the Ceph testbed's, /etc/ceph/ceph.conf)",
+    help="rbd, openstack target: ceph.conf (default $CEPH_CONF, the Ceph testbed's, "
+    "/etc/ceph/ceph.conf)",
 )
-@click.option("--ceph-user", default="admin", show_default=True, help="rbd: cephx user")
-@click.option("--pool", default="volumes", show_default=True, help="rbd: pool for the images")
-@click.option("--storage-class", help="k8s: StorageClass of the PVCs volperf creates")
+@click.option("--ceph-user", help="rbd, openstack target: cephx user (default admin)")
+@click.option("--pool", help="rbd target: pool for the images (default volumes)")
+@click.option("--storage-class", help="k8s target: StorageClass of the PVCs volperf creates")
 @click.option(
     "--kubeconfig",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="k8s: kubeconfig (default $KUBECONFIG, the k8s testbed's, ~/.kube/config)",
+    help="k8s target: kubeconfig (default $KUBECONFIG, the k8s testbed's, ~/.kube/config)",
 )
 @cloud_option
 @clouds_yaml_option
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON on stdout")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="print the spec the campaign would run (every option applied, as campaign.yaml "
+    "keeps it) and run nothing",
+)
 def run(
     what: str,
     cloud_spec: Path | None,
-    directory: Path | None,
-    profile: str,
+    profile: str | None,
     name: str | None,
     results: Path,
     runtime: int | None,
     size: str | None,
     sweep: str | None,
     settings: tuple[str, ...],
-    allow_device: bool,
-    allow_existing: bool,
     prefill: bool | None,
-    ceph_conf: Path | None,
-    ceph_user: str,
-    pool: str,
-    storage_class: str | None,
-    kubeconfig: Path | None,
-    cloud: str | None,
-    clouds_yaml: Path | None,
     as_json: bool,
+    dry_run: bool,
+    **target: Any,
 ) -> None:
     """Run a campaign from SPEC.yaml, or from a built-in profile: `run local --dir DIR`
     on a directory, `run rbd` on RBD images (--ceph-conf, --ceph-user, --pool), `run k8s
     --storage-class CLASS` on PVCs of a Kubernetes cluster (--kubeconfig);
     `run rally SPEC.yaml` sweeps a Rally task over concurrencies on an OpenStack cloud,
-    `run heat SPEC.yaml` runs fio in VMs Heat creates there, N VMs per step (--cloud,
-    --clouds-yaml override the spec's target).
+    `run heat SPEC.yaml` runs fio in VMs Heat creates there, N VMs per step.
+
+    Every option given overrides the spec's field (--name its name, --cloud its
+    target's cloud, --runtime every workload's runtime, …); one the campaign's target
+    does not have (--storage-class on a local target) is refused.
 
     Re-running an interrupted campaign (same spec, same --name) resumes at the first
     step not done.
     """
     from harness.campaign.run import run_campaign
     from harness.cli.display import RichDisplay
-    from harness.core import spec as spec_module
+    from harness.core.redact import redact
     from harness.core.spec import SpecError
     from harness.core.store import CampaignError
     from harness.planes.base import TargetError
     from harness.planes.ceph.access import resolve
     from harness.planes.registry import make_target
 
-    overrides = {
-        "runtime": runtime,
-        "size": size,
-        "sweep": sweep,
-        "settings": settings
-        + ((f"prefill={str(prefill).lower()}",) if prefill is not None else ()),
-    }
+    options = RunOptions(
+        what=what,
+        cloud_spec=cloud_spec,
+        profile=profile,
+        name=name,
+        runtime=runtime,
+        size=size,
+        sweep=sweep,
+        settings=settings,
+        prefill=prefill,
+        target=target,
+    )
     try:
-        name = name or f"{profile}-{time.strftime('%Y%m%d-%H%M%S')}"
-        if what == "local":
-            if directory is None:
-                raise click.UsageError("run local needs --dir DIR (the storage under test)")
-            spec = profiles.local_spec(
-                profile,
-                directory,
-                name,
-                allow_device=allow_device,
-                allow_existing=allow_existing,
-                **overrides,
-            )
-        elif what == "rbd":
-            target = {
-                "type": "rbd",
-                "ceph_conf": ceph_conf and str(ceph_conf.resolve()),
-                "user": ceph_user,
-                "pool": pool,
-            }
-            spec = profiles.profile_spec(profile, target, name, **overrides)
-        elif what == "k8s":
-            if not storage_class:
-                raise click.UsageError("run k8s needs --storage-class CLASS (the class under test)")
-            target = {"type": "k8s", "storage_class": storage_class}
-            if kubeconfig is not None:
-                target["kubeconfig"] = str(kubeconfig.resolve())
-            spec = profiles.profile_spec(profile, target, name, **overrides)
-        elif what in ("rally", "heat"):
-            if cloud_spec is None:
-                raise click.UsageError(f"run {what} needs SPEC.yaml (an openstack target)")
-            spec = _cloud_spec(spec_module.load(cloud_spec), what, cloud, clouds_yaml)
-        else:
-            spec = spec_module.load(Path(what))
-        spec = resolve(spec)
+        spec = resolve(spec_of(options))
+        if dry_run:
+            saved = redact(spec.to_dict())
+            if as_json:
+                print_json(saved)
+            else:
+                import yaml
+
+                click.echo(yaml.safe_dump(saved, sort_keys=False), nl=False)
+            return
         outcome = run_campaign(spec, results, make_target, RichDisplay(console()))
     except (SpecError, CampaignError, TargetError) as exc:
         console().print(f"[red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_USAGE)
     _report(outcome, as_json)
-
-
-def _cloud_spec(
-    spec: CampaignSpec, what: str, cloud: str | None, clouds_yaml: Path | None
-) -> CampaignSpec:
-    from harness.core.spec import SpecError
-
-    if spec.target.type != "openstack":
-        raise SpecError(
-            f"run {what}",
-            [
-                f"target: the spec's target is {spec.target.type!r}; "
-                f"{what} runs on an openstack target"
-            ],
-        )
-    tool = "rally" if what == "rally" else "fio"
-    if not any(w.tool == tool for w in spec.workloads):
-        raise SpecError(f"run {what}", [f"workloads: none has tool: {tool}"])
-    update = {k: v for k, v in (("cloud", cloud), ("clouds_yaml", clouds_yaml)) if v}
-    return spec.model_copy(update={"target": spec.target.model_copy(update=update)})
 
 
 def _report(outcome: CampaignOutcome, as_json: bool) -> None:
