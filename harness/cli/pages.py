@@ -37,7 +37,9 @@ def doc_options(command: Any) -> Any:
     )(command)
 
 
-def _doc_source(given: Path | None, build_dir: Path | None) -> Path:
+def _found_doc_source(given: Path | None, build_dir: Path | None) -> Path | None:
+    """The Sphinx source a page goes into: --doc-source, a checkout's doc/source, else
+    --build's DIR.source; None when there is none of them."""
     from harness.report.render import site_source
 
     if given is not None:
@@ -50,11 +52,18 @@ def _doc_source(given: Path | None, build_dir: Path | None) -> Path:
         return CHECKOUT_DOCS
     if build_dir is not None:
         return site_source(build_dir)
-    raise click.ClickException(
-        "no documentation to write the page into: give --build DIR (volperf makes a site "
-        "there, its Sphinx sources in DIR.source) or --doc-source DIR of your own Sphinx "
-        "project"
-    )
+    return None
+
+
+def _doc_source(given: Path | None, build_dir: Path | None) -> Path:
+    source = _found_doc_source(given, build_dir)
+    if source is None:
+        raise click.ClickException(
+            "no documentation to write the page into: give --build DIR (volperf makes a "
+            "site there, its Sphinx sources in DIR.source) or --doc-source DIR of your own "
+            "Sphinx project"
+        )
+    return source
 
 
 def _publish(index: Path, doc_source: Path, build_dir: Path | None) -> None:
@@ -100,7 +109,7 @@ def _build(doc_source: Path, build_dir: Path, page: Path) -> None:
     "others", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False)
 )
 @doc_options
-@click.option("--no-page", is_flag=True, help="only print the tables")
+@click.option("--no-page", is_flag=True, help="only print the tables (no page even in a checkout)")
 @click.option("--json", "as_json", is_flag=True, help="differences, deltas, unmatched steps")
 @click.option(
     "--accept-differences",
@@ -126,7 +135,8 @@ def compare(
     tolerance: float,
 ) -> None:
     """Relative deltas of OTHERS against BASELINE, metric by metric, after what differs
-    in how their matched steps were measured."""
+    in how their matched steps were measured; and their page, in a checkout's doc/source
+    (or --doc-source, or a site of --build's), none when there is no such place."""
     from harness.cli.display import print_comparison
     from harness.records.compare import compare_campaigns
     from harness.report.comparison import write_comparison
@@ -143,10 +153,18 @@ def compare(
     else:
         for comparison in comparisons:
             print_comparison(console(), comparison)
-    if not no_page:
-        source = _doc_source(doc_source, build_dir)
-        index = write_comparison(base.name, [o.name for o in loaded], comparisons, source)
-        _publish(index, source, build_dir)
+    if no_page:
+        return
+    source = _found_doc_source(doc_source, build_dir)
+    if source is None:  # outside a checkout, nothing asked: the tables above are all
+        console().print(
+            "no page written: no Sphinx source here (--build DIR makes a site with it, "
+            "--doc-source DIR writes it into your own)",
+            highlight=False,
+        )
+        return
+    index = write_comparison(base.name, [o.name for o in loaded], comparisons, source)
+    _publish(index, source, build_dir)
 
 
 def _page_name(text: str) -> str:
