@@ -15,7 +15,7 @@ from harness.planes.k8s.cluster import kubeconfig_path
 PROVISION_STOP = {"no_space": True, "bound_p95_above_s": 600}
 # applications grow until a project's PVC cannot be had, or a tenth of the projects fail
 APP_STOP = {"no_space": True, "failures_above_pct": 10, "bound_p95_above_s": 600}
-SCALES = {  # consumers per step and their work, by --scale
+SCALES = {  # consumers per step and their work, by --volperf-scale
     "small": {
         "fio_sweep": [1, 4],
         "fio_size": "64M",
@@ -148,7 +148,8 @@ SCALES = {  # consumers per step and their work, by --scale
     },
 }
 
-# the capacity search's settings a user may give instead of the scale's (--capacity-NAME)
+# the capacity search's settings a user may give instead of the scale's
+# (--volperf-capacity-NAME)
 CAPACITY_OPTIONS = (
     ("rate_iops", int, "random writes a second each pod is asked for (fio's rate_iops)"),
     ("p99_ms", float, "the objective: p99 write latency at most this, in ms"),
@@ -159,69 +160,102 @@ CAPACITY_OPTIONS = (
 )
 
 
+PREFIX = "--volperf-"  # every option of the plugin: it loads in every pytest session
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("volperf k8s_scenarios")
+    # help strings are %-formatted by argparse: a literal percent sign is %%
+    group = parser.getgroup("volperf", "volperf k8s_scenarios (Kubernetes PVC scenarios)")
     group.addoption(
-        "--kubeconfig",
+        f"{PREFIX}kubeconfig",
+        dest="volperf_kubeconfig",
         type=Path,
         default=None,
         help="cluster to run on (default $KUBECONFIG, the k8s testbed's, ~/.kube/config)",
     )
     group.addoption(
-        "--storage-class",
+        f"{PREFIX}storage-class",
+        dest="volperf_storage_class",
         action="append",
         default=[],
         help="StorageClass under test; give it twice or more to compare",
     )
-    group.addoption("--scale", choices=sorted(SCALES), default="small")
     group.addoption(
-        "--campaign", default=None, help="campaign name prefix (default k8s-YYYYmmdd-HHMMSS)"
+        f"{PREFIX}scale",
+        dest="volperf_scale",
+        choices=sorted(SCALES),
+        default="small",
+        help="consumers per step and their work (default small)",
     )
     group.addoption(
-        "--results", type=Path, default=Path("results"), help="where campaigns are stored"
+        f"{PREFIX}campaign",
+        dest="volperf_campaign",
+        default=None,
+        help="campaign name prefix (default k8s-YYYYmmdd-HHMMSS)",
     )
     group.addoption(
-        "--doc-source",
+        f"{PREFIX}results",
+        dest="volperf_results",
         type=Path,
-        default=Path("doc/source"),
-        help="Sphinx source the campaigns' pages and the StorageClass "
-        "comparisons are written into (test_results/)",
+        default=Path("results"),
+        help="where campaigns are stored (default ./results)",
     )
-    group.addoption("--fio-image", default="registry.local/fio:3.33")
     group.addoption(
-        "--mariadb-image",
+        f"{PREFIX}doc-source",
+        dest="volperf_doc_source",
+        type=Path,
+        default=None,
+        help="Sphinx source the campaigns' pages and the StorageClass comparisons are "
+        "written into (test_results/); default: no page is written",
+    )
+    group.addoption(
+        f"{PREFIX}fio-image",
+        dest="volperf_fio_image",
+        default="registry.local/fio:3.33",
+        help="fio in the fio and PVC provisioning scenarios' pods",
+    )
+    group.addoption(
+        f"{PREFIX}mariadb-image",
+        dest="volperf_mariadb_image",
         default="registry.local/mariadb-sysbench:bookworm",
         help="mariadbd, mariadb-install-db, mariadb-admin and sysbench",
     )
     group.addoption(
-        "--postgresql-image",
+        f"{PREFIX}postgresql-image",
+        dest="volperf_postgresql_image",
         default="registry.local/postgresql-pgbench:bookworm",
         help="PostgreSQL 15 and pgbench in /usr/lib/postgresql/15/bin",
     )
     group.addoption(
-        "--app-image",
+        f"{PREFIX}app-image",
+        dest="volperf_app_image",
         default="registry.local/apps:bookworm-3",
         help="the git, build, redis and broker scenarios': sh, awk, tar, gzip, df, sync -f, "
         "git, make, redis-server, redis-cli, volperf-ycsb, nats-server and nats",
     )
     group.addoption(
-        "--pod-timeout",
+        f"{PREFIX}pod-timeout",
+        dest="volperf_pod_timeout",
         type=int,
         default=300,
         help="seconds for PVCs to bind and pods to become ready",
     )
-    capacity = parser.getgroup("volperf k8s_scenarios capacity search (test_fio_capacity.py)")
+    group.addoption(
+        f"{PREFIX}image-pull-policy",
+        dest="volperf_image_pull_policy",
+        default="IfNotPresent",
+        choices=["Never", "IfNotPresent", "Always"],
+        help="imagePullPolicy of the scenarios' pods",
+    )
     for name, kind, what in CAPACITY_OPTIONS:
-        capacity.addoption(
-            f"--capacity-{name.replace('_', '-')}",
-            dest=f"capacity_{name}",
+        group.addoption(
+            f"{PREFIX}capacity-{name.replace('_', '-')}",
+            dest=f"volperf_capacity_{name}",
             type=kind,
             default=None,
-            help=f"{what} (default: the --scale's)",
+            help=f"capacity search (test_fio_capacity.py): {what.replace('%', '%%')} "
+            "(default: the scale's)",
         )
-    group.addoption(
-        "--image-pull-policy", default="IfNotPresent", choices=["Never", "IfNotPresent", "Always"]
-    )
 
 
 @dataclass(frozen=True)
@@ -340,62 +374,72 @@ CAMPAIGNS: dict[str, list[Path]] = {}  # scenario: its campaigns, one per class
 @pytest.fixture(scope="session")
 def scenario_options(request: pytest.FixtureRequest) -> ScenarioOptions:
     config = request.config
-    classes = config.getoption("storage_class")
+    classes = config.getoption("volperf_storage_class")
     if not classes:
-        pytest.fail("k8s_scenarios need --storage-class NAME (one or more)", pytrace=False)
-    kubeconfig = kubeconfig_path(config.getoption("kubeconfig"))
+        pytest.fail("k8s_scenarios need --volperf-storage-class NAME (one or more)", pytrace=False)
+    kubeconfig = kubeconfig_path(config.getoption("volperf_kubeconfig"))
     if not kubeconfig.exists():
         pytest.fail(
-            f"{kubeconfig}: no such kubeconfig (--kubeconfig, $KUBECONFIG, or "
+            f"{kubeconfig}: no such kubeconfig (--volperf-kubeconfig, $KUBECONFIG, or "
             "`volperf testbed up k8s`)",
             pytrace=False,
         )
     return ScenarioOptions(
         kubeconfig=kubeconfig,
         storage_classes=classes,
-        scale=SCALES[config.getoption("scale")],
-        campaign=config.getoption("campaign") or time.strftime("k8s-%Y%m%d-%H%M%S"),
-        results=config.getoption("results"),
-        fio_image=config.getoption("fio_image"),
-        mariadb_image=config.getoption("mariadb_image"),
-        postgresql_image=config.getoption("postgresql_image"),
-        app_image=config.getoption("app_image"),
-        image_pull_policy=config.getoption("image_pull_policy"),
-        pod_timeout=config.getoption("pod_timeout"),
+        scale=SCALES[config.getoption("volperf_scale")],
+        campaign=config.getoption("volperf_campaign") or time.strftime("k8s-%Y%m%d-%H%M%S"),
+        results=config.getoption("volperf_results"),
+        fio_image=config.getoption("volperf_fio_image"),
+        mariadb_image=config.getoption("volperf_mariadb_image"),
+        postgresql_image=config.getoption("volperf_postgresql_image"),
+        app_image=config.getoption("volperf_app_image"),
+        image_pull_policy=config.getoption("volperf_image_pull_policy"),
+        pod_timeout=config.getoption("volperf_pod_timeout"),
         capacity=capacity_of(
-            SCALES[config.getoption("scale")]["capacity"],
-            {name: config.getoption(f"capacity_{name}") for name, _, _ in CAPACITY_OPTIONS},
+            SCALES[config.getoption("volperf_scale")]["capacity"],
+            {name: config.getoption(f"volperf_capacity_{name}") for name, _, _ in CAPACITY_OPTIONS},
         ),
     )
 
 
 def capacity_of(scale: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-    """The scale's capacity search, with each setting given (--capacity-NAME) instead."""
+    """The scale's capacity search, with each setting given (--volperf-capacity-NAME)
+    instead."""
     return {**scale, **{name: value for name, value in given.items() if value is not None}}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A scenario taking ``storage_class`` runs once per --storage-class (only the
+    """A scenario taking ``storage_class`` runs once per --volperf-storage-class (only the
     scenarios here: the plugin is loaded in every pytest run of the environment)."""
     here = Path(__file__).parent
     if "storage_class" in metafunc.fixturenames and Path(metafunc.definition.path).parent == here:
-        classes = metafunc.config.getoption("storage_class") or ["(none given)"]
+        classes = metafunc.config.getoption("volperf_storage_class") or ["(none given)"]
         metafunc.parametrize("storage_class", classes)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Pages: each campaign's, and for a scenario run on two classes or more the
     StorageClass comparison (every other class against the first), under
-    --doc-source/test_results; `sphinx-build` (or `volperf report --build`) makes HTML."""
+    --volperf-doc-source/test_results when it is given (else none: the campaigns stay in
+    --volperf-results, for `volperf report`); `sphinx-build` (or `volperf report
+    --build`) makes HTML."""
     from harness.core.store import CampaignStore
     from harness.records.compare import compare_campaigns
     from harness.report.comparison import write_comparison
     from harness.report.data import load
     from harness.report.render import write_report
 
-    doc_source = session.config.getoption("doc_source")
+    doc_source = session.config.getoption("volperf_doc_source")
     say = session.config.get_terminal_writer().line
-    if not CAMPAIGNS or doc_source is None:
+    if not CAMPAIGNS:
+        return
+    if doc_source is None:
+        say(
+            "volperf: no pages written (--volperf-doc-source DIR writes them; "
+            "`volperf report CAMPAIGN` makes one from the campaigns in "
+            f"{session.config.getoption('volperf_results')})"
+        )
         return
     if not (doc_source / "conf.py").exists():
         say(f"volperf: no pages written: {doc_source} is not a Sphinx source (no conf.py)")

@@ -2,8 +2,9 @@
 4 KiB writes (fio's rate_iops, Poisson arrivals), the class holds at p99 <= X ms with
 every pod achieving its share of the rate: volperf's capacity search (sweep.search),
 doubling the pods, then bisecting, up to a maximum. The scale sets the rate, the
-objective and the maximum; --capacity-rate-iops, --capacity-p99-ms, --capacity-p50-ms,
---capacity-achieved-pct, --capacity-max-pods and --capacity-runtime set them instead.
+objective and the maximum; --volperf-capacity-rate-iops, --volperf-capacity-p99-ms,
+--volperf-capacity-p50-ms, --volperf-capacity-achieved-pct, --volperf-capacity-max-pods and
+--volperf-capacity-runtime set them instead.
 The campaign's page states the answer ("N consumers × R IOPS at p99 <= X ms") with its
 knee and each pod's pace; one campaign per class, which `volperf compare` sets side by
 side capacity against capacity."""

@@ -11,7 +11,10 @@ removed".
 from __future__ import annotations
 
 from harness.core.store import CampaignStore
+from harness.planes.faults import NOTHING_TO_UNDO, UNDONE
 from harness.planes.registry import removers
+
+NOT_REMOVED = "NOT removed"
 
 
 def remove_created(store: CampaignStore) -> list[str]:
@@ -26,3 +29,16 @@ def remove_created(store: CampaignStore) -> list[str]:
     for resource in set(created) - claimed:
         store.forget_created(resource)
     return removed
+
+
+def told(removed: list[str]) -> tuple[list[str], bool]:
+    """What `volperf cleanup` prints of remove_created's lines, its tally last, and whether
+    everything noted was removed: a line that says what became of a note (NOT removed, a
+    fault undone, nothing to undo) as it is, any other a resource removed."""
+    kept = [line for line in removed if line.startswith(NOT_REMOVED)]
+    undone = [line for line in removed if line.startswith(UNDONE)]  # faults put back
+    said = kept + undone + [line for line in removed if line.startswith(NOTHING_TO_UNDO)]
+    tally = f"{len(removed) - len(said)} resources removed" + (
+        f", the faults on {len(undone)} undone" if undone else ""
+    )
+    return [line if line in said else f"removed {line}" for line in removed] + [tally], not kept

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.campaign.environment import snapshot
-from harness.campaign.results import rebuild
+from harness.campaign.rebuild import rebuild
 from harness.core import secrets
 from harness.core.plan import plan_steps
 from harness.core.redact import redact

@@ -1,33 +1,29 @@
 """Rebuild a campaign's records and aggregates from its raw output alone.
 
-This is what `volperf reparse` runs and what the runner runs after every step, so
+Each step's here (build_step); the campaign's record files and summary.json from them in
+harness.campaign.rebuild, which `volperf reparse` and the runner after every step run, so
 fio.csv and summary.json are always views of raw/ and can be regenerated at will.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.campaign import capacity
-from harness.core.redact import redact
-from harness.core.spec import validate
-from harness.core.store import CampaignStore, atomic_write_json, atomic_write_text
-from harness.core.workloads.registry import families, family_of
+from harness.core.store import CampaignStore
+from harness.core.workloads.registry import family_of
 from harness.host.sampler import read_samples
 from harness.planes import registry
 from harness.planes.fio_step import LOG_DIR
 from harness.records import stats
 from harness.records.aggregate import Warning, aggregate_step, mean_of_runs
-from harness.records.db import DbRecord, EventRecord, db_csv, events_csv
+from harness.records.db import DbRecord, EventRecord
 from harness.records.device_check import GAP_WARNING, compare, host_load
-from harness.records.fio import ConsumerContext, FioConsumerRecord, fio_csv, measured_start
-from harness.records.node_load import NodeLoad, nodes_csv, step_node_loads
+from harness.records.fio import ConsumerContext, FioConsumerRecord, measured_start
+from harness.records.node_load import NodeLoad, step_node_loads
 from harness.records.pace import SHORT_PCT, StepPace, consumer_pace
 from harness.records.phases import (
     FAULTS_FILE,
@@ -38,7 +34,6 @@ from harness.records.phases import (
     phases_sentence,
     step_phases,
 )
-from harness.records.repeats import repeat_spreads
 from harness.records.stall_summary import stalls_of
 from harness.records.stalls import Stall
 from harness.records.steadystate import step_steadystate
@@ -533,67 +528,3 @@ def _window_summary(window: CommonWindow | None) -> dict[str, Any]:
     if window is None:
         return {"seconds": 0.0, "read": None, "write": None}
     return {k: v for k, v in asdict(window).items() if k != "consumers"}
-
-
-def _write_if_any(path: Path, text: str | None) -> None:
-    """A record file exists only when the campaign has such records."""
-    if text is None:
-        path.unlink(missing_ok=True)
-    else:
-        atomic_write_text(path, text)
-
-
-def rebuild(store: CampaignStore) -> list[StepResult]:
-    """Re-derive every step's records and aggregates and rewrite fio.csv, summary.json."""
-    document = store.read_campaign()
-    spec = validate(document["spec"], str(store.campaign_file))
-    backend = document.get("backend") or spec.labels.get("backend", spec.target.type)
-    results = []
-    steps = capacity.plan(spec, store)
-    for step in steps:
-        rate_iops = getattr(step.workload, "rate_iops", None)
-        results.append(build_step(store, step.id, backend, rate_iops))
-    records = [r for result in results for r in result.records]
-    runs_fio = "fio" in families(spec.workloads)
-    _write_if_any(store.root / "fio.csv", fio_csv(records) if records or runs_fio else None)
-    db_records = [r for result in results for r in result.db_records]
-    events = [e for result in results for e in result.events]
-    _write_if_any(store.root / "db.csv", db_csv(db_records) if db_records else None)
-    _write_if_any(store.root / "events.csv", events_csv(events) if events else None)
-    loads = [(result.summary["step"], load) for result in results for load in result.nodes]
-    _write_if_any(store.root / "nodes.csv", nodes_csv(loads) if loads else None)
-    for name, write in registry.csv_files().items():
-        rows = [row for result in results for row in result.rows.get(name, [])]
-        _write_if_any(store.root / name, write(rows) if rows else None)
-    summary = {
-        "campaign": spec.name,
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "volperf": __version__,
-        "labels": spec.labels,
-        "steps": [r.summary for r in results],
-        "repeats": [
-            {**asdict(r), "flagged": r.flagged}
-            for r in repeat_spreads([r.summary for r in results])
-        ],
-    }
-    if spec.search is not None:
-        unsettled = {s.id for s in steps if not store.read_status(s.id).settled}
-        summaries = {r.summary["step"]: r.summary for r in results}
-        found = capacity.answers(spec, steps, summaries, unsettled)
-        summary["capacity"] = [f.to_json() for f in found]
-    _write_summary(store.root / "summary.json", redact(summary))
-    return results
-
-
-def _write_summary(path: Path, summary: dict[str, Any]) -> None:
-    """summary.json, unless it already says the same but for when it was generated (a
-    campaign kept in a repository stays as it is when its pages are made again)."""
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        old = None
-    if isinstance(old, dict) and {**old, "generated": summary["generated"]} == json.loads(
-        json.dumps(summary)
-    ):
-        return
-    atomic_write_json(path, summary)

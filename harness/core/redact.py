@@ -10,6 +10,9 @@ from harness.core.secrets import REDACTED, replace_known
 
 _SECRET_WORDS = {"pass", "key", "token", "auth", "private", "apikey", "cert"}
 _SECRET_PARTS = ("password", "passwd", "secret", "credential", "keyring")
+# a name ending so names a thing, not its material: key_name (a Nova key pair's name, as
+# Heat takes it), secret_name (a Kubernetes Secret's); never a secret by its field's name
+_NAME_WORDS = {"name", "names"}
 # Ceph keys are 40 base64 characters ending in '=='; also bearer tokens and URL passwords.
 _SECRET_VALUE = [
     (re.compile(r"\bAQ[A-Za-z0-9+/]{34,40}==(?![A-Za-z0-9+/=])"), REDACTED),
@@ -27,9 +30,13 @@ def redact_text(text: str) -> str:
 
 
 def is_secret_key(key: str) -> bool:
-    """Names such as password, os_password, key, auth_token, api_key, keyring."""
+    """Names such as password, os_password, key, auth_token, api_key, keyring; not those
+    that end in name (key_name, secret_name: what a thing is called, not its material)."""
     lowered = key.lower()
-    words = set(re.split(r"[^a-z0-9]+", lowered))
+    parts = [w for w in re.split(r"[^a-z0-9]+", lowered) if w]
+    if parts and parts[-1] in _NAME_WORDS:
+        return False
+    words = set(parts)
     return bool(words & _SECRET_WORDS) or any(part in lowered for part in _SECRET_PARTS)
 
 

@@ -8,17 +8,22 @@
     steps/<step>/raw/        tool output exactly as the tools wrote it
     fio.csv, summary.json    views rebuilt from raw/ by `volperf reparse`
 
+A raw file may be kept gzipped (NAME.gz, as the large ones of the campaigns kept in the
+repository are): its readers open it through read_raw_text, which takes either.
+
 Every write is atomic (temporary file + rename), so a crash never leaves half a file.
 """
 
 from __future__ import annotations
 
 import fcntl
+import gzip
 import json
 import os
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -38,6 +43,24 @@ STATES = ("pending", "running", "done", "failed", "interrupted", "skipped")
 
 class CampaignError(RuntimeError):
     """A campaign that cannot be opened or run as asked."""
+
+
+def read_raw_text(path: Path) -> str:
+    """A raw file's text, kept as PATH or gzipped as PATH.gz (PATH first where both are);
+    FileNotFoundError names PATH when neither is there. Bytes not UTF-8 raise
+    UnicodeDecodeError (a ValueError), as read_text does; a broken or cut gzip stream an
+    OSError naming PATH.gz, so readers that take (OSError, ValueError) take both."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        packed = path.with_name(path.name + ".gz")
+        if not packed.is_file():
+            raise
+    try:
+        data = gzip.decompress(packed.read_bytes())
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:  # cut short, corrupt, not gzip
+        raise OSError(f"{packed}: not a whole gzip stream ({exc})") from exc
+    return data.decode("utf-8")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -23,6 +23,8 @@ from harness.records.phases import FAULTS_FILE
 from harness.testbeds import TestbedError
 
 UNDONE = "undone:"  # how `volperf cleanup` tells a fault it undid from what it removed
+# how it tells a note that left nothing to undo (its part's state already as it was)
+NOTHING_TO_UNDO = "nothing to undo:"
 Subject = Any  # what a fault acts on, as its switch names it: an OSD's id, a node's name
 
 
@@ -218,7 +220,8 @@ def undo_notes(
     subject_of: Callable[[dict[str, Any]], Subject],
 ) -> list[str]:
     """`volperf cleanup`: put back what a killed run's faults left changed, as each note
-    says, through the switch its note names; a line for each part, undone or not."""
+    says, through the switch its note names; a line for each part: undone (the actions
+    that put it back), nothing to undo, or not removed."""
     lines = []
     for key, note in sorted(notes.items()):
         subject = subject_of(note)
@@ -233,5 +236,9 @@ def undo_notes(
             lines.append(f"NOT removed: the faults left on {name} ({exc})")
             continue
         store.forget_created(key)
-        lines.append(f"{UNDONE} {switch.on(subject)} of {switch.where}: {', '.join(done)}")
+        where = f"{switch.on(subject)} of {switch.where}"
+        if done:
+            lines.append(f"{UNDONE} {where}: {', '.join(done)}")
+        else:  # its note said nothing was left changed: no action, none said to be undone
+            lines.append(f"{NOTHING_TO_UNDO} {where} (its note said nothing was left changed)")
     return lines

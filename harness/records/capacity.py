@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.core.spec import CapacitySearch
+from harness.records.rounding import beside
 
 
 @dataclass(frozen=True)
@@ -49,17 +50,18 @@ def judge(
     if p99_ms is None:
         missed.append("no p99 latency measured")
     elif p99_ms > search.p99_ms:
-        missed.append(f"p99 {p99_ms:.2f} ms > {search.p99_ms:g} ms")
+        missed.append(f"p99 {beside(p99_ms, search.p99_ms, 2)} ms > {search.p99_ms:g} ms")
     if search.p50_ms is not None:
         if p50_ms is None:
             missed.append("no p50 latency measured")
         elif p50_ms > search.p50_ms:
-            missed.append(f"p50 {p50_ms:.2f} ms > {search.p50_ms:g} ms")
+            missed.append(f"p50 {beside(p50_ms, search.p50_ms, 2)} ms > {search.p50_ms:g} ms")
     if worst_achieved_pct is None:
         missed.append("no achieved rate measured")
     elif worst_achieved_pct < search.achieved_pct:
         missed.append(
-            f"a consumer achieved {worst_achieved_pct:.1f} % of its asked rate "
+            "a consumer achieved "
+            f"{beside(worst_achieved_pct, search.achieved_pct)} % of its asked rate "
             f"< {search.achieved_pct:g} %"
         )
     return Trial(

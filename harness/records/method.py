@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.core.workloads.registry import as_run
 from harness.records.db import engine_of
 
 # workload settings that are not part of the method: the name, and what a step is
@@ -98,7 +99,8 @@ def _tool_version(name: str, version: str) -> str:
 def step_method(step: dict[str, Any], campaign: CampaignMethod) -> dict[str, Any]:
     """The settings one step was measured with, by name; a setting the campaign does not
     state is absent."""
-    workload = campaign.workloads.get(step.get("workload"), {})
+    # as the target ran it (fio on rbd: fio's rbd engine, whatever its ioengine says)
+    workload = as_run(campaign.workloads.get(step.get("workload"), {}), campaign.target_type)
     method: dict[str, Any] = {"tool": workload.get("tool", "fio")}
     method.update({k: v for k, v in workload.items() if k not in NOT_METHOD | {"tool"}})
     if method.get("mode") == "size":  # fio runs until the size is done: no runtime

@@ -13,6 +13,7 @@ from harness.core.spec import StopWhen
 from harness.core.workloads.registry import BY_TAG
 from harness.records.db import DbRecord, EventRecord
 from harness.records.fio import FioConsumerRecord
+from harness.records.rounding import beside
 from harness.records.stats import sample_percentile
 
 # what storage says when it has no room, lower case: the kernel (ENOSPC), the scheduler
@@ -167,18 +168,20 @@ def stop_reason(rules: StopWhen, step: StepFigures, first: StepFigures) -> str |
     failures = failure_pct(step)
     limit = rules.failures_above_pct
     if limit is not None and failures is not None and failures > limit:
-        return f"{step.failed} of {step.consumers} failed ({failures:.0f} %, above {limit:g} %)"
+        shown = beside(failures, limit, 0)
+        return f"{step.failed} of {step.consumers} failed ({shown} %, above {limit:g} %)"
     p95 = bound_p95(step.bound_s)
     seconds = rules.bound_p95_above_s
     if seconds is not None and p95 is not None and p95 > seconds:
-        shown = "a PVC never bound" if math.isinf(p95) else f"{p95:.1f} s"
+        shown = "a PVC never bound" if math.isinf(p95) else f"{beside(p95, seconds)} s"
         return f"PVC bound p95 {shown}, above {seconds:g} s"
     mine, theirs = step.per_consumer, first.per_consumer
     if rules.per_consumer_below_pct is not None and mine is not None and theirs:
         share = 100 * mine / theirs
         if share < rules.per_consumer_below_pct:
             return (
-                f"{mine:.0f} per consumer, {share:.0f} % of the first step's {theirs:.0f} "
+                f"{mine:.0f} per consumer, {beside(share, rules.per_consumer_below_pct, 0)} % "
+                f"of the first step's {theirs:.0f} "
                 f"(below {rules.per_consumer_below_pct:g} %)"
             )
     return None

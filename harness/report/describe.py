@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core.spec import Sweep
-from harness.core.workloads.registry import tool
+from harness.core.workloads.registry import as_run, tool
 
 
-def describe_workload(w: dict[str, Any]) -> str:
-    """The workload, as the spec's dict, in its tool's words."""
-    return tool(w.get("tool", "fio")).describe(w)
+def describe_workload(w: dict[str, Any], target_type: str | None) -> str:
+    """The workload, as the spec's dict, in its tool's words, as the target type runs it
+    (fio on rbd: fio's rbd engine, whatever its ioengine says)."""
+    return tool(w.get("tool", "fio")).describe(as_run(w, target_type))
 
 
 def expected_seconds(w: dict[str, Any]) -> float | None:

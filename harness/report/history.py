@@ -12,7 +12,6 @@ from pathlib import Path
 
 from harness import __version__
 from harness.core.store import atomic_write_json, atomic_write_text
-from harness.planes.rally.records import read_rally_csv
 from harness.records.change_points import MIN_CAMPAIGNS
 from harness.records.compare import percent
 from harness.records.history import (
@@ -42,8 +41,7 @@ def started(data: CampaignData) -> float | None:
 
 
 def history_campaign(data: CampaignData) -> HistoryCampaign:
-    rally = data.store.root / "rally.csv"
-    rows = read_rally_csv(rally) if rally.exists() else []
+    rows = data.rally_rows()
     compared = data.compared()
     methods = {}
     for step in data.steps:

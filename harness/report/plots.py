@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.workloads.base import Plot
-from harness.planes.rally.records import read_rally_csv
 from harness.records import stats
 from harness.records.db import EventRecord
 from harness.records.fio import FioConsumerRecord
@@ -463,14 +462,14 @@ def throughput_plot(
     return save(fig, directory, stem)
 
 
-def rally_plots(rally_csv: Path, directory: Path) -> list[dict[str, str]]:
+def rally_plots(rows: list[dict[str, str]], directory: Path) -> list[dict[str, str]]:
     """Per scenario: each top-level action's median and 95th percentile against concurrency
     (needs two concurrencies or more to be a plot)."""
     plt = pyplot()
-    if not rally_csv.exists():
+    if not rows:
         return []
     by_scenario: dict[str, dict[str, list[tuple[int, float, float]]]] = {}
-    for row in read_rally_csv(rally_csv):
+    for row in rows:  # rally.csv's
         if row["depth"] != "0" or not row["median_s"] or not row["concurrency"]:
             continue
         actions = by_scenario.setdefault(row["scenario"], {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import shutil
@@ -22,7 +23,6 @@ from harness.core.store import CampaignStore, atomic_write_text
 from harness.core.workloads.registry import TOOLS, family_of
 from harness.core.workloads.registry import tool as by_tag
 from harness.planes.heat.qos import TOLERANCE as QOS_TOLERANCE
-from harness.planes.rally.records import read_rally_csv
 from harness.planes.rally.runner import HTML_REPORT
 from harness.report import plots, tables
 from harness.report.data import CampaignData, load
@@ -190,7 +190,10 @@ def method_lines(data: CampaignData) -> list[str]:
             + ", ".join(f"{name} {value}" for name, value in settings.items())
             + "."
         )
-    lines += [f"Workload {w['name']}: {describe_workload(w)}" for w in spec.get("workloads", [])]
+    lines += [
+        f"Workload {w['name']}: {describe_workload(w, target.get('type'))}"
+        for w in spec.get("workloads", [])
+    ]
     if spec.get("labels"):
         lines.append("Labels: " + ", ".join(f"{k}={v}" for k, v in spec["labels"].items()))
     return lines
@@ -206,12 +209,10 @@ def _setups(applications: set[str], target_type: str) -> str:
     )
 
 
-def rally_groups(store: CampaignStore) -> list[dict[str, Any]]:
+def rally_groups(data: CampaignData) -> list[dict[str, Any]]:
     """Rally's table per scenario and concurrency, from rally.csv, as Rally prints it."""
     groups: dict[tuple[str, str, str, str], list[list[str]]] = {}
-    for row in (
-        read_rally_csv(store.root / "rally.csv") if (store.root / "rally.csv").exists() else []
-    ):
+    for row in data.rally_rows():
         key = (row["scenario"], row["concurrency"], row["times"], row["step"])
         success = f"{float(row['success_pct']):.1f}%" if row["success_pct"] else "n/a"
         groups.setdefault(key, []).append(
@@ -261,13 +262,12 @@ def campaign_location(root: Path) -> str:
 EXTRA_TABLES = [("db.csv", "Database results per consumer"), ("events.csv", "Timed events")]
 
 
-def extra_tables(store: CampaignStore) -> list[dict[str, Any]]:
+def extra_tables(data: CampaignData) -> list[dict[str, Any]]:
+    """db.csv and events.csv as the campaign's records have them (rebuilt from raw/)."""
     found = []
     for name, title in EXTRA_TABLES:
-        path = store.root / name
-        if path.exists():
-            with path.open(encoding="utf-8") as handle:
-                rows = list(csv.reader(handle))
+        if name in data.files:
+            rows = list(csv.reader(io.StringIO(data.files[name], newline="")))
             if rows:
                 # a column no row fills (pgbench has no qps …) only widens the table
                 kept = [i for i in range(len(rows[0])) if any(r[i] for r in rows[1:])]
@@ -321,6 +321,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     workloads = []
+    target_type = (data.spec.get("target") or {}).get("type")
     for index, name in enumerate(data.workloads, start=1):
         steps = data.steps_of(name)
         if data.capacity:  # a search tries its counts out of order: drawn in order
@@ -336,7 +337,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
                 {
                     "name": name,
                     "tool": tool,
-                    "description": describe_workload(spec_w),
+                    "description": describe_workload(spec_w, target_type),
                     "db_header": tables.DB_HEADERS[tool],
                     "db": tables.db_rows(steps, tool),
                     "storage_header": tables.STORAGE_HEADER,
@@ -352,7 +353,7 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             {
                 "name": name,
                 "tool": tool,
-                "description": describe_workload(spec_w) if spec_w else "",
+                "description": describe_workload(spec_w, target_type) if spec_w else "",
                 "average": tables.average_rows(steps),
                 "sum": tables.sum_rows(steps),
                 "window": tables.window_rows(steps),
@@ -369,11 +370,10 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             }
         )
     downloads = []
-    for name in record_files():
-        if (store.root / name).exists():
+    for name in record_files():  # as rebuilt from raw/, not as the campaign folder has them
+        if name in data.files:
             # what readers download passes the same secret filter as the page
-            text = redact_text((store.root / name).read_text(encoding="utf-8"))
-            atomic_write_text(out / name, text)
+            atomic_write_text(out / name, redact_text(data.files[name]))
             downloads.append(name)
     title = (data.reference or {}).get("title") or f"Results of campaign {data.name}"
     text = (
@@ -387,14 +387,14 @@ def write_report(store: CampaignStore, doc_source: Path) -> Path:
             environment=environment_rows(data.environment),
             method=method_lines(data),
             workloads=workloads,
-            rally=rally_groups(store),
-            rally_plots=plots.rally_plots(store.root / "rally.csv", out),
+            rally=rally_groups(data),
+            rally_plots=plots.rally_plots(data.rally_rows(), out),
             rally_reports=rally_reports(store, out),
             rally_phase_header=tables.RALLY_PHASE_HEADER,
             rally_phases=tables.rally_phase_rows(data.steps),
             rally_phase_sources=tables.rally_phase_sources(data.steps),
             rally_faults=tables.rally_fault_lines(data.steps),
-            extras=extra_tables(store),
+            extras=extra_tables(data),
             node_header=tables.NODE_HEADER,
             nodes=tables.node_rows(data.steps),
             osd_header=tables.OSD_HEADER,

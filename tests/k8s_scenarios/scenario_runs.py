@@ -41,13 +41,13 @@ def scenario_argv(k8s_testbed: Any, work: Path, files: tuple[str, ...], index: i
         k8s_testbed,
         work,
         *(str(REPO / "k8s_scenarios" / name) for name in files),
-        "--campaign",
+        "--volperf-campaign",
         "ci",
         "--benchmark-disable-gc",
         basetemp=work / f"basetemp-{index}",
     )
     for storage_class in CLASSES:
-        argv += ["--storage-class", storage_class]
+        argv += ["--volperf-storage-class", storage_class]
     return argv
 
 

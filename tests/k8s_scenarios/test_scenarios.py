@@ -540,9 +540,9 @@ def test_a_killed_scenario_is_cleaned_up_by_volperf_cleanup(k8s_testbed, tmp_pat
         k8s_testbed,
         tmp_path,
         str(REPO / "k8s_scenarios" / "test_pgbench.py"),
-        "--campaign",
+        "--volperf-campaign",
         "killed",
-        "--storage-class",
+        "--volperf-storage-class",
         "local-path",
     )
     pytest_run = subprocess.Popen(

@@ -1,4 +1,5 @@
-"""Built-in campaign profiles: partial specs completed by `volperf run local|rbd`."""
+"""Built-in campaign profiles: partial specs completed by `volperf run local|rbd|k8s`, and
+the command line's overrides of a spec's workloads and sweep (``override``)."""
 
 from __future__ import annotations
 
@@ -57,12 +58,28 @@ def profile_spec(
 ) -> CampaignSpec:
     """A profile completed with a target, a name and the command line's overrides."""
     from harness.core.spec import validate
-    from harness.core.workloads.registry import tool
 
     data = load(profile)
     data["name"] = name
     data["target"] = target
     source = f"profile {profile!r}"
+    override(data, source, runtime=runtime, size=size, sweep=sweep, settings=settings)
+    return validate(data, source)
+
+
+def override(
+    data: dict[str, Any],
+    source: str,
+    *,
+    runtime: int | None = None,
+    size: str | None = None,
+    sweep: str | None = None,
+    settings: Sequence[str] = (),
+) -> None:
+    """The command line's --runtime, --size, --sweep and --set on a spec's data (a
+    profile's or a spec file's), in place."""
+    from harness.core.workloads.registry import tool
+
     if sweep is not None:
         data["sweep"] = _values(sweep, source, "--sweep")
     for workload in data["workloads"]:
@@ -72,7 +89,6 @@ def profile_spec(
         if size is not None and (field := getattr(model, "size_field", None)):
             workload[field] = size
     _apply(data["workloads"], settings, source)
-    return validate(data, source)
 
 
 def _values(text: str, source: str, option: str) -> list[int]:
@@ -105,4 +121,4 @@ def _apply(workloads: list[dict[str, Any]], settings: Sequence[str], source: str
                     workload.pop("table_size", None)
                     workload.pop("scale", None)
         if not matched:
-            raise SpecError(source, [f"--set: no workload of this profile has {key!r}"])
+            raise SpecError(source, [f"--set: no workload of {source} has {key!r}"])

@@ -154,7 +154,8 @@ class Tool:
     says what a spec that asks for
     it on another target is told where that target does not say what it runs (the local
     target runs what runs anywhere); ``fits`` checks what else it asks of a target (its
-    settings there), as rally-openstack's validators do."""
+    settings there), as rally-openstack's validators do; ``set_by_target`` what a target
+    type sets of its workload itself (fio's engine on rbd)."""
 
     tag: str
     model: type[_Strict]
@@ -183,6 +184,9 @@ class Tool:
     throughput: str = ""
     # what the page's method section adds of it by target type (its server and client)
     setup: Mapping[str, str] = field(default_factory=dict)
+    # by target type, the settings that target runs it with whatever its workload says
+    # (fio on rbd: fio's rbd engine); the method section and a step's method state these
+    set_by_target: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = self.targets - TARGET_TYPES

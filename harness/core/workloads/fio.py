@@ -192,6 +192,11 @@ def _faults_text(faults: list[dict[str, Any]]) -> str:
     return f"faults injected in each step: {', '.join(made)}, each undone at the step's end"
 
 
+# what a target type runs fio with whatever the workload says: the rbd target, fio's rbd
+# engine (harness/planes/ceph/target.py adds its pool and client); the others the
+# workload's ioengine
+SET_BY_TARGET: dict[str, dict[str, Any]] = {"rbd": {"ioengine": "rbd"}}
+
 # fio options the VMs' agent (heat_templates/cinder-fio/agent.sh) runs with, as fio's
 # defaults or the template's: a workload that asks for another value cannot run in VMs
 AGENT_FIXED = {
@@ -261,5 +266,13 @@ def fits(target: Any, workloads: list[FioWorkload]) -> None:
 
 
 TOOL = Tool(
-    "fio", FioWorkload, "fio", TARGET_TYPES, describe, expected_seconds, step_line, fits=fits
+    "fio",
+    FioWorkload,
+    "fio",
+    TARGET_TYPES,
+    describe,
+    expected_seconds,
+    step_line,
+    fits=fits,
+    set_by_target=SET_BY_TARGET,
 )

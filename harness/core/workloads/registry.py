@@ -83,6 +83,16 @@ def tool(tag: str) -> Tool:
     return BY_TAG[tag]
 
 
+def as_run(workload: dict[str, Any], target_type: str | None) -> dict[str, Any]:
+    """A spec's workload (its dict) with what its target type sets itself in place of the
+    workload's own settings (its tool's ``set_by_target``: fio on rbd runs fio's rbd
+    engine whatever its ioengine says); a tool not declared here, as it is."""
+    declared = BY_TAG.get(workload.get("tool", "fio"))
+    if declared is None or target_type is None:
+        return workload
+    return {**workload, **declared.set_by_target.get(target_type, {})}
+
+
 def running_on(target_type: str) -> list[str]:
     """The tools that run on a target type, in the registry's order."""
     return [t.tag for t in TOOLS if target_type in t.targets]

@@ -18,6 +18,7 @@ from harness.core.plan import Step
 from harness.core.spec import RW_MODES, WRITE_MODES, CampaignSpec, RbdTarget
 from harness.core.store import CampaignStore, atomic_write_json
 from harness.core.units import size_bytes
+from harness.core.workloads.fio import SET_BY_TARGET
 from harness.host.sampler import HostSampler
 from harness.planes.base import StepOutcome, TargetError, Tick, require_space
 from harness.planes.ceph import images
@@ -122,7 +123,8 @@ class RbdFioTarget:
         return f"rbd:{self.access.pool}/{target.rbdname}"
 
     def _engine(self) -> dict[str, str]:
-        return {"ioengine": "rbd", "clientname": self.access.user, "pool": self.access.pool}
+        engine = SET_BY_TARGET["rbd"]  # what the method section says it ran
+        return {**engine, "clientname": self.access.user, "pool": self.access.pool}
 
     def _ensure_images(self, targets: list[JobTarget], size: int, store: CampaignStore) -> None:
         created = store.created()

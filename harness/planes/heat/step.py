@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.core.redact import redact_text
 from harness.core.spec import READ_MODES, RW_MODES, WRITE_MODES
+from harness.core.store import read_raw_text
 from harness.planes.heat import qos
 from harness.records.aggregate import Warning
 from harness.records.consumer_fio import (
@@ -61,8 +62,9 @@ def is_heat_step(raw: Path) -> bool:
 
 
 def _read(path: Path) -> Any:
+    """A raw JSON document, kept as NAME or NAME.gz (None: neither, or not JSON)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_raw_text(path))
     except (OSError, ValueError):
         return None
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.store import read_raw_text
 from harness.records.fio import csv_cell
 
 CSV_FILE = "rally.csv"  # a Rally step's rows, the campaign's table of them
@@ -24,6 +25,10 @@ CSV_FILE = "rally.csv"  # a Rally step's rows, the campaign's table of them
 
 class RallyResultError(ValueError):
     """A Rally JSON export that cannot be read (the message names the file and why)."""
+
+
+class RallyReportMissing(RallyResultError):
+    """No Rally JSON export at all (neither NAME nor NAME.gz)."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,11 @@ TABLE_HEADER = [
 
 
 def load_export(path: Path) -> dict[str, Any]:
+    """Rally's JSON export, kept as PATH or gzipped as PATH.gz."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_raw_text(path))
+    except FileNotFoundError as exc:
+        raise RallyReportMissing(f"{path}: no Rally JSON export ({exc})") from exc
     except (OSError, ValueError) as exc:
         raise RallyResultError(f"{path}: not a readable Rally JSON export ({exc})") from exc
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), list):
@@ -148,10 +156,15 @@ def rally_csv(records: Iterable[RallyActionRecord]) -> str:
 def read_rally_csv(path: Path) -> list[dict[str, str]]:
     """Rows of a rally.csv as written (strings), e.g. a baseline campaign's."""
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RallyResultError(f"{path}: cannot read ({exc})") from exc
+    return rally_csv_rows(text, str(path))
+
+
+def rally_csv_rows(text: str, where: str = "rally.csv") -> list[dict[str, str]]:
+    """Rows of a rally.csv's text (strings); ``where`` names it in the error."""
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     if rows and "action" not in rows[0]:
-        raise RallyResultError(f"{path}: not a volperf rally.csv (no 'action' column)")
+        raise RallyResultError(f"{where}: not a volperf rally.csv (no 'action' column)")
     return rows

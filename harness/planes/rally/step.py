@@ -1,6 +1,7 @@
-"""A Rally step's records and summary, from its raw/rally.json alone (so `volperf reparse`
-rebuilds them): rally.csv rows, and per workload its iterations, failures, durations and
-SLA verdicts; failed iterations and failed SLAs become the step's warnings."""
+"""A Rally step's records and summary, from its raw/rally.json alone (kept gzipped or
+not; so `volperf reparse` rebuilds them): rally.csv rows, and per workload its
+iterations, failures, durations and SLA verdicts; failed iterations and failed SLAs
+become the step's warnings."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from harness.planes.rally.phases import phase_warnings, workload_phases
 from harness.planes.rally.records import (
     CSV_FILE,
     RallyActionRecord,
+    RallyReportMissing,
     RallyResultError,
     load_export,
     records_of,
@@ -39,11 +41,10 @@ class RallyStepResult:
 
 
 def rally_step(raw: Path, step_id: str) -> RallyStepResult:
-    path = raw / JSON_REPORT
-    if not path.exists():
-        return RallyStepResult()
     try:
-        document = load_export(path)
+        document = load_export(raw / JSON_REPORT)  # rally.json, or rally.json.gz as kept
+    except RallyReportMissing:
+        return RallyStepResult()  # the task made no report: the step's status says why
     except RallyResultError as exc:
         return RallyStepResult(warnings=[Warning("unparseable-output", str(exc))])
     result = RallyStepResult(records=records_of(document, step_id))

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from harness.campaign.results import rebuild
+from harness.campaign.rebuild import rebuild
 from harness.core.store import CampaignStore
 
 KEPT = Path(__file__).parents[3] / "results" / "storage-types" / "bare-host"

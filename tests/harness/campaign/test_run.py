@@ -130,3 +130,16 @@ def test_the_campaign_names_the_code_that_measured_it(tmp_path):
         ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     )
     assert code["commit"] == head.stdout.strip()
+
+
+def test_a_field_kept_redacted_matches_on_resuming():
+    """A campaign saved by an older volperf has key_name: <redacted>; its spec, with the
+    key pair's name now kept, is still the same spec."""
+    from harness.campaign.run import _spec_differences
+    from harness.core.secrets import REDACTED
+
+    stored = {"target": {"heat": {"key_name": REDACTED, "flavor": "m1"}}}
+    assert _spec_differences(stored, {"target": {"heat": {"key_name": "", "flavor": "m1"}}}) == []
+    assert _spec_differences(stored, {"target": {"heat": {"key_name": "", "flavor": "m2"}}}) == [
+        "target.heat.flavor: 'm1' in the campaign, 'm2' now"
+    ]

@@ -36,3 +36,41 @@ def test_innocent_names_stay():
         "keyboard": 2,
         "tokens_total": 3,
     }
+
+
+def test_a_key_pair_s_name_is_no_secret():
+    """Heat's key_name names a Nova key pair; what is secret is the key's material."""
+    heat = {"image": "debian", "key_name": "", "network": "private"}
+    assert redact(heat) == heat
+    assert redact({"key_name": "ops-key", "secret_name": "db-creds"}) == {
+        "key_name": "ops-key",
+        "secret_name": "db-creds",
+    }
+    material = {
+        "private_key": "-----BEGIN",
+        "public_key": "ssh-ed25519 AAAA",
+        "key": "k",
+        "password": "p",
+        "auth_token": "t",
+        "client_secret": "s",
+        "keyring": "/etc/ceph/keyring",
+    }
+    assert redact(material) == dict.fromkeys(material, REDACTED)
+
+
+def test_an_empty_key_name_is_kept_in_a_campaign_s_spec():
+    from harness.core.spec import validate
+
+    spec = validate(
+        {
+            "name": "heat",
+            "target": {
+                "type": "openstack",
+                "heat": {"image": "debian", "flavor": "m1.small", "key_name": ""},
+            },
+            "workloads": [{"name": "w", "rw": "randread", "size": "1G", "runtime": 5}],
+            "sweep": [1],
+        }
+    )
+    saved = redact(spec.to_dict())
+    assert saved["target"]["heat"]["key_name"] == ""

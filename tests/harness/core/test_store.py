@@ -1,11 +1,18 @@
 from __future__ import annotations
 
+import gzip
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness.core.store import CampaignError, CampaignStore, StepStatus, atomic_write_text
+from harness.core.store import (
+    CampaignError,
+    CampaignStore,
+    StepStatus,
+    atomic_write_text,
+    read_raw_text,
+)
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):
@@ -88,3 +95,41 @@ def test_one_run_per_campaign(tmp_path):
 def test_not_a_campaign(tmp_path):
     with pytest.raises(CampaignError, match="not a campaign"):
         CampaignStore(tmp_path).read_campaign()
+
+
+def test_a_raw_file_is_read_kept_plain_or_gzipped(tmp_path):
+    (tmp_path / "plain.json").write_text('{"é": 1}\n', encoding="utf-8")
+    (tmp_path / "packed.json.gz").write_bytes(gzip.compress('{"é": 2}\n'.encode()))
+    assert read_raw_text(tmp_path / "plain.json") == '{"é": 1}\n'
+    assert read_raw_text(tmp_path / "packed.json") == '{"é": 2}\n'
+
+
+def test_a_raw_file_kept_both_ways_is_read_plain(tmp_path):
+    (tmp_path / "events.json").write_text("plain")
+    (tmp_path / "events.json.gz").write_bytes(gzip.compress(b"packed"))
+    assert read_raw_text(tmp_path / "events.json") == "plain"
+
+
+def test_a_raw_file_kept_neither_way_is_not_found_by_its_plain_name(tmp_path):
+    with pytest.raises(FileNotFoundError, match="events.json"):
+        read_raw_text(tmp_path / "events.json")
+    (tmp_path / "events.json.gz").mkdir()  # a folder of that name is no raw file
+    with pytest.raises(FileNotFoundError):
+        read_raw_text(tmp_path / "events.json")
+
+
+@pytest.mark.parametrize(
+    "packed",
+    [gzip.compress(b"x" * 1000)[:-12], b"not gzip at all"],
+    ids=["cut-short", "not-gzip"],
+)
+def test_a_broken_gzip_is_an_os_error_naming_it(tmp_path, packed):
+    (tmp_path / "rally.json.gz").write_bytes(packed)
+    with pytest.raises(OSError, match=r"rally\.json\.gz"):
+        read_raw_text(tmp_path / "rally.json")
+
+
+def test_a_gzipped_raw_file_not_utf8_is_a_value_error(tmp_path):
+    (tmp_path / "stack.json.gz").write_bytes(gzip.compress(b"\xff\xfe"))
+    with pytest.raises(ValueError):
+        read_raw_text(tmp_path / "stack.json")

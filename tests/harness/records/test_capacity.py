@@ -53,6 +53,20 @@ def test_a_step_meets_the_objective_only_on_latency_and_rate_together():
     assert not failed.met and failed.why.startswith("the step failed")
 
 
+def test_a_reason_prints_enough_digits_to_be_true_as_printed():
+    # 94.98 % to one decimal is 95.0 %, which is not < 95 %; 20.004 ms to two is 20.00
+    short = judge(SEARCH, "s", 8, 5.0, None, 94.98, 7960)
+    assert not short.met and short.why == "a consumer achieved 94.98 % of its asked rate < 95 %"
+    assert (
+        "99.999 % of its asked rate < 100 %"
+        in judge(CapacitySearch(p99_ms=20, achieved_pct=100), "s", 8, 5.0, None, 99.999, 7999).why
+    )
+    slow = judge(SEARCH, "s", 4, 20.004, None, 99.0, 800)
+    assert slow.why == "p99 20.004 ms > 20 ms"
+    search = CapacitySearch(p99_ms=20, p50_ms=2)
+    assert judge(search, "s", 1, 5.0, 2.001, 100.0, 200).why == "p50 2.001 ms > 2 ms"
+
+
 def test_a_median_objective_is_held_when_given():
     search = CapacitySearch(p99_ms=20, p50_ms=2)
     assert not judge(search, "s", 1, 5.0, 3.0, 100.0, 200).met

@@ -155,3 +155,14 @@ def test_the_backends_own_settings_are_a_difference_that_keeps_the_meaning():
         "osd_op_queue": ("mclock_scheduler", "not stated", False),
         "osd_mclock_profile": ("high_client_ops", "not stated", False),
     }
+
+
+def test_an_rbd_steps_method_has_the_engine_the_rbd_target_runs():
+    target = {"type": "rbd", "ceph_conf": "/etc/ceph/ceph.conf"}
+    spec = profiles.profile_spec("quick", target, "r").to_dict()
+    assert spec["workloads"][0]["ioengine"] == "libaio"  # the model's default: not run there
+    rbd = step_method(fio_step("randrw-4k"), CampaignMethod.of(spec, "rbd:volumes", {}))
+    assert rbd["ioengine"] == "rbd"
+    assert step_method(fio_step("randrw-4k"), quick())["ioengine"] == "libaio"
+    found = by_setting(differences(step_method(fio_step("randrw-4k"), quick()), rbd))
+    assert found["ioengine"] == ("libaio", "rbd", False)

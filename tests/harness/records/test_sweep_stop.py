@@ -135,6 +135,23 @@ def test_failures_above_the_limit_end_it():
     assert stop_reason(rules, _step(consumers=5, failed=1), _step()) is None  # 20 %: not above
 
 
+def test_a_reason_prints_enough_digits_to_be_true_as_printed():
+    # 21 of 200 failed is 10.5 %, and 49.6 % of the first step's: whole, 10 % and 50 %
+    failures = StopWhen(failures_above_pct=10)
+    assert stop_reason(failures, _step(consumers=200, failed=21), _step()) == (
+        "21 of 200 failed (10.5 %, above 10 %)"
+    )
+    slow = _step(bound_s=(10.04,))
+    assert stop_reason(StopWhen(bound_p95_above_s=10), slow, _step()) == (
+        "PVC bound p95 10.04 s, above 10 s"
+    )
+    rules = StopWhen(per_consumer_below_pct=50)
+    first = _step(consumers=1, throughput=1000.0)
+    assert stop_reason(rules, _step(consumers=10, throughput=4960.0), first) == (
+        "496 per consumer, 49.6 % of the first step's 1000 (below 50 %)"
+    )
+
+
 def test_slow_binding_ends_it():
     rules = StopWhen(bound_p95_above_s=10)
     slow = _step(bound_s=(2.0, 4.0, 30.0))

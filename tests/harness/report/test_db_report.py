@@ -126,4 +126,4 @@ def test_set_names_a_key_no_workload_has(workspace):
         cwd=workspace,
     )
     assert result.returncode == 2
-    assert "no workload of this profile has 'nosuch'" in result.stderr
+    assert "no workload of profile 'bare-host' has 'nosuch'" in result.stderr

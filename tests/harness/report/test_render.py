@@ -13,12 +13,14 @@ import yaml
 from harness.campaign.run import run_campaign
 from harness.core.store import CampaignStore, atomic_write_text
 from harness.planes.local.fio_target import LocalFioTarget
-from harness.report.render import build_html, heading, rst, write_report
+from harness.report.data import CampaignData
+from harness.report.render import build_html, heading, method_lines, rst, write_report
 from tests.harness.helpers import tiny_spec
 from tests.harness.report.html_tables import tables_of
 
 REPO = Path(__file__).parents[3]
 REFERENCE = REPO / "results" / "reference" / "performance-docs-cinder-ceph"
+RBD_SAMPLE = REPO / "results" / "samples" / "rbd-testbed"
 
 
 def test_rst_escaping_and_headings():
@@ -26,6 +28,17 @@ def test_rst_escaping_and_headings():
     assert rst("two\nlines") == "two lines"
     assert rst("") == "–"
     assert heading("Tail_latency", "^") == "Tail\\_latency\n" + "^" * 13
+
+
+def test_the_kept_rbd_campaigns_method_names_the_engine_its_fio_job_ran():
+    store = CampaignStore(RBD_SAMPLE)  # read only: its spec and a step's raw job file
+    document = store.read_campaign()
+    data = CampaignData(store.name, store, document["spec"], {}, document["backend"], [])
+    [line] = [m for m in method_lines(data) if m.startswith("Workload randrw-4k:")]
+    job = (store.raw_dir(store.step_ids()[0]) / "fio.job").read_text().splitlines()
+    [ran] = [j.removeprefix("ioengine=") for j in job if j.startswith("ioengine=")]
+    assert ran == "rbd" and document["spec"]["workloads"][0]["ioengine"] == "libaio"
+    assert f"; ioengine {ran};" in line and "libaio" not in line, line
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.campaign.results import rebuild
+from harness.campaign.rebuild import rebuild
 from harness.core.store import CampaignStore
 from harness.records.compare import compare_campaigns
 from harness.records.phases import HEALED

@@ -151,6 +151,21 @@ def test_cleanup_undoes_a_noted_fault_or_keeps_the_note_and_says_why(tmp_path):
     assert "f" in store.created()
 
 
+def test_cleanup_of_a_note_that_left_nothing_changed_says_so_and_lists_no_actions(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+    store.root.mkdir()
+    note = {"kind": "ceph-fault", "conf": str(tmp_path / "ceph.conf"), "user": "admin", "osd": 1}
+    store.record_created("f", **note, stopped=False, out=False, paused=False)
+    # nothing to put back: no ceph command runs, and no 'undone: osd.1 …: ' with no actions
+    [line] = undo_noted(store, store.created())
+    assert not line.startswith("undone") and not line.rstrip().endswith(":")
+    assert line == (
+        f"nothing to undo: osd.1 of the Ceph cluster of {tmp_path / 'ceph.conf'} (its note "
+        "said nothing was left changed)"
+    )
+    assert "f" not in store.created()
+
+
 def test_a_cluster_not_a_testbed_takes_faults_only_when_allowed_and_never_a_pause(tmp_path):
     switch = OsdSwitch(tmp_path / "ceph.conf", "admin")
     stop = [_fault("stop-osd", 10), _fault("start-osd", 30)]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.campaign.results import rebuild
+from harness.campaign.rebuild import rebuild
 from harness.core.store import CampaignStore
 from harness.host.sampler import read_samples
 from harness.planes.ceph.phases import bytes_recovered, state_of, states

@@ -13,8 +13,10 @@ from harness.core.spec import validate
 from harness.core.store import CampaignStore
 from harness.planes.ceph import images
 from harness.planes.ceph.target import RbdFioTarget
+from harness.report.describe import describe_workload
 from harness.report.render import write_report
 from harness.testbeds.ceph import POOLS
+from harness.tools.fio.render import JobTarget, render_job
 from tests.conftest import CephTestbedInfo
 from tests.harness.helpers import (
     check_pace_against_its_logs,
@@ -41,6 +43,21 @@ def rbd_spec(testbed: CephTestbedInfo, name: str, workloads: list[dict], **extra
 
 
 SMALL = {"bs": "4k", "iodepth": 8, "size": "16M", "runtime": 2}
+SMALL_RANDREAD = {"name": "r", "rw": "randread", **SMALL}
+
+
+def test_the_job_runs_the_engine_the_method_says_whatever_the_workloads_ioengine(tmp_path):
+    # no cluster needed: the target's job file and the page's words, side by side
+    target = {"type": "rbd", "ceph_conf": str(tmp_path / "ceph.conf"), "pool": "volumes"}
+    spec = validate({"name": "e", "target": target, "sweep": [1], "workloads": [SMALL_RANDREAD]})
+    workload = spec.workloads[0]
+    job = render_job(
+        workload, [JobTarget("c01", "randread", rbdname="i")], RbdFioTarget(spec)._engine()
+    )
+    [ran] = [line.removeprefix("ioengine=") for line in job.splitlines() if "ioengine=" in line]
+    said = describe_workload(spec.to_dict()["workloads"][0], "rbd")
+    assert workload.ioengine == "libaio" and ran == "rbd"
+    assert f"; ioengine {ran};" in said, said
 
 
 @pytest.fixture(scope="module")

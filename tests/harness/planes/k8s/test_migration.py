@@ -100,9 +100,9 @@ def test_a_drained_node_s_database_pods_run_on_the_other_with_their_rows(two_nod
         two_nodes,
         tmp_path,
         str(REPO / "k8s_scenarios" / "test_migration.py"),
-        "--campaign",
+        "--volperf-campaign",
         "ci",
-        "--storage-class",
+        "--volperf-storage-class",
         "ceph-fs",
     )
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=900)
