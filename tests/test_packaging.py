@@ -161,7 +161,7 @@ def test_the_k8s_scenarios_are_collected_from_the_installed_package(venv, tmp_pa
         "k8s_scenarios",
         "--collect-only",
         "-q",
-        "--storage-class",
+        "--volperf-storage-class",
         "fast",
         cwd=venv.parents[1] / "work",
     )

@@ -11,7 +11,6 @@ removed".
 from __future__ import annotations
 
 from harness.core.store import CampaignStore
-from harness.planes.faults import NOTHING_TO_UNDO, UNDONE
 from harness.planes.registry import removers
 
 NOT_REMOVED = "NOT removed"
@@ -35,6 +34,8 @@ def told(removed: list[str]) -> tuple[list[str], bool]:
     """What `volperf cleanup` prints of remove_created's lines, its tally last, and whether
     everything noted was removed: a line that says what became of a note (NOT removed, a
     fault undone, nothing to undo) as it is, any other a resource removed."""
+    from harness.planes.faults import NOTHING_TO_UNDO, UNDONE  # not for every campaign's run
+
     kept = [line for line in removed if line.startswith(NOT_REMOVED)]
     undone = [line for line in removed if line.startswith(UNDONE)]  # faults put back
     said = kept + undone + [line for line in removed if line.startswith(NOTHING_TO_UNDO)]
