@@ -10,14 +10,26 @@ change. Healthy after any other state is healed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.records import stats
 from harness.records.stalls import Stall
 
 FAULTS_FILE = "faults.json"  # raw/: the faults a plane gave during the step, and when
+
+
+def faults_record(raw: Path) -> dict[str, Any]:
+    """A step's raw/faults.json ({} where there is none)."""
+    try:
+        record: dict[str, Any] = json.loads((raw / FAULTS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return record
+
 
 HEALTHY = "healthy"
 DEGRADED = "degraded"

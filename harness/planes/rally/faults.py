@@ -10,7 +10,6 @@ written to raw/faults.json, for the step's warnings."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -24,9 +23,9 @@ from harness.planes.faults import FaultLedger
 from harness.planes.rally import lost_volumes
 from harness.planes.rally.phases import faults_given
 from harness.planes.rally.records import RallyResultError, load_export, scenario_of, workloads
-from harness.planes.rally.runner import JSON_REPORT
+from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT
 from harness.planes.rally.service_faults import ServiceSwitch
-from harness.records.phases import FAULTS_FILE
+from harness.records.phases import FAULTS_FILE, faults_record
 
 HOOKS = {OsdFault: "volperf_ceph_fault", ServiceFault: "volperf_service_fault"}
 UNDONE_LABEL = "undone at the step's end"
@@ -134,7 +133,8 @@ def report_again(raw: Path) -> None:
     """Rally's report of the step made again, with the images left (in a process of its
     own: it imports Rally)."""
     module = "harness.planes.rally.phased_report"
-    subprocess.run([sys.executable, "-m", module, str(raw)], check=False, timeout=300)
+    argv = [sys.executable, "-m", module, str(raw), JSON_REPORT, HTML_REPORT]
+    subprocess.run(argv, check=False, timeout=300)
 
 
 def images_left(store: CampaignStore) -> list[dict[str, Any]]:
@@ -160,15 +160,6 @@ def given_by_hooks(raw: Path) -> list[dict[str, Any]] | None:
         for _, workload in workloads(document)
         for given in faults_given(workload)
     ]
-
-
-def faults_record(raw: Path) -> dict[str, Any]:
-    """raw/faults.json ({} where there is none)."""
-    try:
-        record: dict[str, Any] = json.loads((raw / FAULTS_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return record
 
 
 def asked(raw: Path) -> list[dict[str, Any]]:

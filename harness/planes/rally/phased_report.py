@@ -25,7 +25,6 @@ from typing import Any
 
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
-from harness.planes.rally.faults import faults_record
 from harness.planes.rally.lost_volumes import WARNING_CODE as LEFT_CODE
 from harness.planes.rally.lost_volumes import left_warnings
 from harness.planes.rally.phases import (
@@ -36,6 +35,7 @@ from harness.planes.rally.phases import (
 )
 from harness.planes.rally.service_states import STATES_FILE as SERVICE_STATES_FILE
 from harness.records.aggregate import Warning
+from harness.records.phases import faults_record
 
 PHASES_TITLE = "volperf phases"
 WARNINGS_TITLE = "volperf warnings"
@@ -162,9 +162,7 @@ def _hooks_as_rally_keeps_them(workload: dict[str, Any]) -> None:
                 config[key] = next(iter(config[key].items()))
 
 
-if __name__ == "__main__":  # the step's end: the report again, with the images left
+if __name__ == "__main__":  # RAW JSON HTML: the step's end, the report again with the images left
     import sys
 
-    from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT
-
-    write_report(Path(sys.argv[1]), JSON_REPORT, HTML_REPORT)
+    write_report(Path(sys.argv[1]), sys.argv[2], sys.argv[3])

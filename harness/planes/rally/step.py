@@ -13,7 +13,7 @@ from typing import Any
 from harness.host.sampler import read_samples
 from harness.planes.ceph.step import HEALTH_FILE
 from harness.planes.rally.data_plane import data_plane_parts
-from harness.planes.rally.faults import asked, faults_record
+from harness.planes.rally.faults import asked
 from harness.planes.rally.lost_volumes import left_warnings
 from harness.planes.rally.phases import phase_warnings, workload_phases
 from harness.planes.rally.records import (
@@ -30,6 +30,7 @@ from harness.planes.rally.records import (
 from harness.planes.rally.runner import HTML_REPORT, JSON_REPORT, TASK_FILE
 from harness.planes.rally.service_states import STATES_FILE as SERVICE_STATES_FILE
 from harness.records.aggregate import Warning
+from harness.records.phases import faults_record
 from harness.records.step import RawStep, StepParts
 
 
